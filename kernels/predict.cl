@@ -1,0 +1,23 @@
+/* predict.cl — the first stage of an XPBD substep (Macklin et al. 2019,
+ * "Small Steps in Physics Simulation", Algorithm 1, lines 3-5):
+ *   v <- damping * (v + h * g)          (free particles only)
+ *   p <- x                              (remember the start of the substep)
+ *   x <- x + h * v
+ * Pinned particles (inverse mass 0) keep their position and get v = 0.
+ * The shared layout (drape_types.h) is prepended by the host; no #include. */
+__kernel void predict(__global float4 *x, __global float4 *p, __global float4 *v,
+                      const dr_step_params sp) {
+  int i = get_global_id(0);
+  if (i >= sp.n_particles) return;
+  float4 xi = x[i];
+  float4 vi = v[i];
+  p[i] = xi;
+  if (xi.w == 0.0f) {
+    v[i] = (float4)(0.0f);
+    return;
+  }
+  vi.xyz = (vi.xyz + sp.h * sp.gravity.xyz) * sp.damping;
+  xi.xyz = xi.xyz + sp.h * vi.xyz;
+  v[i] = vi;
+  x[i] = xi;
+}

@@ -1,0 +1,26 @@
+/* The drape command: one entry per subcommand (cmd_*.c), sharing the global
+ * options parsed in main.c. */
+#ifndef DRAPE_APP_H
+#define DRAPE_APP_H
+
+#include "drape/base.h"
+
+typedef struct drape_app {
+  int device;        /* --device N before the subcommand; -1 when absent */
+  const char *argv0;
+} drape_app;
+
+/* Each subcommand gets argv starting at its own name (argv[0] = "devices")
+ * and returns the process exit code: 0 success, 2 bad input/usage,
+ * 1 any other failure. */
+typedef int (*drape_cmd_fn)(drape_app *app, int argc, char **argv);
+
+int cmd_devices(drape_app *app, int argc, char **argv);
+
+/* Maps a drape_err code to the exit code and prints the message. */
+int drape_app_report(const drape_err *e);
+
+/* Parses a non-negative device index for --device; returns 0 on success. */
+int drape_app_parse_device(const char *text, int *out, drape_err *e);
+
+#endif

@@ -1,0 +1,15 @@
+/* Static checks that the C view of kernels/drape_types.h matches the
+ * OpenCL C view (float4 = 16 bytes, aligned to 16; scalars 4 bytes). If one
+ * of these fails, a field was added that breaks the shared layout. */
+#include <CL/cl.h>
+#include <stddef.h>
+
+#include "drape_types.h"
+
+_Static_assert(sizeof(dr_float4) == sizeof(cl_float4), "dr_float4 must be 16 bytes");
+_Static_assert(sizeof(dr_distance) == 16, "dr_distance layout");
+_Static_assert(offsetof(dr_distance, rest) == 8, "dr_distance.rest offset");
+_Static_assert(sizeof(dr_step_params) == 64, "dr_step_params layout");
+_Static_assert(offsetof(dr_step_params, h) == 32, "dr_step_params.h offset");
+_Static_assert(offsetof(dr_step_params, n_spheres) == 60, "dr_step_params.n_spheres offset");
+_Static_assert(sizeof(dr_sphere) == 32, "dr_sphere layout");

@@ -1,0 +1,152 @@
+/* OpenCL runtime on PoCL: the predict kernel against its CPU reference,
+ * error names, build-log reporting, and device-index validation. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+#include "cl/runtime.h"
+#include "cloth/cpu_stages.h"
+
+static drape_cl g_cl;
+
+static int setup(void **state) {
+  (void)state;
+  drape_err e = {0};
+  drape_cl_opts o = drape_cl_default_opts();
+  if (drape_cl_init(&g_cl, &o, &e)) {
+    fprintf(stderr, "%s\n", e.msg);
+    return -1;
+  }
+  return 0;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  drape_cl_release(&g_cl);
+  return 0;
+}
+
+/* Deterministic pseudo-random numbers in [-1, 1). */
+static float frand(unsigned *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return (float)((*s >> 8) & 0xFFFF) / 32768.0f - 1.0f;
+}
+
+/* 1000 particles, some pinned, 50 substeps of predict on the device and in
+ * C. Both compute the same float expressions (no FMA contraction on either
+ * side), so the results must agree to the bit; and free fall must match the
+ * discrete symplectic Euler formula. */
+static void test_predict_matches_cpu(void **state) {
+  (void)state;
+  enum { N = 1000, STEPS = 50 };
+  dr_float4 *x = calloc(N, sizeof *x), *p = calloc(N, sizeof *p), *v = calloc(N, sizeof *v);
+  dr_float4 *x0 = calloc(N, sizeof *x0), *v0 = calloc(N, sizeof *v0);
+  dr_float4 *gx = calloc(N, sizeof *gx), *gv = calloc(N, sizeof *gv);
+  unsigned s = 7;
+  for (int i = 0; i < N; i++) {
+    x[i] = (dr_float4){frand(&s), 1.0f + frand(&s), frand(&s), (i % 17 == 0) ? 0.0f : 2.0f};
+    v[i] = (dr_float4){frand(&s), frand(&s), frand(&s), 0};
+    x0[i] = x[i];
+    v0[i] = v[i];
+  }
+  dr_step_params sp;
+  memset(&sp, 0, sizeof sp);
+  sp.gravity = (dr_float4){0, -9.81f, 0, 0};
+  sp.h = 1.0f / 600.0f;
+  sp.damping = 1.0f;
+  sp.n_particles = N;
+
+  drape_err e = {0};
+  cl_int rc;
+  size_t bytes = N * sizeof(dr_float4);
+  cl_mem bx = clCreateBuffer(g_cl.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, x, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bp = clCreateBuffer(g_cl.ctx, CL_MEM_READ_WRITE, bytes, NULL, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bv = clCreateBuffer(g_cl.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, v, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_kernel k;
+  assert_int_equal(drape_cl_kernel(&g_cl, "predict", &k, &e), 0);
+  assert_int_equal(drape_cl_set_args(k, "predict", &e, 4, sizeof(cl_mem), &bx, sizeof(cl_mem), &bp,
+                                     sizeof(cl_mem), &bv, sizeof sp, &sp),
+                   0);
+  for (int t = 0; t < STEPS; t++) {
+    assert_int_equal(drape_cl_run1d(&g_cl, k, "predict", N, NULL, &e), 0);
+    cpu_predict(x, p, v, &sp);
+  }
+  assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bx, CL_TRUE, 0, bytes, gx, 0, NULL, NULL),
+                   CL_SUCCESS);
+  assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bv, CL_TRUE, 0, bytes, gv, 0, NULL, NULL),
+                   CL_SUCCESS);
+  for (int i = 0; i < N; i++) {
+    assert_memory_equal(&gx[i], &x[i], sizeof(float) * 4);
+    assert_memory_equal(&gv[i], &v[i], sizeof(float) * 3);
+  }
+  /* Symplectic Euler from rest offset: after n steps of h,
+   *   x_n = x0 + n h v0 + h^2 g n(n+1)/2,  v_n = v0 + n h g
+   * (the exact discrete sum; it exceeds x0+v0 t+g t^2/2 by g h t/2). */
+  for (int i = 0; i < N; i++) {
+    double t = STEPS * (double)sp.h;
+    if (x0[i].w == 0.0f) {
+      assert_memory_equal(&gx[i], &x0[i], sizeof(float) * 3);
+      continue;
+    }
+    double want_y = x0[i].y + t * v0[i].y - 9.81 * sp.h * sp.h * STEPS * (STEPS + 1) / 2.0;
+    assert_near(gx[i].y, want_y, 2e-5);
+    assert_near(gv[i].y, v0[i].y - 9.81 * t, 2e-5);
+    assert_near(gx[i].x, x0[i].x + t * v0[i].x, 2e-5);
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(bx);
+  clReleaseMemObject(bp);
+  clReleaseMemObject(bv);
+  free(x); free(p); free(v); free(x0); free(v0); free(gx); free(gv);
+}
+
+static void test_error_names(void **state) {
+  (void)state;
+  assert_string_equal(drape_cl_errstr(CL_INVALID_WORK_GROUP_SIZE), "CL_INVALID_WORK_GROUP_SIZE");
+  assert_string_equal(drape_cl_errstr(CL_INVALID_KERNEL_NAME), "CL_INVALID_KERNEL_NAME");
+  assert_string_equal(drape_cl_errstr(-12345), "CL_UNKNOWN_ERROR");
+  drape_err e = {0};
+  cl_kernel k;
+  assert_int_equal(drape_cl_kernel(&g_cl, "no_such_kernel", &k, &e), DRAPE_ECL);
+  assert_non_null(strstr(e.msg, "CL_INVALID_KERNEL_NAME"));
+  assert_non_null(strstr(e.msg, "no_such_kernel"));
+}
+
+static void test_build_error_names_file(void **state) {
+  (void)state;
+  drape_err e = {0};
+  cl_program prog = NULL;
+  const char *src = "__kernel void broken(__global float *a) {\n  a[0] = undeclared_thing;\n}\n";
+  int rc = drape_cl_build_source(&g_cl, "broken.cl", src, NULL, &prog, &e);
+  assert_int_equal(rc, DRAPE_ECL);
+  assert_null(prog);
+  assert_non_null(strstr(e.msg, "broken.cl"));
+  assert_non_null(strstr(e.msg, "CL_BUILD_PROGRAM_FAILURE"));
+  assert_non_null(strstr(e.msg, "undeclared_thing"));
+}
+
+static void test_bad_device_index(void **state) {
+  (void)state;
+  drape_err e = {0};
+  drape_cl cl;
+  drape_cl_opts o = drape_cl_default_opts();
+  o.device_index = 99;
+  assert_int_equal(drape_cl_init(&cl, &o, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "device 99"));
+  assert_non_null(strstr(e.msg, "valid device indices are 0.."));
+  assert_true(drape_cl_device_count() >= 1);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_predict_matches_cpu),
+      cmocka_unit_test(test_error_names),
+      cmocka_unit_test(test_build_error_names_file),
+      cmocka_unit_test(test_bad_device_index),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
