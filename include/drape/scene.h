@@ -1,0 +1,157 @@
+/* drape — scene definitions (SI units, y up).
+ *
+ * A scene is what a JSON scene file describes (docs/scenes.md lists every
+ * key). Each struct is a plain definition with documented defaults, filled
+ * either by drape_scene_load() from JSON or by code (tests, benchmarks)
+ * starting from drape_*_def_default(). Building particles and constraints
+ * from a definition is the solver's job (drape/cloth.h), not the parser's. */
+#ifndef DRAPE_SCENE_H
+#define DRAPE_SCENE_H
+
+#include "drape/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DRAPE_NAME_MAX 64
+
+typedef enum { DRAPE_PLANE_XZ = 0, DRAPE_PLANE_XY = 1, DRAPE_PLANE_YZ = 2 } drape_plane;
+typedef enum {
+  DRAPE_SOLVER_XPBD = 0,     /* default: XPBD small steps                    */
+  DRAPE_SOLVER_JAKOBSEN = 1, /* seeds 002/004: Verlet + full projections     */
+  DRAPE_SOLVER_SPRINGS = 2,  /* seed 001: explicit mass-springs              */
+  DRAPE_SOLVER_IMPLICIT = 3  /* seed 003: implicit cable (ropes only, CPU)   */
+} drape_solver_kind;
+typedef enum {
+  DRAPE_SELF_VERTEX_TRIANGLE = 0, /* default for cloth                        */
+  DRAPE_SELF_PARTICLE = 1         /* particle-particle only (faster)         */
+} drape_self_mode;
+
+/* A pin that follows a scripted path: keyframes (t, x, y, z), linearly
+ * interpolated, held at the last one. */
+typedef struct drape_pin_path {
+  int row, col;          /* grid index of the pinned particle             */
+  int n_keys;
+  double (*keys)[4];     /* n_keys x (t s, x m, y m, z m), owned          */
+} drape_pin_path;
+
+typedef struct drape_cloth_def {
+  char name[DRAPE_NAME_MAX];       /* default "cloth<i>"                      */
+  int cols, rows;                  /* grid size in particles (>= 2 each)      */
+  double spacing;                  /* m between neighbours (> 0)              */
+  double origin[3];                /* m, position of particle (row 0, col 0)  */
+  drape_plane plane;               /* "xz" (default), "xy", "yz"              */
+  double mass_per_area;            /* kg/m^2 (> 0), default 0.2               */
+  double compliance_stretch;       /* m/N (>= 0), default 0                   */
+  double compliance_shear;         /* m/N, default 1e-6                       */
+  double compliance_bend;          /* m/N, default 1e-3                       */
+  double damping;                  /* 1/s: v *= exp(-damping h), default 0.01 */
+  double thickness;                /* m collision margin (> 0), default 0.01  */
+  int self_collision;              /* default 0                               */
+  double self_friction;            /* Coulomb mu between sheets, default 0.2  */
+  drape_self_mode self_mode;       /* default vertex-triangle                 */
+  int tethers;                     /* long-range attachments, default 1       */
+  double tear_ratio;               /* break above ratio*rest; 0 = off (default)*/
+  drape_solver_kind solver;        /* xpbd (default), jakobsen, springs       */
+  double stiffness;                /* springs solver: N/m, default 5000       */
+  double spring_damping;           /* springs solver: N s/m, default 10       */
+  int n_pins;
+  int (*pins)[2];                  /* [row, col] pairs, owned                 */
+  int n_pin_paths;
+  drape_pin_path *pin_paths;       /* owned                                   */
+  float color_front[3];            /* linear RGB 0..1, default orange         */
+  float color_back[3];             /* default blue                            */
+} drape_cloth_def;
+
+typedef struct drape_rope_def {
+  char name[DRAPE_NAME_MAX];
+  int segments;                    /* links (>= 1), default 40                */
+  double start[3], end[3];         /* m, nodes start evenly spaced on this    */
+  double length;                   /* m rest length of the whole rope (> 0)   */
+  double mass_per_length;          /* kg/m (> 0), default 0.1                 */
+  double compliance;               /* m/N (>= 0), default 0                   */
+  double damping;                  /* 1/s, default 0.01                       */
+  double thickness;                /* m, default 0.01                         */
+  int pin_start, pin_end;          /* default 1, 0                            */
+  drape_solver_kind solver;        /* xpbd (default), jakobsen, implicit      */
+  double ym;                       /* implicit solver: axial stiffness EA, N  */
+  float color[3];
+} drape_rope_def;
+
+/* The seed 000 string, simulated on the CPU in the plane z = z. */
+typedef struct drape_string_def {
+  char name[DRAPE_NAME_MAX];
+  int nodes;                       /* links N (>= 2), default 80              */
+  double length;                   /* L0 m, default 4                         */
+  double mu;                       /* kg/m, default 0.02                      */
+  double EA;                       /* N, default 100                          */
+  double etaA;                     /* N s, default 30                         */
+  double B;                        /* N m^2, default 1e-4                     */
+  double D;                        /* N m^2 s, default 1e-5                   */
+  double h;                        /* s nominal tick, default 1e-4            */
+  double anchor[2];                /* m fixed end, default (-1.6, 2.6)        */
+  double z;                        /* m plane, default 0                      */
+  int n_hand;
+  double (*hand)[3];               /* (t s, x m, y m) targets, owned          */
+  double release_at;               /* s; < 0 never, default -1 (or from hand) */
+  float color[3];
+} drape_string_def;
+
+typedef struct drape_sphere_def {
+  double center[3];                /* m                                       */
+  double radius;                   /* m (> 0)                                 */
+  double velocity[3];              /* m/s, default 0 (static)                 */
+  double friction;                 /* Coulomb mu (>= 0), default 0.3          */
+} drape_sphere_def;
+
+typedef struct drape_camera_def {
+  double eye[3], target[3];        /* m; defaults frame the scene (has_eye=0) */
+  double fov_deg;                  /* vertical field of view, default 45      */
+  int has_eye, has_target;
+} drape_camera_def;
+
+typedef struct drape_scene {
+  double gravity[3];               /* m/s^2, default (0, -9.81, 0)            */
+  double dt;                       /* s per frame (> 0), default 1/60         */
+  int substeps;                    /* >= 1, default 20                        */
+  int iterations;                  /* >= 1, default 1                         */
+  double wind[3];                  /* m/s air velocity, default 0             */
+  double wind_drag;                /* N s/m^3 per area (air density-ish), 1.2 */
+  int has_floor;
+  double floor_height, floor_friction; /* m, mu; defaults 0, 0.5            */
+  int n_cloth, n_rope, n_string, n_sphere;
+  drape_cloth_def *cloth;
+  drape_rope_def *rope;
+  drape_string_def *string;
+  drape_sphere_def *sphere;
+  drape_camera_def camera;
+  int width, height;               /* render size in px, default 1280x720     */
+  int frames;                      /* default frame count for run, 0 = unset  */
+} drape_scene;
+
+drape_cloth_def drape_cloth_def_default(void);
+drape_rope_def drape_rope_def_default(void);
+drape_string_def drape_string_def_default(void);
+drape_sphere_def drape_sphere_def_default(void);
+void drape_scene_init(drape_scene *s); /* defaults, no objects */
+
+/* Loads and validates a JSON scene. On error, e->msg names the key path
+ * (e.g. "cloth[0].grid.spacing"), the value and what is allowed. */
+int drape_scene_load(const char *path, drape_scene *out, drape_err *e);
+int drape_scene_parse(const char *json_text, const char *label, drape_scene *out, drape_err *e);
+/* Validates a scene built in code (the same checks the loader makes). */
+int drape_scene_validate(const drape_scene *s, drape_err *e);
+
+/* Adds objects (the arrays grow; the def is copied, owned arrays moved). */
+drape_cloth_def *drape_scene_add_cloth(drape_scene *s, const drape_cloth_def *d);
+drape_rope_def *drape_scene_add_rope(drape_scene *s, const drape_rope_def *d);
+drape_string_def *drape_scene_add_string(drape_scene *s, const drape_string_def *d);
+drape_sphere_def *drape_scene_add_sphere(drape_scene *s, const drape_sphere_def *d);
+
+void drape_scene_free(drape_scene *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

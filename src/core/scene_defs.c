@@ -1,0 +1,141 @@
+/* Defaults for the scene definitions (include/drape/scene.h) and the
+ * object lists. JSON parsing and validation live in scene.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drape/scene.h"
+
+drape_cloth_def drape_cloth_def_default(void) {
+  drape_cloth_def d;
+  memset(&d, 0, sizeof d);
+  d.cols = 32;
+  d.rows = 32;
+  d.spacing = 0.02;
+  d.plane = DRAPE_PLANE_XZ;
+  d.mass_per_area = 0.2;
+  d.compliance_stretch = 0.0;
+  d.compliance_shear = 1e-6;
+  d.compliance_bend = 1e-3;
+  d.damping = 0.01;
+  d.thickness = 0.01;
+  d.self_friction = 0.2;
+  d.self_mode = DRAPE_SELF_VERTEX_TRIANGLE;
+  d.tethers = 1;
+  d.solver = DRAPE_SOLVER_XPBD;
+  d.stiffness = 5000.0; /* seed 001's default spring stiffness */
+  d.spring_damping = 10.0; /* seed 001's default damping */
+  d.color_front[0] = 0.90f; d.color_front[1] = 0.45f; d.color_front[2] = 0.15f;
+  d.color_back[0] = 0.20f;  d.color_back[1] = 0.40f;  d.color_back[2] = 0.85f;
+  return d;
+}
+
+drape_rope_def drape_rope_def_default(void) {
+  drape_rope_def d;
+  memset(&d, 0, sizeof d);
+  d.segments = 40;
+  d.start[0] = -1.0; d.start[1] = 2.0;
+  d.end[0] = 1.0; d.end[1] = 2.0;
+  d.length = 2.0;
+  d.mass_per_length = 0.1;
+  d.damping = 0.01;
+  d.thickness = 0.01;
+  d.pin_start = 1;
+  d.solver = DRAPE_SOLVER_XPBD;
+  d.ym = 40.0; /* seed 003's cable */
+  d.color[0] = 0.85f; d.color[1] = 0.80f; d.color[2] = 0.70f;
+  return d;
+}
+
+drape_string_def drape_string_def_default(void) {
+  /* Seed 000 §7.16/§7.17 demo values. */
+  drape_string_def d;
+  memset(&d, 0, sizeof d);
+  d.nodes = 80;
+  d.length = 4.0;
+  d.mu = 0.02;
+  d.EA = 100.0;
+  d.etaA = 30.0;
+  d.B = 1e-4;
+  d.D = 1e-5;
+  d.h = 1e-4;
+  d.anchor[0] = -0.4 * d.length;
+  d.anchor[1] = 0.65 * d.length;
+  d.release_at = -1.0;
+  d.color[0] = 0.95f; d.color[1] = 0.55f; d.color[2] = 0.10f;
+  return d;
+}
+
+drape_sphere_def drape_sphere_def_default(void) {
+  drape_sphere_def d;
+  memset(&d, 0, sizeof d);
+  d.center[1] = 0.5;
+  d.radius = 0.4;
+  d.friction = 0.3;
+  return d;
+}
+
+void drape_scene_init(drape_scene *s) {
+  memset(s, 0, sizeof *s);
+  s->gravity[1] = -9.81;
+  s->dt = 1.0 / 60.0;
+  s->substeps = 20;
+  s->iterations = 1;
+  s->wind_drag = 1.2;
+  s->floor_friction = 0.5;
+  s->camera.fov_deg = 45.0;
+  s->width = 1280;
+  s->height = 720;
+}
+
+#define GROW(arr, n, T)                                                 \
+  do {                                                                  \
+    T *grown_ = realloc((arr), (size_t)((n) + 1) * sizeof(T));          \
+    if (!grown_) return NULL;                                           \
+    (arr) = grown_;                                                     \
+  } while (0)
+
+drape_cloth_def *drape_scene_add_cloth(drape_scene *s, const drape_cloth_def *d) {
+  GROW(s->cloth, s->n_cloth, drape_cloth_def);
+  drape_cloth_def *c = &s->cloth[s->n_cloth++];
+  *c = *d;
+  if (!c->name[0]) snprintf(c->name, sizeof c->name, "cloth%d", s->n_cloth - 1);
+  return c;
+}
+
+drape_rope_def *drape_scene_add_rope(drape_scene *s, const drape_rope_def *d) {
+  GROW(s->rope, s->n_rope, drape_rope_def);
+  drape_rope_def *r = &s->rope[s->n_rope++];
+  *r = *d;
+  if (!r->name[0]) snprintf(r->name, sizeof r->name, "rope%d", s->n_rope - 1);
+  return r;
+}
+
+drape_string_def *drape_scene_add_string(drape_scene *s, const drape_string_def *d) {
+  GROW(s->string, s->n_string, drape_string_def);
+  drape_string_def *r = &s->string[s->n_string++];
+  *r = *d;
+  if (!r->name[0]) snprintf(r->name, sizeof r->name, "string%d", s->n_string - 1);
+  return r;
+}
+
+drape_sphere_def *drape_scene_add_sphere(drape_scene *s, const drape_sphere_def *d) {
+  GROW(s->sphere, s->n_sphere, drape_sphere_def);
+  s->sphere[s->n_sphere] = *d;
+  return &s->sphere[s->n_sphere++];
+}
+
+void drape_scene_free(drape_scene *s) {
+  if (!s) return;
+  for (int i = 0; i < s->n_cloth; i++) {
+    free(s->cloth[i].pins);
+    for (int k = 0; k < s->cloth[i].n_pin_paths; k++) free(s->cloth[i].pin_paths[k].keys);
+    free(s->cloth[i].pin_paths);
+  }
+  for (int i = 0; i < s->n_string; i++) free(s->string[i].hand);
+  free(s->cloth);
+  free(s->rope);
+  free(s->string);
+  free(s->sphere);
+  memset(s, 0, sizeof *s);
+}
