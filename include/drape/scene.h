@@ -41,7 +41,10 @@ typedef struct drape_cloth_def {
   int cols, rows;                  /* grid size in particles (>= 2 each)      */
   double spacing;                  /* m between neighbours (> 0)              */
   double origin[3];                /* m, position of particle (row 0, col 0)  */
-  drape_plane plane;               /* "xz" (default), "xy", "yz"              */
+  drape_plane plane;               /* "xz" (default), "xy", "yz": particle
+                                      (r, c) = origin + c*spacing*U + r*spacing*V
+                                      with xz: U=+x V=+z; xy: U=+x V=-y;
+                                      yz: U=+z V=-y (docs/scenes.md)        */
   double mass_per_area;            /* kg/m^2 (> 0), default 0.2               */
   double compliance_stretch;       /* m/N (>= 0), default 0                   */
   double compliance_shear;         /* m/N, default 1e-6                       */
@@ -56,6 +59,11 @@ typedef struct drape_cloth_def {
   drape_solver_kind solver;        /* xpbd (default), jakobsen, springs       */
   double stiffness;                /* springs solver: N/m, default 5000       */
   double spring_damping;           /* springs solver: N s/m, default 10       */
+  double bend_stiffness;           /* springs solver: N/m of the bend springs;
+                                      0 (default) = none, as in seed 001      */
+  double particle_mass;            /* kg per particle; > 0 replaces the
+                                      mass_per_area share (seed 001: 0.5);
+                                      0 (default) = from mass_per_area        */
   int n_pins;
   int (*pins)[2];                  /* [row, col] pairs, owned                 */
   int n_pin_paths;
@@ -75,7 +83,7 @@ typedef struct drape_rope_def {
   double thickness;                /* m, default 0.01                         */
   int pin_start, pin_end;          /* default 1, 0                            */
   drape_solver_kind solver;        /* xpbd (default), jakobsen, implicit      */
-  double ym;                       /* implicit solver: axial stiffness EA, N  */
+  double ym;                       /* implicit solver: k = ym/l0^2 (seed 003) */
   float color[3];
 } drape_rope_def;
 
@@ -137,7 +145,11 @@ drape_sphere_def drape_sphere_def_default(void);
 void drape_scene_init(drape_scene *s); /* defaults, no objects */
 
 /* Loads and validates a JSON scene. On error, e->msg names the key path
- * (e.g. "cloth[0].grid.spacing"), the value and what is allowed. */
+ * (e.g. "cloth[0].grid.spacing"), the value and what is allowed, and the
+ * code is DRAPE_EINVAL (also for a missing file). `out` is initialised
+ * here (previous content is not freed); on error it is left empty, so
+ * drape_scene_free() is needed only after success (and harmless after an
+ * error). `label` (may be NULL) prefixes messages, e.g. the file name. */
 int drape_scene_load(const char *path, drape_scene *out, drape_err *e);
 int drape_scene_parse(const char *json_text, const char *label, drape_scene *out, drape_err *e);
 /* Validates a scene built in code (the same checks the loader makes). */

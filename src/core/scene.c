@@ -1,0 +1,959 @@
+/* Scene files: JSON -> drape_scene (include/drape/scene.h), and the checks
+ * every scene gets, from a file or built in code.
+ *
+ * Two passes, so that one set of range checks serves both entry points:
+ *   1. drape_scene_parse() walks the JSON. It owns what only the JSON can
+ *      get wrong: syntax (with line and column), unknown and duplicate keys,
+ *      types, integer-ness, enum spellings, array lengths, non-finite
+ *      numbers (cJSON turns 1e999 into inf).
+ *   2. drape_scene_validate() checks the values: ranges, pins inside the
+ *      grid, keyframe order, unique names.
+ * Both name the offending value by its JSON key path (cloth[0].grid.spacing),
+ * print the value and say what is allowed. Every key is listed in
+ * docs/scenes.md; keep that page, the tables of allowed keys below and the
+ * checks in drape_scene_validate() in step. */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "drape/scene.h"
+
+/* ---- value formatting ------------------------------------------------- */
+
+/* Shortest of %.15g / %.17g that reads back as the same double, so a
+ * message shows the number the user wrote (-0.1, not -0.10000000000000001). */
+static void fmt_num(char *buf, size_t cap, double v) {
+  if (isnan(v)) {
+    snprintf(buf, cap, "nan");
+    return;
+  }
+  if (isinf(v)) {
+    snprintf(buf, cap, v > 0 ? "inf" : "-inf");
+    return;
+  }
+  snprintf(buf, cap, "%.15g", v);
+  if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.17g", v);
+}
+
+/* snprintf for key paths and messages: too-long paths are cut, never
+ * overflowed (names are < 64 chars, so real paths are far shorter). */
+static void pathf(char *dst, size_t cap, const char *fmt, ...) DRAPE_PRINTF(3, 4);
+static void pathf(char *dst, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(dst, cap, fmt, ap);
+  va_end(ap);
+}
+
+typedef struct sbuf {
+  char *p;
+  size_t cap, len;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *s) {
+  while (*s && b->len + 1 < b->cap) b->p[b->len++] = *s++;
+  b->p[b->len] = '\0';
+}
+
+/* A JSON value as the user would recognise it, shortened to fit. */
+static void sb_value(sbuf *b, const cJSON *v, int depth) {
+  char num[40];
+  if (!v) {
+    sb_add(b, "(missing)");
+  } else if (cJSON_IsNumber(v)) {
+    fmt_num(num, sizeof num, v->valuedouble);
+    sb_add(b, num);
+  } else if (cJSON_IsString(v)) {
+    sb_add(b, "\"");
+    if (strlen(v->valuestring) > 40) {
+      char cut[41];
+      memcpy(cut, v->valuestring, 40);
+      cut[40] = '\0';
+      sb_add(b, cut);
+      sb_add(b, "...");
+    } else {
+      sb_add(b, v->valuestring);
+    }
+    sb_add(b, "\"");
+  } else if (cJSON_IsTrue(v)) {
+    sb_add(b, "true");
+  } else if (cJSON_IsFalse(v)) {
+    sb_add(b, "false");
+  } else if (cJSON_IsNull(v)) {
+    sb_add(b, "null");
+  } else if (cJSON_IsArray(v) || cJSON_IsObject(v)) {
+    int obj = cJSON_IsObject(v);
+    sb_add(b, obj ? "{" : "[");
+    if (depth >= 2) {
+      if (v->child) sb_add(b, "...");
+    } else {
+      int i = 0;
+      for (const cJSON *c = v->child; c; c = c->next, i++) {
+        if (i) sb_add(b, ", ");
+        if (i >= 6) {
+          sb_add(b, "...");
+          break;
+        }
+        if (obj) {
+          sb_add(b, "\"");
+          sb_add(b, c->string ? c->string : "");
+          sb_add(b, "\": ");
+        }
+        sb_value(b, c, depth + 1);
+      }
+    }
+    sb_add(b, obj ? "}" : "]");
+  } else {
+    sb_add(b, "?");
+  }
+}
+
+/* "path = value: what is allowed" */
+static int failv(drape_err *e, const char *path, const cJSON *v, const char *fmt, ...)
+    DRAPE_PRINTF(4, 5);
+static int failv(drape_err *e, const char *path, const cJSON *v, const char *fmt, ...) {
+  char val[160], why[512];
+  sbuf b = {val, sizeof val, 0};
+  val[0] = '\0';
+  sb_value(&b, v, 0);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return drape_fail(e, DRAPE_EINVAL, "%s = %s: %s", path, val, why);
+}
+
+/* Same for a number from a struct (drape_scene_validate). */
+static int faild(drape_err *e, const char *path, double v, const char *fmt, ...) DRAPE_PRINTF(4, 5);
+static int faild(drape_err *e, const char *path, double v, const char *fmt, ...) {
+  char val[40], why[512];
+  fmt_num(val, sizeof val, v);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return drape_fail(e, DRAPE_EINVAL, "%s = %s: %s", path, val, why);
+}
+
+/* ---- typed getters (pass 1) ------------------------------------------- */
+
+static int get_num(drape_err *e, const char *path, const cJSON *v, double *out) {
+  if (!cJSON_IsNumber(v)) return failv(e, path, v, "expected a number");
+  if (!isfinite(v->valuedouble)) return failv(e, path, v, "must be a finite number");
+  *out = v->valuedouble;
+  return 0;
+}
+
+static int get_int(drape_err *e, const char *path, const cJSON *v, int *out) {
+  if (!cJSON_IsNumber(v)) return failv(e, path, v, "expected an integer");
+  double d = v->valuedouble;
+  if (!isfinite(d) || d != floor(d) || d < (double)INT_MIN || d > (double)INT_MAX)
+    return failv(e, path, v, "expected an integer (a whole number within +-%d)", INT_MAX);
+  *out = (int)d;
+  return 0;
+}
+
+static int get_bool(drape_err *e, const char *path, const cJSON *v, int *out) {
+  if (!cJSON_IsBool(v)) return failv(e, path, v, "expected true or false");
+  *out = cJSON_IsTrue(v) ? 1 : 0;
+  return 0;
+}
+
+/* An array of exactly n finite numbers; `what` describes it ("[x, y, z]"). */
+static int get_vec(drape_err *e, const char *path, const cJSON *v, double *out, int n,
+                   const char *what) {
+  if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != n)
+    return failv(e, path, v, "expected an array of %d numbers %s", n, what);
+  int i = 0;
+  for (const cJSON *c = v->child; c; c = c->next, i++) {
+    char p[256];
+    pathf(p, sizeof p, "%s[%d]", path, i);
+    if (get_num(e, p, c, &out[i])) return DRAPE_EINVAL;
+  }
+  return 0;
+}
+
+static int get_vec3(drape_err *e, const char *path, const cJSON *v, double out[3]) {
+  return get_vec(e, path, v, out, 3, "[x, y, z]");
+}
+
+static int get_color(drape_err *e, const char *path, const cJSON *v, float out[3]) {
+  double d[3];
+  if (get_vec(e, path, v, d, 3, "[r, g, b] (linear RGB, 0..1)")) return DRAPE_EINVAL;
+  for (int i = 0; i < 3; i++) out[i] = (float)d[i];
+  return 0;
+}
+
+/* An [row, col] pair of integers. */
+static int get_cell(drape_err *e, const char *path, const cJSON *v, int out[2]) {
+  if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2)
+    return failv(e, path, v, "expected [row, col] (two integers)");
+  char p[256];
+  pathf(p, sizeof p, "%s[0]", path);
+  if (get_int(e, p, v->child, &out[0])) return DRAPE_EINVAL;
+  pathf(p, sizeof p, "%s[1]", path);
+  return get_int(e, p, v->child->next, &out[1]);
+}
+
+static int get_name(drape_err *e, const char *path, const cJSON *v, char out[DRAPE_NAME_MAX]) {
+  if (!cJSON_IsString(v)) return failv(e, path, v, "expected a string");
+  size_t n = strlen(v->valuestring);
+  if (n >= DRAPE_NAME_MAX)
+    return failv(e, path, v, "too long (%zu characters, at most %d)", n, DRAPE_NAME_MAX - 1);
+  memcpy(out, v->valuestring, n + 1);
+  return 0; /* the character set is checked by drape_scene_validate() */
+}
+
+typedef struct enum_name {
+  const char *name;
+  int value;
+} enum_name;
+
+static int get_enum(drape_err *e, const char *path, const cJSON *v, const enum_name *names,
+                    int *out) {
+  char allowed[256] = "";
+  for (int i = 0; names[i].name; i++) {
+    if (cJSON_IsString(v) && strcmp(v->valuestring, names[i].name) == 0) {
+      *out = names[i].value;
+      return 0;
+    }
+    if (i) strncat(allowed, ", ", sizeof allowed - strlen(allowed) - 1);
+    strncat(allowed, "\"", sizeof allowed - strlen(allowed) - 1);
+    strncat(allowed, names[i].name, sizeof allowed - strlen(allowed) - 1);
+    strncat(allowed, "\"", sizeof allowed - strlen(allowed) - 1);
+  }
+  if (!cJSON_IsString(v)) return failv(e, path, v, "expected a string, one of %s", allowed);
+  return failv(e, path, v, "unknown value (allowed: %s)", allowed);
+}
+
+/* Every member of an object: no duplicates (cJSON keeps both, and which one
+ * wins would be an accident of the lookup), only known keys. `allowed` is a
+ * NULL-terminated list, printed in the message. */
+static int check_keys(drape_err *e, const char *path, const cJSON *obj, const char *const *allowed) {
+  if (!cJSON_IsObject(obj)) return failv(e, path[0] ? path : "scene", obj, "expected an object {...}");
+  for (const cJSON *c = obj->child; c; c = c->next) {
+    char p[256];
+    pathf(p, sizeof p, "%s%s%s", path, path[0] ? "." : "", c->string);
+    int known = 0;
+    for (int i = 0; allowed[i]; i++)
+      if (strcmp(c->string, allowed[i]) == 0) known = 1;
+    if (!known) {
+      char list[768] = "";
+      for (int i = 0; allowed[i]; i++) {
+        if (i) strncat(list, ", ", sizeof list - strlen(list) - 1);
+        strncat(list, allowed[i], sizeof list - strlen(list) - 1);
+      }
+      return drape_fail(e, DRAPE_EINVAL, "%s: unknown key (allowed: %s)", p, list);
+    }
+    for (const cJSON *d = obj->child; d != c; d = d->next)
+      if (strcmp(d->string, c->string) == 0)
+        return drape_fail(e, DRAPE_EINVAL, "%s: duplicate key (each key may appear once)", p);
+  }
+  return 0;
+}
+
+#define KEY(name) (strcmp(k->string, (name)) == 0)
+#define SUB(p, parent, key) pathf((p), sizeof(p), "%s.%s", (parent), (key))
+
+/* ---- objects (pass 1) --------------------------------------------------- */
+
+static const enum_name PLANES[] = {{"xz", DRAPE_PLANE_XZ}, {"xy", DRAPE_PLANE_XY},
+                                   {"yz", DRAPE_PLANE_YZ}, {NULL, 0}};
+static const enum_name CLOTH_SOLVERS[] = {{"xpbd", DRAPE_SOLVER_XPBD},
+                                          {"jakobsen", DRAPE_SOLVER_JAKOBSEN},
+                                          {"springs", DRAPE_SOLVER_SPRINGS},
+                                          {NULL, 0}};
+static const enum_name ROPE_SOLVERS[] = {{"xpbd", DRAPE_SOLVER_XPBD},
+                                         {"jakobsen", DRAPE_SOLVER_JAKOBSEN},
+                                         {"implicit", DRAPE_SOLVER_IMPLICIT},
+                                         {NULL, 0}};
+static const enum_name SELF_MODES[] = {{"vertex-triangle", DRAPE_SELF_VERTEX_TRIANGLE},
+                                       {"particle", DRAPE_SELF_PARTICLE},
+                                       {NULL, 0}};
+
+static const char *const GRID_KEYS[] = {"cols", "rows", "spacing", "origin", "plane", NULL};
+static const char *const COMPLIANCE_KEYS[] = {"stretch", "shear", "bend", NULL};
+static const char *const PIN_PATH_KEYS[] = {"pin", "keys", NULL};
+static const char *const CLOTH_KEYS[] = {
+    "name", "grid", "mass_per_area", "particle_mass", "compliance", "damping", "thickness",
+    "self_collision", "self_friction", "self_collision_mode", "tethers", "tear_ratio",
+    "solver", "stiffness", "spring_damping", "bend_stiffness", "pins", "pin_paths",
+    "color_front", "color_back", NULL};
+
+static int parse_pin_path(drape_err *e, const char *path, const cJSON *o, drape_pin_path *pp) {
+  if (check_keys(e, path, o, PIN_PATH_KEYS)) return DRAPE_EINVAL;
+  char p[256];
+  const cJSON *pin = cJSON_GetObjectItemCaseSensitive(o, "pin");
+  const cJSON *keys = cJSON_GetObjectItemCaseSensitive(o, "keys");
+  SUB(p, path, "pin");
+  if (!pin) return drape_fail(e, DRAPE_EINVAL, "%s: missing (the [row, col] that follows the path)", p);
+  int cell[2];
+  if (get_cell(e, p, pin, cell)) return DRAPE_EINVAL;
+  pp->row = cell[0];
+  pp->col = cell[1];
+  SUB(p, path, "keys");
+  if (!keys) return drape_fail(e, DRAPE_EINVAL, "%s: missing (a list of [t, x, y, z])", p);
+  if (!cJSON_IsArray(keys) || cJSON_GetArraySize(keys) < 1)
+    return failv(e, p, keys, "expected a non-empty array of [t, x, y, z] keyframes");
+  int n = cJSON_GetArraySize(keys);
+  pp->keys = calloc((size_t)n, sizeof *pp->keys);
+  if (!pp->keys) return drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
+  pp->n_keys = n;
+  int i = 0;
+  for (const cJSON *c = keys->child; c; c = c->next, i++) {
+    char q[256];
+    pathf(q, sizeof q, "%s[%d]", p, i);
+    if (get_vec(e, q, c, pp->keys[i], 4, "[t, x, y, z]")) return DRAPE_EINVAL;
+  }
+  return 0;
+}
+
+static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_cloth_def *c) {
+  if (check_keys(e, path, o, CLOTH_KEYS)) return DRAPE_EINVAL;
+  char p[256], q[256];
+  int r = 0, tmp;
+  for (const cJSON *k = o->child; k && !r; k = k->next) {
+    SUB(p, path, k->string);
+    if (KEY("name")) {
+      r = get_name(e, p, k, c->name);
+    } else if (KEY("grid")) {
+      if ((r = check_keys(e, p, k, GRID_KEYS))) break;
+      for (const cJSON *g = k->child; g && !r; g = g->next) {
+        SUB(q, p, g->string);
+        if (strcmp(g->string, "cols") == 0) r = get_int(e, q, g, &c->cols);
+        else if (strcmp(g->string, "rows") == 0) r = get_int(e, q, g, &c->rows);
+        else if (strcmp(g->string, "spacing") == 0) r = get_num(e, q, g, &c->spacing);
+        else if (strcmp(g->string, "origin") == 0) r = get_vec3(e, q, g, c->origin);
+        else if (!(r = get_enum(e, q, g, PLANES, &tmp))) c->plane = (drape_plane)tmp;
+      }
+    } else if (KEY("mass_per_area")) {
+      r = get_num(e, p, k, &c->mass_per_area);
+    } else if (KEY("particle_mass")) {
+      r = get_num(e, p, k, &c->particle_mass);
+    } else if (KEY("compliance")) {
+      if (cJSON_IsNumber(k))
+        return failv(e, p, k,
+                     "expected an object {\"stretch\": m/N, \"shear\": m/N, \"bend\": m/N} "
+                     "(a single number is the rope form)");
+      if ((r = check_keys(e, p, k, COMPLIANCE_KEYS))) break;
+      for (const cJSON *g = k->child; g && !r; g = g->next) {
+        SUB(q, p, g->string);
+        if (strcmp(g->string, "stretch") == 0) r = get_num(e, q, g, &c->compliance_stretch);
+        else if (strcmp(g->string, "shear") == 0) r = get_num(e, q, g, &c->compliance_shear);
+        else r = get_num(e, q, g, &c->compliance_bend);
+      }
+    } else if (KEY("damping")) {
+      r = get_num(e, p, k, &c->damping);
+    } else if (KEY("thickness")) {
+      r = get_num(e, p, k, &c->thickness);
+    } else if (KEY("self_collision")) {
+      r = get_bool(e, p, k, &c->self_collision);
+    } else if (KEY("self_friction")) {
+      r = get_num(e, p, k, &c->self_friction);
+    } else if (KEY("self_collision_mode")) {
+      if (!(r = get_enum(e, p, k, SELF_MODES, &tmp))) c->self_mode = (drape_self_mode)tmp;
+    } else if (KEY("tethers")) {
+      r = get_bool(e, p, k, &c->tethers);
+    } else if (KEY("tear_ratio")) {
+      r = get_num(e, p, k, &c->tear_ratio);
+    } else if (KEY("solver")) {
+      if (cJSON_IsString(k) && strcmp(k->valuestring, "implicit") == 0)
+        return failv(e, p, k,
+                     "the implicit solver is for ropes only (cloth allows \"xpbd\", "
+                     "\"jakobsen\", \"springs\")");
+      if (!(r = get_enum(e, p, k, CLOTH_SOLVERS, &tmp))) c->solver = (drape_solver_kind)tmp;
+    } else if (KEY("stiffness")) {
+      r = get_num(e, p, k, &c->stiffness);
+    } else if (KEY("spring_damping")) {
+      r = get_num(e, p, k, &c->spring_damping);
+    } else if (KEY("bend_stiffness")) {
+      r = get_num(e, p, k, &c->bend_stiffness);
+    } else if (KEY("pins")) {
+      if (!cJSON_IsArray(k)) return failv(e, p, k, "expected an array of [row, col] pairs");
+      int n = cJSON_GetArraySize(k);
+      if (n == 0) continue;
+      c->pins = calloc((size_t)n, sizeof *c->pins);
+      if (!c->pins) return drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
+      c->n_pins = n;
+      int i = 0;
+      for (const cJSON *g = k->child; g && !r; g = g->next, i++) {
+        pathf(q, sizeof q, "%s[%d]", p, i);
+        r = get_cell(e, q, g, c->pins[i]);
+      }
+    } else if (KEY("pin_paths")) {
+      if (!cJSON_IsArray(k))
+        return failv(e, p, k, "expected an array of {\"pin\": [row, col], \"keys\": [[t, x, y, z], ...]}");
+      int n = cJSON_GetArraySize(k);
+      if (n == 0) continue;
+      c->pin_paths = calloc((size_t)n, sizeof *c->pin_paths);
+      if (!c->pin_paths) return drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
+      c->n_pin_paths = n;
+      int i = 0;
+      for (const cJSON *g = k->child; g && !r; g = g->next, i++) {
+        pathf(q, sizeof q, "%s[%d]", p, i);
+        r = parse_pin_path(e, q, g, &c->pin_paths[i]);
+      }
+    } else if (KEY("color_front")) {
+      r = get_color(e, p, k, c->color_front);
+    } else {
+      r = get_color(e, p, k, c->color_back);
+    }
+  }
+  return r;
+}
+
+static const char *const ROPE_KEYS[] = {
+    "name", "segments", "start", "end", "length", "mass_per_length", "compliance", "damping",
+    "thickness", "pin_start", "pin_end", "solver", "ym", "color", NULL};
+
+static int parse_rope(drape_err *e, const char *path, const cJSON *o, drape_rope_def *d) {
+  if (check_keys(e, path, o, ROPE_KEYS)) return DRAPE_EINVAL;
+  char p[256];
+  int r = 0, tmp;
+  for (const cJSON *k = o->child; k && !r; k = k->next) {
+    SUB(p, path, k->string);
+    if (KEY("name")) r = get_name(e, p, k, d->name);
+    else if (KEY("segments")) r = get_int(e, p, k, &d->segments);
+    else if (KEY("start")) r = get_vec3(e, p, k, d->start);
+    else if (KEY("end")) r = get_vec3(e, p, k, d->end);
+    else if (KEY("length")) r = get_num(e, p, k, &d->length);
+    else if (KEY("mass_per_length")) r = get_num(e, p, k, &d->mass_per_length);
+    else if (KEY("compliance")) {
+      if (cJSON_IsObject(k))
+        return failv(e, p, k, "expected a number in m/N (a rope has one compliance; the "
+                              "{stretch, shear, bend} object is the cloth form)");
+      r = get_num(e, p, k, &d->compliance);
+    } else if (KEY("damping")) r = get_num(e, p, k, &d->damping);
+    else if (KEY("thickness")) r = get_num(e, p, k, &d->thickness);
+    else if (KEY("pin_start")) r = get_bool(e, p, k, &d->pin_start);
+    else if (KEY("pin_end")) r = get_bool(e, p, k, &d->pin_end);
+    else if (KEY("solver")) {
+      if (cJSON_IsString(k) && strcmp(k->valuestring, "springs") == 0)
+        return failv(e, p, k,
+                     "the springs solver is for cloth only (a rope allows \"xpbd\", "
+                     "\"jakobsen\", \"implicit\")");
+      if (!(r = get_enum(e, p, k, ROPE_SOLVERS, &tmp))) d->solver = (drape_solver_kind)tmp;
+    } else if (KEY("ym")) r = get_num(e, p, k, &d->ym);
+    else r = get_color(e, p, k, d->color);
+  }
+  return r;
+}
+
+static const char *const STRING_KEYS[] = {
+    "name", "nodes", "length", "mu", "EA", "etaA", "B", "D", "h", "anchor", "z", "hand",
+    "release_at", "color", NULL};
+
+static int parse_string(drape_err *e, const char *path, const cJSON *o, drape_string_def *d) {
+  if (check_keys(e, path, o, STRING_KEYS)) return DRAPE_EINVAL;
+  char p[256], q[256];
+  int r = 0;
+  for (const cJSON *k = o->child; k && !r; k = k->next) {
+    SUB(p, path, k->string);
+    if (KEY("name")) r = get_name(e, p, k, d->name);
+    else if (KEY("nodes")) r = get_int(e, p, k, &d->nodes);
+    else if (KEY("length")) r = get_num(e, p, k, &d->length);
+    else if (KEY("mu")) r = get_num(e, p, k, &d->mu);
+    else if (KEY("EA")) r = get_num(e, p, k, &d->EA);
+    else if (KEY("etaA")) r = get_num(e, p, k, &d->etaA);
+    else if (KEY("B")) r = get_num(e, p, k, &d->B);
+    else if (KEY("D")) r = get_num(e, p, k, &d->D);
+    else if (KEY("h")) r = get_num(e, p, k, &d->h);
+    else if (KEY("anchor")) r = get_vec(e, p, k, d->anchor, 2, "[x, y]");
+    else if (KEY("z")) r = get_num(e, p, k, &d->z);
+    else if (KEY("release_at")) r = get_num(e, p, k, &d->release_at);
+    else if (KEY("hand")) {
+      if (!cJSON_IsArray(k)) return failv(e, p, k, "expected an array of [t, x, y] targets");
+      int n = cJSON_GetArraySize(k);
+      if (n == 0) continue;
+      d->hand = calloc((size_t)n, sizeof *d->hand);
+      if (!d->hand) return drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
+      d->n_hand = n;
+      int i = 0;
+      for (const cJSON *g = k->child; g && !r; g = g->next, i++) {
+        pathf(q, sizeof q, "%s[%d]", p, i);
+        r = get_vec(e, q, g, d->hand[i], 3, "[t, x, y]");
+      }
+    } else r = get_color(e, p, k, d->color);
+  }
+  return r;
+}
+
+static const char *const SPHERE_KEYS[] = {"center", "radius", "velocity", "friction", NULL};
+
+static int parse_sphere(drape_err *e, const char *path, const cJSON *o, drape_sphere_def *d) {
+  if (check_keys(e, path, o, SPHERE_KEYS)) return DRAPE_EINVAL;
+  char p[256];
+  int r = 0;
+  for (const cJSON *k = o->child; k && !r; k = k->next) {
+    SUB(p, path, k->string);
+    if (KEY("center")) r = get_vec3(e, p, k, d->center);
+    else if (KEY("radius")) r = get_num(e, p, k, &d->radius);
+    else if (KEY("velocity")) r = get_vec3(e, p, k, d->velocity);
+    else r = get_num(e, p, k, &d->friction);
+  }
+  return r;
+}
+
+static const char *const TOP_KEYS[] = {
+    "description", "gravity", "dt", "substeps", "iterations", "wind", "wind_drag", "cloth",
+    "rope", "string", "sphere", "floor", "camera", "render", "frames", NULL};
+static const char *const FLOOR_KEYS[] = {"height", "friction", NULL};
+static const char *const CAMERA_KEYS[] = {"eye", "target", "fov_deg", NULL};
+static const char *const RENDER_KEYS[] = {"width", "height", NULL};
+
+static int parse_top(drape_err *e, const cJSON *root, drape_scene *s) {
+  if (!cJSON_IsObject(root))
+    return failv(e, "scene", root, "expected a JSON object {...} at the top level");
+  if (check_keys(e, "", root, TOP_KEYS)) return DRAPE_EINVAL;
+  char p[256];
+  int r = 0;
+  for (const cJSON *k = root->child; k && !r; k = k->next) {
+    const char *key = k->string;
+    if (KEY("description")) {
+      if (!cJSON_IsString(k)) r = failv(e, key, k, "expected a string");
+    } else if (KEY("gravity")) r = get_vec3(e, key, k, s->gravity);
+    else if (KEY("dt")) r = get_num(e, key, k, &s->dt);
+    else if (KEY("substeps")) r = get_int(e, key, k, &s->substeps);
+    else if (KEY("iterations")) r = get_int(e, key, k, &s->iterations);
+    else if (KEY("wind")) r = get_vec3(e, key, k, s->wind);
+    else if (KEY("wind_drag")) r = get_num(e, key, k, &s->wind_drag);
+    else if (KEY("frames")) r = get_int(e, key, k, &s->frames);
+    else if (KEY("floor")) {
+      if ((r = check_keys(e, key, k, FLOOR_KEYS))) break;
+      s->has_floor = 1;
+      for (const cJSON *g = k->child; g && !r; g = g->next) {
+        SUB(p, key, g->string);
+        if (strcmp(g->string, "height") == 0) r = get_num(e, p, g, &s->floor_height);
+        else r = get_num(e, p, g, &s->floor_friction);
+      }
+    } else if (KEY("camera")) {
+      if ((r = check_keys(e, key, k, CAMERA_KEYS))) break;
+      for (const cJSON *g = k->child; g && !r; g = g->next) {
+        SUB(p, key, g->string);
+        if (strcmp(g->string, "eye") == 0) {
+          r = get_vec3(e, p, g, s->camera.eye);
+          s->camera.has_eye = 1;
+        } else if (strcmp(g->string, "target") == 0) {
+          r = get_vec3(e, p, g, s->camera.target);
+          s->camera.has_target = 1;
+        } else {
+          r = get_num(e, p, g, &s->camera.fov_deg);
+        }
+      }
+    } else if (KEY("render")) {
+      if ((r = check_keys(e, key, k, RENDER_KEYS))) break;
+      for (const cJSON *g = k->child; g && !r; g = g->next) {
+        SUB(p, key, g->string);
+        r = get_int(e, p, g, strcmp(g->string, "width") == 0 ? &s->width : &s->height);
+      }
+    } else {
+      /* cloth, rope, string, sphere: arrays of objects. Each def is added
+       * to the scene before it is filled, so whatever it owns is freed by
+       * drape_scene_free() if a later key fails. */
+      if (!cJSON_IsArray(k)) {
+        r = failv(e, key, k, "expected an array of objects [{...}, ...]");
+        break;
+      }
+      int i = 0;
+      for (const cJSON *g = k->child; g && !r; g = g->next, i++) {
+        pathf(p, sizeof p, "%s[%d]", key, i);
+        if (KEY("cloth")) {
+          drape_cloth_def d = drape_cloth_def_default();
+          drape_cloth_def *c = drape_scene_add_cloth(s, &d);
+          r = c ? parse_cloth(e, p, g, c) : drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
+        } else if (KEY("rope")) {
+          drape_rope_def d = drape_rope_def_default();
+          drape_rope_def *c = drape_scene_add_rope(s, &d);
+          r = c ? parse_rope(e, p, g, c) : drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
+        } else if (KEY("string")) {
+          drape_string_def d = drape_string_def_default();
+          drape_string_def *c = drape_scene_add_string(s, &d);
+          r = c ? parse_string(e, p, g, c) : drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
+        } else {
+          drape_sphere_def d = drape_sphere_def_default();
+          drape_sphere_def *c = drape_scene_add_sphere(s, &d);
+          r = c ? parse_sphere(e, p, g, c) : drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
+        }
+      }
+    }
+  }
+  return r;
+}
+
+/* Line and column (1-based) of byte offset `at` in text. */
+static void line_col(const char *text, size_t at, int *line, int *col) {
+  *line = 1;
+  *col = 1;
+  for (size_t i = 0; i < at && text[i]; i++) {
+    if (text[i] == '\n') {
+      (*line)++;
+      *col = 1;
+    } else {
+      (*col)++;
+    }
+  }
+}
+
+/* Prefixes e->msg with "label: " so a message names the file. */
+static int with_label(drape_err *e, const char *label, int code) {
+  if (e && label && label[0]) {
+    char tmp[sizeof e->msg];
+    memcpy(tmp, e->msg, sizeof tmp);
+    pathf(e->msg, sizeof e->msg, "%s: %s", label, tmp);
+  }
+  return code;
+}
+
+int drape_scene_parse(const char *json_text, const char *label, drape_scene *out, drape_err *e) {
+  drape_scene_init(out);
+  if (!json_text) return drape_fail(e, DRAPE_EINVAL, "%s: no scene text", label ? label : "scene");
+  const char *end = NULL;
+  /* require_null_terminated: trailing text after the top-level value is
+   * an error too (two objects pasted into one file). */
+  cJSON *root = cJSON_ParseWithOpts(json_text, &end, 1);
+  if (!root) {
+    size_t at = end ? (size_t)(end - json_text) : 0;
+    int line, col;
+    line_col(json_text, at, &line, &col);
+    char near[32];
+    size_t n = 0;
+    if (end)
+      while (n + 1 < sizeof near && end[n] && end[n] != '\n' && end[n] != '\r') {
+        near[n] = end[n];
+        n++;
+      }
+    near[n] = '\0';
+    drape_fail(e, DRAPE_EINVAL,
+               "JSON syntax error at line %d, column %d%s%s%s (scene files are strict JSON: "
+               "no comments, no trailing commas, no NaN or Infinity)",
+               line, col,
+               n ? " near '" : (end && *end) ? " (at the end of the line)" : " (at the end of the text)",
+               near, n ? "'" : "");
+    return with_label(e, label, DRAPE_EINVAL);
+  }
+  int r = parse_top(e, root, out);
+  cJSON_Delete(root);
+  if (!r) r = drape_scene_validate(out, e);
+  if (r) {
+    drape_scene_free(out);
+    drape_scene_init(out);
+    return with_label(e, label, r);
+  }
+  return 0;
+}
+
+int drape_scene_load(const char *path, drape_scene *out, drape_err *e) {
+  drape_scene_init(out);
+  if (!path || !path[0]) return drape_fail(e, DRAPE_EINVAL, "scene file: no path given");
+  FILE *f = fopen(path, "rb");
+  if (!f) return drape_fail(e, DRAPE_EINVAL, "scene file '%s': %s", path, strerror(errno));
+  /* Scene files are small; 64 MiB is far beyond any hand-written scene and
+   * keeps a wrong path (a video, a device) from being read whole. */
+  const long max_bytes = 64L << 20;
+  char *text = NULL;
+  struct stat st;
+  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+    fclose(f);
+    return drape_fail(e, DRAPE_EINVAL, "scene file '%s': not a regular file", path);
+  }
+  long n = (long)st.st_size;
+  if (n > max_bytes) {
+    fclose(f);
+    return drape_fail(e, DRAPE_EINVAL, "scene file '%s': %ld bytes, more than the %ld allowed",
+                      path, n, max_bytes);
+  }
+  text = malloc((size_t)n + 1);
+  if (!text) {
+    fclose(f);
+    return drape_fail(e, DRAPE_ENOMEM, "scene file '%s': out of memory", path);
+  }
+  size_t got = fread(text, 1, (size_t)n, f);
+  int rerr = ferror(f);
+  fclose(f);
+  if (rerr || got != (size_t)n) {
+    free(text);
+    return drape_fail(e, DRAPE_EINVAL, "scene file '%s': read error", path);
+  }
+  text[n] = '\0';
+  if (strlen(text) != (size_t)n) {
+    free(text);
+    return drape_fail(e, DRAPE_EINVAL, "scene file '%s': contains a NUL byte (not a JSON text file)",
+                      path);
+  }
+  char label[512];
+  pathf(label, sizeof label, "scene file '%s'", path);
+  int r = drape_scene_parse(text, label, out, e);
+  free(text);
+  return r;
+}
+
+/* ---- value checks (pass 2) ---------------------------------------------- */
+
+/* Fails unless lo (<|<=) v (<|<=) hi. hi = INFINITY means no upper bound. */
+static int chk(drape_err *e, const char *path, double v, double lo, int lo_incl, double hi,
+               int hi_incl) {
+  if (!isfinite(v)) return faild(e, path, v, "must be a finite number");
+  int ok = (lo_incl ? v >= lo : v > lo) && (hi_incl ? v <= hi : v < hi);
+  if (ok) return 0;
+  char a[40], b[40];
+  fmt_num(a, sizeof a, lo);
+  fmt_num(b, sizeof b, hi);
+  if (isinf(hi)) return faild(e, path, v, "must be %s %s", lo_incl ? ">=" : ">", a);
+  return faild(e, path, v, "must be %s %s and %s %s", lo_incl ? ">=" : ">", a, hi_incl ? "<=" : "<",
+               b);
+}
+
+static int chk_vec(drape_err *e, const char *path, const double *v, int n, double bound) {
+  char p[256];
+  for (int i = 0; i < n; i++) {
+    pathf(p, sizeof p, "%s[%d]", path, i);
+    if (chk(e, p, v[i], -bound, 1, bound, 1)) return DRAPE_EINVAL;
+  }
+  return 0;
+}
+
+static int chk_color(drape_err *e, const char *path, const float *c) {
+  char p[256];
+  for (int i = 0; i < 3; i++) {
+    pathf(p, sizeof p, "%s[%d]", path, i);
+    if (chk(e, p, c[i], 0, 1, 1, 1)) return DRAPE_EINVAL;
+  }
+  return 0;
+}
+
+static int chk_name(drape_err *e, const char *path, const char *name) {
+  size_t n = strnlen(name, DRAPE_NAME_MAX);
+  int ok = n > 0 && n < DRAPE_NAME_MAX;
+  for (size_t i = 0; ok && i < n; i++) {
+    char ch = name[i];
+    ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+         ch == '_' || ch == '-' || ch == '.';
+  }
+  if (ok) return 0;
+  /* Names become OBJ object names and may appear in file names. */
+  return drape_fail(e, DRAPE_EINVAL,
+                    "%s = \"%.*s\": must be 1..%d characters of letters, digits, '_', '-', '.'",
+                    path, (int)(n < 63 ? n : 63), name, DRAPE_NAME_MAX - 1);
+}
+
+/* Bounds that only catch mistakes (a typo'd exponent, a unit slip), far
+ * outside any scene that could run: */
+#define POS_BOUND 1e6   /* m, any coordinate                            */
+#define MAX_GRID 8192   /* particles along one side of a cloth grid     */
+#define MAX_PARTICLES (1 << 24) /* per cloth: 16.7 M                     */
+#define MAX_FRICTION 10.0
+
+int drape_scene_validate(const drape_scene *s, drape_err *e) {
+  char p[256];
+#define P(...) (pathf(p, sizeof p, __VA_ARGS__), p)
+#define CHK(path, v, lo, loi, hi, hii) \
+  do {                                 \
+    if (chk(e, path, v, lo, loi, hi, hii)) return DRAPE_EINVAL; \
+  } while (0)
+  if (!s) return drape_fail(e, DRAPE_EINVAL, "scene: NULL");
+  if (chk_vec(e, "gravity", s->gravity, 3, 1000.0)) return DRAPE_EINVAL;
+  CHK("dt", s->dt, 0, 0, 1.0, 1);
+  if (s->substeps < 1 || s->substeps > 10000)
+    return drape_fail(e, DRAPE_EINVAL, "substeps = %d: must be >= 1 and <= 10000", s->substeps);
+  if (s->iterations < 1 || s->iterations > 1000)
+    return drape_fail(e, DRAPE_EINVAL, "iterations = %d: must be >= 1 and <= 1000", s->iterations);
+  if (chk_vec(e, "wind", s->wind, 3, 1000.0)) return DRAPE_EINVAL;
+  CHK("wind_drag", s->wind_drag, 0, 1, 1e4, 1);
+  if (s->has_floor) {
+    CHK("floor.height", s->floor_height, -POS_BOUND, 1, POS_BOUND, 1);
+    CHK("floor.friction", s->floor_friction, 0, 1, MAX_FRICTION, 1);
+  }
+  if (s->camera.has_eye && chk_vec(e, "camera.eye", s->camera.eye, 3, POS_BOUND)) return DRAPE_EINVAL;
+  if (s->camera.has_target && chk_vec(e, "camera.target", s->camera.target, 3, POS_BOUND))
+    return DRAPE_EINVAL;
+  if (s->camera.has_eye && s->camera.has_target && s->camera.eye[0] == s->camera.target[0] &&
+      s->camera.eye[1] == s->camera.target[1] && s->camera.eye[2] == s->camera.target[2])
+    return drape_fail(e, DRAPE_EINVAL, "camera.eye = camera.target: the camera needs a direction to look in");
+  CHK("camera.fov_deg", s->camera.fov_deg, 1, 1, 179, 1);
+  if (s->width < 16 || s->width > 8192)
+    return drape_fail(e, DRAPE_EINVAL, "render.width = %d: must be >= 16 and <= 8192 (pixels)", s->width);
+  if (s->height < 16 || s->height > 8192)
+    return drape_fail(e, DRAPE_EINVAL, "render.height = %d: must be >= 16 and <= 8192 (pixels)", s->height);
+  if (s->frames < 0 || s->frames > 10000000)
+    return drape_fail(e, DRAPE_EINVAL, "frames = %d: must be >= 0 (0 = unset) and <= 10000000", s->frames);
+  if (s->n_cloth < 0 || s->n_rope < 0 || s->n_string < 0 || s->n_sphere < 0 ||
+      (s->n_cloth && !s->cloth) || (s->n_rope && !s->rope) || (s->n_string && !s->string) ||
+      (s->n_sphere && !s->sphere))
+    return drape_fail(e, DRAPE_EINVAL, "scene: object counts and arrays disagree");
+
+  for (int i = 0; i < s->n_cloth; i++) {
+    const drape_cloth_def *c = &s->cloth[i];
+    if (chk_name(e, P("cloth[%d].name", i), c->name)) return DRAPE_EINVAL;
+    if (c->cols < 2 || c->cols > MAX_GRID)
+      return drape_fail(e, DRAPE_EINVAL, "cloth[%d].grid.cols = %d: must be >= 2 and <= %d", i,
+                        c->cols, MAX_GRID);
+    if (c->rows < 2 || c->rows > MAX_GRID)
+      return drape_fail(e, DRAPE_EINVAL, "cloth[%d].grid.rows = %d: must be >= 2 and <= %d", i,
+                        c->rows, MAX_GRID);
+    if ((long long)c->cols * c->rows > MAX_PARTICLES)
+      return drape_fail(e, DRAPE_EINVAL,
+                        "cloth[%d].grid = %d rows x %d cols: %lld particles, at most %d per cloth", i,
+                        c->rows, c->cols, (long long)c->cols * c->rows, MAX_PARTICLES);
+    CHK(P("cloth[%d].grid.spacing", i), c->spacing, 0, 0, 100, 1);
+    if (chk_vec(e, P("cloth[%d].grid.origin", i), c->origin, 3, POS_BOUND)) return DRAPE_EINVAL;
+    if (c->plane != DRAPE_PLANE_XZ && c->plane != DRAPE_PLANE_XY && c->plane != DRAPE_PLANE_YZ)
+      return drape_fail(e, DRAPE_EINVAL, "cloth[%d].grid.plane = %d: not a drape_plane", i, (int)c->plane);
+    CHK(P("cloth[%d].mass_per_area", i), c->mass_per_area, 0, 0, 1e4, 1);
+    CHK(P("cloth[%d].particle_mass", i), c->particle_mass, 0, 1, 1e6, 1);
+    CHK(P("cloth[%d].compliance.stretch", i), c->compliance_stretch, 0, 1, 1e6, 1);
+    CHK(P("cloth[%d].compliance.shear", i), c->compliance_shear, 0, 1, 1e6, 1);
+    CHK(P("cloth[%d].compliance.bend", i), c->compliance_bend, 0, 1, 1e6, 1);
+    CHK(P("cloth[%d].damping", i), c->damping, 0, 1, 1e6, 1);
+    CHK(P("cloth[%d].thickness", i), c->thickness, 0, 0, 1, 1);
+    CHK(P("cloth[%d].self_friction", i), c->self_friction, 0, 1, MAX_FRICTION, 1);
+    if (c->self_mode != DRAPE_SELF_VERTEX_TRIANGLE && c->self_mode != DRAPE_SELF_PARTICLE)
+      return drape_fail(e, DRAPE_EINVAL, "cloth[%d].self_collision_mode = %d: not a drape_self_mode", i,
+                        (int)c->self_mode);
+    if (!isfinite(c->tear_ratio) || (c->tear_ratio != 0 && !(c->tear_ratio > 1 && c->tear_ratio <= 100)))
+      return faild(e, P("cloth[%d].tear_ratio", i), c->tear_ratio,
+                   "must be 0 (no tearing) or > 1 and <= 100 (a stretch ratio)");
+    if (c->solver != DRAPE_SOLVER_XPBD && c->solver != DRAPE_SOLVER_JAKOBSEN &&
+        c->solver != DRAPE_SOLVER_SPRINGS)
+      return drape_fail(e, DRAPE_EINVAL,
+                        "cloth[%d].solver = %d: cloth allows \"xpbd\", \"jakobsen\", \"springs\"", i,
+                        (int)c->solver);
+    CHK(P("cloth[%d].stiffness", i), c->stiffness, 0, 0, 1e12, 1);
+    CHK(P("cloth[%d].spring_damping", i), c->spring_damping, 0, 1, 1e9, 1);
+    CHK(P("cloth[%d].bend_stiffness", i), c->bend_stiffness, 0, 1, 1e12, 1);
+    if (c->n_pins < 0 || (c->n_pins && !c->pins))
+      return drape_fail(e, DRAPE_EINVAL, "cloth[%d].pins: count and array disagree", i);
+    for (int k = 0; k < c->n_pins; k++) {
+      int rr = c->pins[k][0], cc = c->pins[k][1];
+      if (rr < 0 || rr >= c->rows || cc < 0 || cc >= c->cols)
+        return drape_fail(e, DRAPE_EINVAL,
+                          "cloth[%d].pins[%d] = [%d, %d]: outside the %dx%d grid (rows 0..%d, cols 0..%d)",
+                          i, k, rr, cc, c->rows, c->cols, c->rows - 1, c->cols - 1);
+    }
+    if (c->n_pin_paths < 0 || (c->n_pin_paths && !c->pin_paths))
+      return drape_fail(e, DRAPE_EINVAL, "cloth[%d].pin_paths: count and array disagree", i);
+    for (int k = 0; k < c->n_pin_paths; k++) {
+      const drape_pin_path *pp = &c->pin_paths[k];
+      if (pp->row < 0 || pp->row >= c->rows || pp->col < 0 || pp->col >= c->cols)
+        return drape_fail(e, DRAPE_EINVAL,
+                          "cloth[%d].pin_paths[%d].pin = [%d, %d]: outside the %dx%d grid (rows 0..%d, "
+                          "cols 0..%d)",
+                          i, k, pp->row, pp->col, c->rows, c->cols, c->rows - 1, c->cols - 1);
+      if (pp->n_keys < 1 || !pp->keys)
+        return drape_fail(e, DRAPE_EINVAL, "cloth[%d].pin_paths[%d].keys: needs at least one [t, x, y, z]",
+                          i, k);
+      for (int j = 0; j < pp->n_keys; j++) {
+        CHK(P("cloth[%d].pin_paths[%d].keys[%d][0]", i, k, j), pp->keys[j][0], 0, 1, 1e7, 1);
+        if (j > 0 && !(pp->keys[j][0] > pp->keys[j - 1][0]))
+          return faild(e, P("cloth[%d].pin_paths[%d].keys[%d][0]", i, k, j), pp->keys[j][0],
+                       "key times must increase (previous key is at t = %.17g s)", pp->keys[j - 1][0]);
+        if (chk_vec(e, P("cloth[%d].pin_paths[%d].keys[%d]", i, k, j), pp->keys[j] + 1, 3, POS_BOUND))
+          return DRAPE_EINVAL;
+      }
+    }
+    if (chk_color(e, P("cloth[%d].color_front", i), c->color_front)) return DRAPE_EINVAL;
+    if (chk_color(e, P("cloth[%d].color_back", i), c->color_back)) return DRAPE_EINVAL;
+  }
+
+  for (int i = 0; i < s->n_rope; i++) {
+    const drape_rope_def *r = &s->rope[i];
+    if (chk_name(e, P("rope[%d].name", i), r->name)) return DRAPE_EINVAL;
+    if (r->segments < 1 || r->segments > 1000000)
+      return drape_fail(e, DRAPE_EINVAL, "rope[%d].segments = %d: must be >= 1 and <= 1000000", i,
+                        r->segments);
+    if (chk_vec(e, P("rope[%d].start", i), r->start, 3, POS_BOUND)) return DRAPE_EINVAL;
+    if (chk_vec(e, P("rope[%d].end", i), r->end, 3, POS_BOUND)) return DRAPE_EINVAL;
+    CHK(P("rope[%d].length", i), r->length, 0, 0, 1e5, 1);
+    CHK(P("rope[%d].mass_per_length", i), r->mass_per_length, 0, 0, 1e6, 1);
+    CHK(P("rope[%d].compliance", i), r->compliance, 0, 1, 1e6, 1);
+    CHK(P("rope[%d].damping", i), r->damping, 0, 1, 1e6, 1);
+    CHK(P("rope[%d].thickness", i), r->thickness, 0, 0, 1, 1);
+    if (r->solver != DRAPE_SOLVER_XPBD && r->solver != DRAPE_SOLVER_JAKOBSEN &&
+        r->solver != DRAPE_SOLVER_IMPLICIT)
+      return drape_fail(e, DRAPE_EINVAL,
+                        "rope[%d].solver = %d: a rope allows \"xpbd\", \"jakobsen\", \"implicit\"", i,
+                        (int)r->solver);
+    CHK(P("rope[%d].ym", i), r->ym, 0, 0, 1e12, 1);
+    if (chk_color(e, P("rope[%d].color", i), r->color)) return DRAPE_EINVAL;
+  }
+
+  for (int i = 0; i < s->n_string; i++) {
+    const drape_string_def *d = &s->string[i];
+    if (chk_name(e, P("string[%d].name", i), d->name)) return DRAPE_EINVAL;
+    if (d->nodes < 2 || d->nodes > 100000)
+      return drape_fail(e, DRAPE_EINVAL, "string[%d].nodes = %d: must be >= 2 and <= 100000 (links)", i,
+                        d->nodes);
+    CHK(P("string[%d].length", i), d->length, 0, 0, 1e4, 1);
+    CHK(P("string[%d].mu", i), d->mu, 0, 0, 1e6, 1);
+    CHK(P("string[%d].EA", i), d->EA, 0, 0, 1e12, 1);
+    CHK(P("string[%d].etaA", i), d->etaA, 0, 1, 1e12, 1);
+    CHK(P("string[%d].B", i), d->B, 0, 1, 1e12, 1);
+    CHK(P("string[%d].D", i), d->D, 0, 1, 1e12, 1);
+    /* The seed's tick is 1e-4 s; 0.01 s is far beyond what the string's
+     * stiffness resolves (seed 000 §7.18: ell0/c_axial ~ 3.5e-4 s). */
+    CHK(P("string[%d].h", i), d->h, 0, 0, 0.01, 1);
+    if (chk_vec(e, P("string[%d].anchor", i), d->anchor, 2, POS_BOUND)) return DRAPE_EINVAL;
+    CHK(P("string[%d].z", i), d->z, -POS_BOUND, 1, POS_BOUND, 1);
+    if (d->n_hand < 0 || (d->n_hand && !d->hand))
+      return drape_fail(e, DRAPE_EINVAL, "string[%d].hand: count and array disagree", i);
+    for (int j = 0; j < d->n_hand; j++) {
+      CHK(P("string[%d].hand[%d][0]", i, j), d->hand[j][0], 0, 1, 1e7, 1);
+      if (j > 0 && !(d->hand[j][0] > d->hand[j - 1][0]))
+        return faild(e, P("string[%d].hand[%d][0]", i, j), d->hand[j][0],
+                     "hand times must increase (previous target is at t = %.17g s)", d->hand[j - 1][0]);
+      if (chk_vec(e, P("string[%d].hand[%d]", i, j), d->hand[j] + 1, 2, POS_BOUND)) return DRAPE_EINVAL;
+    }
+    if (!isfinite(d->release_at) || d->release_at > 1e7)
+      return faild(e, P("string[%d].release_at", i), d->release_at,
+                   "must be a finite time in s (< 0 = never released)");
+    if (d->release_at >= 0 && d->n_hand == 0)
+      return faild(e, P("string[%d].release_at", i), d->release_at,
+                   "nothing is held: give a \"hand\" list, or leave release_at out");
+    if (d->release_at >= 0 && d->release_at < d->hand[0][0])
+      return faild(e, P("string[%d].release_at", i), d->release_at,
+                   "must be >= the first hand time %.17g s (the hand holds from then on)", d->hand[0][0]);
+    if (chk_color(e, P("string[%d].color", i), d->color)) return DRAPE_EINVAL;
+  }
+
+  for (int i = 0; i < s->n_sphere; i++) {
+    const drape_sphere_def *d = &s->sphere[i];
+    if (chk_vec(e, P("sphere[%d].center", i), d->center, 3, POS_BOUND)) return DRAPE_EINVAL;
+    CHK(P("sphere[%d].radius", i), d->radius, 0, 0, 1e4, 1);
+    if (chk_vec(e, P("sphere[%d].velocity", i), d->velocity, 3, 1e4)) return DRAPE_EINVAL;
+    CHK(P("sphere[%d].friction", i), d->friction, 0, 1, MAX_FRICTION, 1);
+  }
+
+  /* Names must be unique: they become OBJ object names and stats keys. */
+  {
+    int total = s->n_cloth + s->n_rope + s->n_string;
+    for (int a = 0; a < total; a++) {
+      const char *na, *ka, *nb, *kb;
+      int ia, ib;
+#define OBJ_AT(idx, nm, kind, ix)                                                        \
+  do {                                                                                   \
+    int j_ = (idx);                                                                      \
+    if (j_ < s->n_cloth) { nm = s->cloth[j_].name; kind = "cloth"; ix = j_; }             \
+    else if ((j_ -= s->n_cloth) < s->n_rope) { nm = s->rope[j_].name; kind = "rope"; ix = j_; } \
+    else { j_ -= s->n_rope; nm = s->string[j_].name; kind = "string"; ix = j_; }          \
+  } while (0)
+      OBJ_AT(a, na, ka, ia);
+      for (int b = 0; b < a; b++) {
+        OBJ_AT(b, nb, kb, ib);
+        if (strcmp(na, nb) == 0)
+          return drape_fail(e, DRAPE_EINVAL,
+                            "%s[%d].name = \"%s\": already used by %s[%d] (names must be unique)", ka,
+                            ia, na, kb, ib);
+      }
+#undef OBJ_AT
+    }
+  }
+#undef CHK
+#undef P
+  return 0;
+}
