@@ -1,0 +1,184 @@
+/* drape — the seed 000 elastic string on the CPU (seed 000 §7.7–7.18).
+ *
+ * N links of rest length l0 = L0/N join N+1 nodes in a vertical plane (x
+ * right, y up). Node 0 is fixed at the anchor; node N is either held by a
+ * "hand" that chases a target (§7.15) or free. Each tick of length h solves
+ * the semi-implicit Euler velocity equation with internal friction implicit
+ * (§7.12–7.13: an active-set Newton on a banded system, banded Cholesky),
+ * advances positions, and applies the contour projection (§7.12/§7.17). A
+ * tick is split into adaptive substeps so that no node moves more than
+ * 0.01 l0 per substep (§7.13).
+ *
+ *     drape_string_params p = drape_string_params_default();
+ *     p.links = 80;                                  // ... any field
+ *     drape_string *s = NULL;
+ *     if (drape_string_create(&p, &s, &err)) ...;    // straight, at rest, held
+ *     drape_string_release(s);                       // let go of the end
+ *     for (int k = 0; k < 1000; k++) drape_string_tick(s, &err);
+ *     const double *r = drape_string_positions(s);   // x0,y0, x1,y1, ...
+ *     drape_string_destroy(s);
+ *
+ * Interactive use (viewer): drape_string_grab(), drape_string_set_target()
+ * each frame, drape_string_release() at any time, and
+ * drape_string_advance() with a wall-clock budget (§7.13: the demo gives
+ * physics ~8 ms per frame and runs slower than real time rather than block).
+ * Scripted use (scene runner): drape_string_advance_scripted() with the
+ * hand keyframes and release time of a drape_string_def.
+ *
+ * Nothing is allocated after drape_string_create(); every function except
+ * create/destroy is allocation-free. A drape_string is not thread-safe; use
+ * one per thread. Double precision throughout. */
+#ifndef DRAPE_STRING_H
+#define DRAPE_STRING_H
+
+#include "drape/base.h"
+#include "drape/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Model parameters, SI units. Defaults are seed 000's (§7.16/§7.17). */
+typedef struct drape_string_params {
+  int links;              /* N links (>= 2), N+1 nodes; default 80                  */
+  double length;          /* L0 m, manufactured length (> 0); default 4             */
+  double mu;              /* kg/m, mass per original length (> 0); default 0.02     */
+  double EA;              /* N, axial stiffness EA0 (>= 0); default 100             */
+  double etaA;            /* N s, extension friction eta A0 (>= 0); default 30      */
+  double B;               /* N m^2, bending rigidity (>= 0); default 1e-4           */
+  double D;               /* N m^2 s, bending friction (>= 0); default 1e-5         */
+  double h;               /* s, nominal tick (> 0); default 1e-4                    */
+  double gravity[2];      /* m/s^2; default (0, -9.81)                              */
+  double anchor[2];       /* m, the fixed end (node 0); default (-0.4 L0, 0.65 L0)
+                             = (-1.6, 2.6). The string starts straight, of length
+                             L0, to the right of the anchor, at rest.               */
+  int pin_anchor;         /* 1 (default): node 0 fixed, as in the seed. 0: node 0
+                             free too (used for §7.18's momentum check).            */
+  /* The hand (§7.15). For L0 = 4 these are the seed's 4.6 m and 6 m/s.
+   * (The seed's Python writes them as 1.15 L0 and 1.5 L0; drape keeps the
+   * reach relative to the string and the speed an absolute hand speed.) */
+  double hand_reach;      /* m, target limited to this distance from the anchor;
+                             0 (default) = 1.15 L0                                  */
+  double hand_speed;      /* m/s, speed cap of the held end (> 0); default 6         */
+  double hand_response;   /* s, critically damped response time; default 0.015      */
+  double hand_accel;      /* m/s^2, acceleration cap; default 100                   */
+  /* Newton iterations of the velocity solve per substep before the tick
+   * fails (DRAPE_EUNSTABLE); default 200. The seed's Python stops at 40;
+   * wherever it converges within 40 the results are the same, and fine
+   * strings (N in the thousands) need ~50 while the straight start sags. */
+  int newton_max;
+} drape_string_params;
+
+drape_string_params drape_string_params_default(void);
+
+/* Checks every field; on error e->msg names the field, its value and the
+ * allowed range (DRAPE_EINVAL). NaN and infinities are rejected everywhere. */
+int drape_string_params_validate(const drape_string_params *p, drape_err *e);
+
+/* Fills p from a scene's string definition (def->nodes is the link count N)
+ * and the scene gravity (x, y components; the string lives in the plane
+ * z = def->z). Validates the result. */
+int drape_string_params_from_def(const drape_string_def *def, const double gravity[3],
+                                 drape_string_params *p, drape_err *e);
+
+typedef struct drape_string drape_string;
+
+/* Creates a string in the initial state of §7.16: straight along +x from the
+ * anchor, at rest, right end held with its target at its own position. */
+int drape_string_create(const drape_string_params *p, drape_string **out, drape_err *e);
+void drape_string_destroy(drape_string *s);
+
+/* Back to the initial state (time 0, counters 0, held). */
+void drape_string_reset(drape_string *s);
+
+/* Replaces positions and velocities (2(N+1) doubles each, x0,y0,x1,y1,...;
+ * v may be NULL for rest). A pinned anchor is moved to r[0] and its velocity
+ * zeroed. Ends any tick in progress. Rejects non-finite values (DRAPE_EINVAL). */
+int drape_string_set_state(drape_string *s, const double *r, const double *v, drape_err *e);
+
+/* ---- the hand ---- */
+/* Holds the right end (node N) with target (x, y) (clamped to hand_reach
+ * from the anchor when used). Grabbing a free end keeps its velocity; the
+ * hand controller then moves it smoothly towards the target. */
+void drape_string_grab(drape_string *s, double x, double y);
+/* Moves the target; ignored while the end is free. */
+void drape_string_set_target(drape_string *s, double x, double y);
+/* Lets go: sets only the end's velocity to zero (§7.15). No-op when free. */
+void drape_string_release(drape_string *s);
+int drape_string_is_held(const drape_string *s);
+/* The current target (the unclamped value given), for drawing. */
+void drape_string_target(const drape_string *s, double out[2]);
+
+/* ---- time stepping ---- */
+/* One tick of length h (finishes a tick left unfinished by an interrupted
+ * drape_string_advance() instead). Errors: DRAPE_EUNSTABLE when the velocity
+ * solve does not converge, a substep cannot be made small enough, or the
+ * state becomes non-finite; the state is then that of the last good substep. */
+int drape_string_tick(drape_string *s, drape_err *e);
+
+typedef struct drape_string_progress {
+  double time;        /* s, simulated time reached                              */
+  int reached;        /* 1 when t_end was reached, 0 when the budget ran out    */
+  long ticks;         /* ticks completed by this call                           */
+  long substeps;      /* substeps accepted by this call                         */
+  double wall_s;      /* s, wall time this call took                            */
+} drape_string_progress;
+
+/* Runs ticks until the simulated time reaches t_end (to the nearest whole
+ * tick, so time = round(t_end/h) h), with the current hold/target. With
+ * wall_budget_s > 0 it stops after the first accepted substep at which that
+ * much wall time has passed, possibly in the middle of a tick (an ongoing
+ * solve always finishes first, §7.13); the next call continues exactly where
+ * it stopped, so interrupted and uninterrupted runs give identical bits.
+ * wall_budget_s <= 0: no budget. progress may be NULL. */
+int drape_string_advance(drape_string *s, double t_end, double wall_budget_s,
+                         drape_string_progress *progress, drape_err *e);
+
+/* Scene-runner stepping: runs whole ticks until time reaches t_end (nearest
+ * tick), driving the hand from def as docs/scenes.md describes (only
+ * def->hand, def->n_hand and def->release_at are read). Before each tick,
+ * starting at time t:
+ *  - the end is free when def has no hand keyframes, when t is before the
+ *    first keyframe's time, or when release_at >= 0 and t >= release_at
+ *    (from then on it stays free; release zeroes the end's velocity once);
+ *  - otherwise it is held with the target given by the keyframes (t, x, y)
+ *    interpolated linearly at t (the last one after the last time).
+ * release_at = 0 releases before the first tick. Call once per frame with
+ * t_end = the frame's end time. */
+int drape_string_advance_scripted(drape_string *s, const drape_string_def *def, double t_end,
+                                  drape_err *e);
+
+/* ---- reading the state ---- */
+int drape_string_node_count(const drape_string *s);      /* N + 1 */
+const double *drape_string_positions(const drape_string *s);  /* 2(N+1): x,y pairs, m */
+const double *drape_string_velocities(const drape_string *s); /* 2(N+1), m/s */
+double drape_string_time(const drape_string *s);         /* s of simulated time */
+const drape_string_params *drape_string_get_params(const drape_string *s);
+
+typedef struct drape_string_energy {
+  double kinetic;       /* J, sum 1/2 m |v|^2                                         */
+  double elastic;       /* J, sum over stretched links 1/2 (EA/l0)(l - l0)^2           */
+  double bending;       /* J, sum over bends 1/2 (B/l0) theta^2 (§7.10)                */
+  double gravitational; /* J, -sum m g.r (zero at y = 0 for the default gravity)       */
+  double total;         /* J, the sum of the four                                      */
+} drape_string_energy;
+void drape_string_energies(const drape_string *s, drape_string_energy *out);
+
+typedef struct drape_string_stats {
+  long ticks;           /* completed ticks                                            */
+  long substeps;        /* accepted substeps                                          */
+  long retries;         /* substeps rejected by the 0.01 l0 movement limit and halved  */
+  long newton_iters;    /* velocity solves (banded factorizations)                     */
+  int max_newton;       /* most solves one substep needed                              */
+  long line_searches;   /* Newton iterations that changed the active set               */
+} drape_string_stats;
+void drape_string_get_stats(const drape_string *s, drape_string_stats *out);
+
+/* Turning angle theta_i (rad) between links i-1 and i, i = 1..N-1 (§7.10);
+ * 0 when either link has zero length. */
+double drape_string_turning_angle(const drape_string *s, int i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
