@@ -10,8 +10,14 @@
  * Particle state is stored as separate arrays (structure of arrays), one
  * float4 per particle each, because every stage streams one or two of them:
  *   x[i] = (position xyz, inverse mass w)   w == 0 means pinned
- *   p[i] = (position at the start of the substep xyz, unused w)
+ *   p[i] = (position at the start of the substep xyz, w copied from x)
  *   v[i] = (velocity xyz, unused w)
+ *   n[i] = (unit vertex normal xyz, 0)      written once per frame
+ * plus obj[i], the index of the object (cloth or rope) the particle belongs
+ * to, which selects its row in the dr_object table.
+ *
+ * Constraints are dr_distance records sorted by colour; the tethers are two
+ * plain arrays with K slots per particle (tether_pin, tether_rest).
  */
 #ifndef DRAPE_TYPES_H
 #define DRAPE_TYPES_H
@@ -40,32 +46,99 @@ typedef uint32_t dr_uint;
 #define DR_C_ROPE 3
 #define DR_C_TETHER 4 /* unilateral: only pulls when farther than rest */
 
-/* A distance constraint |x_a - x_b| = rest (Macklin et al. 2016, eq. 13). */
+/* Object kinds (dr_object.kind). */
+#define DR_OBJ_CLOTH 0
+#define DR_OBJ_ROPE 1
+
+/* Lagrange multiplier handling of one projection launch (Macklin et al.
+ * 2016, eq. 18): with one iteration per substep lambda starts at 0 and is
+ * never read again, so the buffer is neither read nor written. */
+#define DR_LAMBDA_NONE 0  /* lambda = 0, not stored (iterations == 1)     */
+#define DR_LAMBDA_FIRST 1 /* lambda = 0 before, store the new value      */
+#define DR_LAMBDA_KEEP 2  /* read, update and store                      */
+
+/* Constraints one work item of project_distance projects (float8 lanes);
+ * the constraint and lambda buffers carry this many padding entries. */
+#define DR_PROJECT_LANES 8
+
+/* A distance constraint |x_a - x_b| = rest (Macklin et al. 2016, eq. 13).
+ * A negative compliance marks a constraint torn for good (seed 002 §3). */
 typedef struct dr_distance {
   dr_int a, b;          /* particle indices                               */
   dr_float rest;        /* rest length in m                               */
   dr_float compliance;  /* alpha in m/N (inverse stiffness); 0 = rigid    */
 } dr_distance;          /* 16 bytes */
 
-/* Per-substep parameters, uploaded once per frame (they change only when
- * the user edits a parameter). */
+/* Per-substep parameters, set as a kernel argument once per frame (they
+ * change only when the user edits a parameter). */
 typedef struct dr_step_params {
   dr_float4 gravity;    /* m/s^2, w unused                                */
-  dr_float4 wind;       /* m/s air velocity, w = drag coefficient         */
+  dr_float4 wind;       /* xyz m/s air velocity, w drag in N s/m^3        */
   dr_float h;           /* substep length in s                            */
-  dr_float damping;     /* velocity scale per substep, exp(-rate*h)       */
+  dr_float inv_h;       /* 1/h, so update_velocities multiplies            */
+  dr_float inv_h2;      /* 1/h^2: alpha~ = alpha/h^2 (XPBD eq. 4)          */
   dr_float floor_y;     /* floor height in m                              */
-  dr_float floor_friction;
-  dr_float thickness;   /* collision margin in m                          */
+  dr_float floor_friction; /* Coulomb mu of the floor                     */
   dr_int has_floor;
   dr_int n_particles;
   dr_int n_spheres;
 } dr_step_params;       /* 64 bytes */
 
-/* A sphere collider: center and radius, velocity and friction. */
+/* Per-object material, one row per cloth or rope. */
+typedef struct dr_object {
+  dr_float damping;     /* velocity factor per substep, exp(-rate h)      */
+  dr_float thickness;   /* collision margin in m                          */
+  dr_float tear_ratio;  /* tear above ratio * rest; 0 = never             */
+  dr_int kind;          /* DR_OBJ_CLOTH or DR_OBJ_ROPE                    */
+} dr_object;            /* 16 bytes */
+
+/* A sphere collider. Its centre moves linearly: c(t) = center + velocity t,
+ * with t measured from the start of the current frame. */
 typedef struct dr_sphere {
-  dr_float4 center_radius; /* xyz centre in m, w radius in m              */
+  dr_float4 center_radius; /* xyz centre at frame start in m, w radius m  */
   dr_float4 velocity_friction; /* xyz velocity in m/s, w Coulomb mu       */
 } dr_sphere;                /* 32 bytes */
+
+/* A kinematic particle (moving pin or mouse grab): inverse mass 0, moved
+ * linearly from `from` (frame start) to `to` (frame end) over the substeps. */
+typedef struct dr_kinematic {
+  dr_float4 from;       /* xyz m at the frame start                       */
+  dr_float4 to;         /* xyz m at the frame end                         */
+  dr_int particle;
+  dr_int pad0, pad1, pad2;
+} dr_kinematic;         /* 48 bytes */
+
+/* Particles per work item in collide (the other per-particle stages do one
+ * each: they only stream memory, and measured slower in this form); the
+ * device particle arrays are padded to a multiple of this with pinned
+ * dummy particles that nothing references. */
+#define DR_PARTICLE_LANES 8
+
+#ifdef __OPENCL_VERSION__
+/* Eight consecutive float4 (particles i0 .. i0+7) as four float8 lanes and
+ * back. Why: PoCL does not vectorise across work items that use float4, so
+ * compute-heavy kernels do 8 particles at a time with explicit float8
+ * arithmetic; each lane computes exactly the scalar expression of the CPU
+ * reference. */
+#define DR_LOAD8(ptr, i0, X, Y, Z, W)                                           \
+  do {                                                                          \
+    const float16 lo_ = vload16(0, (__global const float *)((ptr) + (i0)));    \
+    const float16 hi_ = vload16(1, (__global const float *)((ptr) + (i0)));    \
+    X = (float8)(lo_.s048c, hi_.s048c);                                         \
+    Y = (float8)(lo_.s159d, hi_.s159d);                                         \
+    Z = (float8)(lo_.s26ae, hi_.s26ae);                                         \
+    W = (float8)(lo_.s37bf, hi_.s37bf);                                         \
+  } while (0)
+#define DR_STORE8(ptr, i0, X, Y, Z, W)                                          \
+  do {                                                                          \
+    vstore16((float16)(X.s0, Y.s0, Z.s0, W.s0, X.s1, Y.s1, Z.s1, W.s1,          \
+                       X.s2, Y.s2, Z.s2, W.s2, X.s3, Y.s3, Z.s3, W.s3), 0,      \
+             (__global float *)((ptr) + (i0)));                                 \
+    vstore16((float16)(X.s4, Y.s4, Z.s4, W.s4, X.s5, Y.s5, Z.s5, W.s5,          \
+                       X.s6, Y.s6, Z.s6, W.s6, X.s7, Y.s7, Z.s7, W.s7), 1,      \
+             (__global float *)((ptr) + (i0)));                                 \
+  } while (0)
+#define DR_LANES8(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7)
+#endif
 
 #endif

@@ -3,9 +3,14 @@
  *   v <- damping * (v + h * g)          (free particles only)
  *   p <- x                              (remember the start of the substep)
  *   x <- x + h * v
- * Pinned particles (inverse mass 0) keep their position and get v = 0.
+ * Wind has already been added to v by wind_gather (wind.cl). `damping` is
+ * the object's exp(-rate h). Pinned and kinematic particles (inverse mass 0)
+ * keep their position here and get v = 0; drive_kinematic (drive.cl) moves
+ * the latter. One particle per work item: this stage only streams memory,
+ * and the 8-lane form of collide.cl measured slower here (README).
  * The shared layout (drape_types.h) is prepended by the host; no #include. */
 __kernel void predict(__global float4 *x, __global float4 *p, __global float4 *v,
+                      __global const int *obj, __global const dr_object *objects,
                       const dr_step_params sp) {
   int i = get_global_id(0);
   if (i >= sp.n_particles) return;
@@ -16,7 +21,8 @@ __kernel void predict(__global float4 *x, __global float4 *p, __global float4 *v
     v[i] = (float4)(0.0f);
     return;
   }
-  vi.xyz = (vi.xyz + sp.h * sp.gravity.xyz) * sp.damping;
+  float d = objects[obj[i]].damping;
+  vi.xyz = (vi.xyz + sp.h * sp.gravity.xyz) * d;
   xi.xyz = xi.xyz + sp.h * vi.xyz;
   v[i] = vi;
   x[i] = xi;

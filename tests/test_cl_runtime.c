@@ -54,8 +54,9 @@ static void test_predict_matches_cpu(void **state) {
   memset(&sp, 0, sizeof sp);
   sp.gravity = (dr_float4){0, -9.81f, 0, 0};
   sp.h = 1.0f / 600.0f;
-  sp.damping = 1.0f;
   sp.n_particles = N;
+  dr_int *obj = calloc(N, sizeof *obj);
+  dr_object mat = {.damping = 1.0f, .thickness = 0.01f};
 
   drape_err e = {0};
   cl_int rc;
@@ -66,14 +67,21 @@ static void test_predict_matches_cpu(void **state) {
   assert_int_equal(rc, CL_SUCCESS);
   cl_mem bv = clCreateBuffer(g_cl.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, v, &rc);
   assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bo = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, N * sizeof *obj,
+                             obj, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bm = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof mat, &mat,
+                             &rc);
+  assert_int_equal(rc, CL_SUCCESS);
   cl_kernel k;
   assert_int_equal(drape_cl_kernel(&g_cl, "predict", &k, &e), 0);
-  assert_int_equal(drape_cl_set_args(k, "predict", &e, 4, sizeof(cl_mem), &bx, sizeof(cl_mem), &bp,
-                                     sizeof(cl_mem), &bv, sizeof sp, &sp),
+  assert_int_equal(drape_cl_set_args(k, "predict", &e, 6, sizeof(cl_mem), &bx, sizeof(cl_mem), &bp,
+                                     sizeof(cl_mem), &bv, sizeof(cl_mem), &bo, sizeof(cl_mem), &bm,
+                                     sizeof sp, &sp),
                    0);
   for (int t = 0; t < STEPS; t++) {
     assert_int_equal(drape_cl_run1d(&g_cl, k, "predict", N, NULL, &e), 0);
-    cpu_predict(x, p, v, &sp);
+    cpu_predict(x, p, v, obj, &mat, &sp);
   }
   assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bx, CL_TRUE, 0, bytes, gx, 0, NULL, NULL),
                    CL_SUCCESS);
@@ -101,6 +109,9 @@ static void test_predict_matches_cpu(void **state) {
   clReleaseMemObject(bx);
   clReleaseMemObject(bp);
   clReleaseMemObject(bv);
+  clReleaseMemObject(bo);
+  clReleaseMemObject(bm);
+  free(obj);
   free(x); free(p); free(v); free(x0); free(v0); free(gx); free(gv);
 }
 

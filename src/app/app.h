@@ -16,6 +16,10 @@ typedef struct drape_app {
 typedef int (*drape_cmd_fn)(drape_app *app, int argc, char **argv);
 
 int cmd_devices(drape_app *app, int argc, char **argv);
+int cmd_run(drape_app *app, int argc, char **argv);
+int cmd_bench(drape_app *app, int argc, char **argv);
+int cmd_string(drape_app *app, int argc, char **argv);
+int cmd_view(drape_app *app, int argc, char **argv);
 
 /* Maps a drape_err code to the exit code and prints the message. */
 int drape_app_report(const drape_err *e);

@@ -14,6 +14,10 @@ typedef struct {
 
 static const command commands[] = {
     {"devices", cmd_devices, "list OpenCL platforms and devices"},
+    {"run", cmd_run, "simulate a scene's cloths and ropes; OBJ frames, stats JSON"},
+    {"bench", cmd_bench, "benchmark ladder: cloth sizes x settings x devices, CSV/JSON/plot"},
+    {"string", cmd_string, "run the seed 000 string (CPU), CSV out"},
+    {"view", cmd_view, "interactive viewer: drape, grab the cloth, drag the string"},
 };
 
 static void usage(FILE *out) {

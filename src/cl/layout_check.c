@@ -9,7 +9,15 @@
 _Static_assert(sizeof(dr_float4) == sizeof(cl_float4), "dr_float4 must be 16 bytes");
 _Static_assert(sizeof(dr_distance) == 16, "dr_distance layout");
 _Static_assert(offsetof(dr_distance, rest) == 8, "dr_distance.rest offset");
+_Static_assert(offsetof(dr_distance, compliance) == 12, "dr_distance.compliance offset");
 _Static_assert(sizeof(dr_step_params) == 64, "dr_step_params layout");
+_Static_assert(offsetof(dr_step_params, wind) == 16, "dr_step_params.wind offset");
 _Static_assert(offsetof(dr_step_params, h) == 32, "dr_step_params.h offset");
+_Static_assert(offsetof(dr_step_params, inv_h2) == 40, "dr_step_params.inv_h2 offset");
 _Static_assert(offsetof(dr_step_params, n_spheres) == 60, "dr_step_params.n_spheres offset");
+_Static_assert(sizeof(dr_object) == 16, "dr_object layout");
+_Static_assert(offsetof(dr_object, kind) == 12, "dr_object.kind offset");
 _Static_assert(sizeof(dr_sphere) == 32, "dr_sphere layout");
+_Static_assert(offsetof(dr_sphere, velocity_friction) == 16, "dr_sphere.velocity offset");
+_Static_assert(sizeof(dr_kinematic) == 48, "dr_kinematic layout");
+_Static_assert(offsetof(dr_kinematic, particle) == 32, "dr_kinematic.particle offset");

@@ -1,12 +1,39 @@
 /* CPU reference backend: one function per kernel in kernels/, same name
- * with a cpu_ prefix, same arithmetic in the same order, so tests can
- * compare the OpenCL path with it. */
+ * with a cpu_ prefix, same arithmetic in the same order (single precision,
+ * no FMA contraction, explicit component sums instead of dot()), so tests
+ * can compare the OpenCL path with it. Each loop body is one work item. */
 #ifndef DRAPE_CLOTH_CPU_STAGES_H
 #define DRAPE_CLOTH_CPU_STAGES_H
 
 #include "drape_types.h"
 
 /* kernels/predict.cl: gravity, damping, p <- x, x <- x + h v. */
-void cpu_predict(dr_float4 *x, dr_float4 *p, dr_float4 *v, const dr_step_params *sp);
+void cpu_predict(dr_float4 *x, dr_float4 *p, dr_float4 *v, const dr_int *obj,
+                 const dr_object *objects, const dr_step_params *sp);
+/* kernels/drive.cl */
+void cpu_drive_kinematic(dr_float4 *x, const dr_kinematic *kin, int n_kin, float alpha);
+/* kernels/project.cl: one colour range [first, first + count). */
+void cpu_project_distance(dr_float4 *x, const dr_distance *c, float *lambda, int first, int count,
+                          float inv_h2, int lambda_mode);
+/* kernels/tethers.cl */
+void cpu_tethers(dr_float4 *x, const dr_int *pin, const float *rest, int slots, int n);
+/* kernels/collide.cl */
+void cpu_collide(dr_float4 *x, const dr_float4 *p, const dr_int *obj, const dr_object *objects,
+                 const dr_sphere *spheres, const dr_step_params *sp, float t_end);
+/* kernels/update.cl */
+void cpu_update_velocities(const dr_float4 *x, const dr_float4 *p, dr_float4 *v,
+                           const dr_step_params *sp);
+/* kernels/wind.cl */
+void cpu_wind_triangles(const dr_float4 *x, const dr_float4 *v, const dr_uint *tri,
+                        dr_float4 *tri_force, const dr_step_params *sp, int n_tris);
+void cpu_wind_gather(const dr_float4 *x, dr_float4 *v, const dr_float4 *tri_force,
+                     const dr_int *vt_off, const dr_int *vt_list, const dr_step_params *sp);
+/* kernels/normals.cl */
+void cpu_vertex_normals(const dr_float4 *x, dr_float4 *nrm, const dr_uint *tri,
+                        const dr_int *vt_off, const dr_int *vt_list, int n);
+/* kernels/tear.cl */
+void cpu_tear_constraints(const dr_float4 *x, dr_distance *c, const dr_int *obj,
+                          const dr_object *objects, int n_cons);
+void cpu_tear_triangles(const dr_distance *c, dr_uint *tri, const dr_int *tri_edge, int n_tris);
 
 #endif

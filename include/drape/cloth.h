@@ -1,0 +1,249 @@
+/* drape — the cloth and rope solver (XPBD with small steps on OpenCL, or
+ * the CPU reference backend that runs the same stages in plain C).
+ *
+ *   drape_scene scene; drape_scene_load("scenes/drape.json", &scene, &e);
+ *   drape_sim_opts o = drape_sim_opts_default();      // OpenCL, device -1
+ *   drape_sim *sim;
+ *   drape_sim_create(&scene, &o, &sim, &e);
+ *   for (...) drape_sim_step(sim, &e);                // one frame of dt
+ *   drape_sim_read_positions(sim, xyzw, &e);          // n_particles float4
+ *   drape_sim_destroy(sim);
+ *
+ * The solver copies what it needs from the scene; the scene may be freed
+ * after drape_sim_create.
+ *
+ * Model (README "Cloth and rope solver"):
+ *  - Cloth: a grid of rows x cols particles, `spacing` m apart. Particle
+ *    (row r, col c) starts at origin + c*spacing*U + r*spacing*V where
+ *      plane "xz": U = +x, V = +z (a horizontal sheet)
+ *      plane "xy": U = +x, V = -y (a curtain: row 0 on top, rows go down)
+ *      plane "yz": U = +z, V = -y
+ *    and has index first_particle + r*cols + c. Constraints (seed 002):
+ *    structural (r,c)-(r,c+1) and (r,c)-(r+1,c), shear along both cell
+ *    diagonals, bending (r,c)-(r,c+2) and (r,c)-(r+2,c). Each cell's
+ *    area is shared equally by its four corners: m = mass_per_area * share.
+ *    Triangles: each cell (r,c) gives (r,c)(r+1,c)(r+1,c+1) and
+ *    (r,c)(r+1,c+1)(r,c+1), counter-clockwise seen from +U x V.
+ *  - Rope: segments+1 nodes evenly spaced from start to end, links of rest
+ *    length length/segments, link mass mass_per_length*rest shared by its
+ *    two nodes (so the end nodes carry half).
+ *  - Substep (h = dt/substeps): wind, predict, kinematic pins/grabs,
+ *    [self-collision: later], iterations x (every colour, tethers),
+ *    collide, update velocities, tearing. After the substeps: normals.
+ */
+#ifndef DRAPE_CLOTH_H
+#define DRAPE_CLOTH_H
+
+#include <stdint.h>
+#include <CL/cl.h>
+
+#include "drape/base.h"
+#include "drape/scene.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct drape_sim drape_sim;
+struct drape_cl; /* src/cl/runtime.h: an OpenCL context, queue and program */
+
+typedef enum { DRAPE_BACKEND_CL = 0, DRAPE_BACKEND_CPU = 1 } drape_backend;
+
+typedef struct drape_sim_opts {
+  drape_backend backend;  /* default DRAPE_BACKEND_CL                         */
+  int device_index;       /* OpenCL device (see `drape devices`); -1 default  */
+  int profiling;          /* OpenCL: per-stage times from event profiling     */
+  struct drape_cl *cl;    /* optional: run on this runtime (not owned), e.g.
+                             one made with GL-sharing context properties;
+                             its queue decides whether profiling is possible */
+} drape_sim_opts;
+
+drape_sim_opts drape_sim_opts_default(void);
+
+/* Builds particles and constraints, colours them, uploads once. */
+int drape_sim_create(const drape_scene *scene, const drape_sim_opts *opts, drape_sim **out,
+                     drape_err *e);
+void drape_sim_destroy(drape_sim *sim);
+
+/* One frame of dt: substeps x (stages), then normals. Blocks until done.
+ * DRAPE_EUNSTABLE if positions are no longer finite (checked only when
+ * positions are read back, e.g. by stats). */
+int drape_sim_step(drape_sim *sim, drape_err *e);
+/* Back to the state right after create (time 0, no grabs, nothing torn,
+ * spheres at their scene positions). Parameters keep their current values. */
+int drape_sim_reset(drape_sim *sim, drape_err *e);
+
+double drape_sim_time(const drape_sim *sim); /* s simulated since reset    */
+int drape_sim_frame(const drape_sim *sim);   /* frames stepped since reset */
+
+/* ---- the mesh: what a renderer or exporter draws ---- */
+typedef enum { DRAPE_OBJ_CLOTH = 0, DRAPE_OBJ_ROPE = 1 } drape_obj_kind;
+
+typedef struct drape_object_info {
+  char name[DRAPE_NAME_MAX];
+  drape_obj_kind kind;
+  int first_particle, n_particles;
+  int first_tri, n_tris;     /* into drape_mesh.tris (cloth; 0 for ropes)    */
+  int first_line, n_lines;   /* into drape_mesh.lines (ropes; 0 for cloth)   */
+  int rows, cols;            /* cloth grid size; rope: 1 x (segments+1)      */
+  float color_front[3], color_back[3]; /* linear RGB; a rope's in front    */
+  double thickness;          /* m                                            */
+} drape_object_info;
+
+typedef struct drape_mesh {
+  int n_particles;
+  int n_tris;                /* triangles, 3 global particle indices each    */
+  const uint32_t *tris;      /* as built; torn ones: see read_triangles      */
+  int n_lines;               /* rope links, 2 global particle indices each   */
+  const uint32_t *lines;
+  int n_objects;
+  const drape_object_info *objects;
+  int n_constraints, n_colours, tether_slots;
+} drape_mesh;
+
+const drape_mesh *drape_sim_mesh(const drape_sim *sim);
+
+/* ---- reading state (host arrays; blocking copies on OpenCL) ----
+ * positions: n_particles x 4 floats (x, y, z m, inverse mass 1/kg);
+ * normals: n_particles x 4 floats (unit normal, 0; 0 for rope nodes);
+ * velocities: n_particles x 4 floats (m/s, 0). */
+int drape_sim_read_positions(drape_sim *sim, float *xyzw, drape_err *e);
+int drape_sim_read_normals(drape_sim *sim, float *xyz0, drape_err *e);
+int drape_sim_read_velocities(drape_sim *sim, float *v, drape_err *e);
+/* Current triangle list (torn triangles are degenerate: i0 i0 i0). */
+int drape_sim_read_triangles(drape_sim *sim, uint32_t *tris, drape_err *e);
+/* Overwrites velocities (tests, viewer tools); w is ignored. */
+int drape_sim_write_velocities(drape_sim *sim, const float *v, drape_err *e);
+
+/* ---- sharing device buffers (OpenCL backend; NULL on the CPU backend) ----
+ * float4 per particle as above. The buffers live as long as the sim; they
+ * are complete after drape_sim_step returns (use the queue of
+ * drape_sim_cl to order further work). A renderer either reads them back
+ * (drape_sim_read_*) or copies them into GL buffers on the device. */
+typedef struct drape_sim_buffers {
+  cl_mem positions;          /* n_particles float4                            */
+  cl_mem normals;            /* n_particles float4                            */
+  cl_mem tris;               /* n_tris x 3 uint32 (degenerate when torn)      */
+  cl_command_queue queue;
+  cl_context context;
+} drape_sim_buffers;
+
+int drape_sim_cl_buffers(const drape_sim *sim, drape_sim_buffers *out);
+struct drape_cl *drape_sim_cl(const drape_sim *sim); /* NULL on CPU       */
+
+/* ---- parameters a viewer edits live ---- */
+typedef struct drape_sim_params {
+  int substeps;              /* >= 1                                          */
+  int iterations;            /* >= 1                                          */
+  double gravity[3];         /* m/s^2                                         */
+  double wind[3];            /* m/s air velocity                              */
+  double wind_drag;          /* N s/m^3 (>= 0)                                */
+  int wind_enabled;          /* 1 when the scene has wind; toggled freely     */
+  int tearing_enabled;       /* objects with tear_ratio > 0 tear when 1       */
+  int tethers_enabled;       /* long-range attachments of cloths that have them */
+  int normals_enabled;       /* vertex normals after each frame (default 1)   */
+} drape_sim_params;
+
+void drape_sim_get_params(const drape_sim *sim, drape_sim_params *out);
+/* Checks every field (message names it, its value and the allowed range). */
+int drape_sim_set_params(drape_sim *sim, const drape_sim_params *p, drape_err *e);
+
+typedef enum {
+  DRAPE_COMPLIANCE_STRETCH = 0, /* cloth structural links, rope links       */
+  DRAPE_COMPLIANCE_SHEAR = 1,
+  DRAPE_COMPLIANCE_BEND = 2
+} drape_compliance_kind;
+/* object < 0: every object. Compliance in m/N (>= 0). Torn stays torn. */
+int drape_sim_set_compliance(drape_sim *sim, int object, drape_compliance_kind kind,
+                             double compliance, drape_err *e);
+/* Damping rate in 1/s (>= 0): v *= exp(-rate h) each substep. */
+int drape_sim_set_damping(drape_sim *sim, int object, double rate, drape_err *e);
+
+/* Spheres: move (centre m), resize (radius m, > 0), velocity (m/s).
+ * NULL pointers leave a field unchanged. */
+int drape_sim_n_spheres(const drape_sim *sim);
+int drape_sim_get_sphere(const drape_sim *sim, int k, drape_sphere_def *out);
+int drape_sim_set_sphere(drape_sim *sim, int k, const double center[3], const double *radius,
+                         const double velocity[3], drape_err *e);
+
+/* ---- grabs: hold a particle at a target the caller moves ----
+ * The particle gets inverse mass 0 and follows the target linearly over
+ * the substeps of each frame; on release it gets its mass back and keeps
+ * the velocity of the last frame's motion. Returns a grab id >= 0. */
+int drape_sim_grab(drape_sim *sim, int particle, const double target[3], int *grab_id,
+                   drape_err *e);
+int drape_sim_grab_move(drape_sim *sim, int grab_id, const double target[3], drape_err *e);
+int drape_sim_grab_release(drape_sim *sim, int grab_id, drape_err *e);
+/* The particle nearest to a ray (origin, unit dir) within max_dist of it,
+ * from the last positions read back or stepped; -1 if none. */
+int drape_sim_pick(drape_sim *sim, const double origin[3], const double dir[3], double max_dist,
+                   int *particle, drape_err *e);
+
+/* ---- timings and statistics ---- */
+typedef enum {
+  DRAPE_STAGE_WIND = 0,
+  DRAPE_STAGE_PREDICT,
+  DRAPE_STAGE_DRIVE,
+  DRAPE_STAGE_SELF_COLLISION, /* reserved: spatial hash, a later issue     */
+  DRAPE_STAGE_PROJECT,
+  DRAPE_STAGE_TETHERS,
+  DRAPE_STAGE_COLLIDE,
+  DRAPE_STAGE_UPDATE,
+  DRAPE_STAGE_TEAR,
+  DRAPE_STAGE_NORMALS,
+  DRAPE_STAGE_COUNT
+} drape_stage;
+
+const char *drape_stage_name(drape_stage s); /* "predict", "project", ... */
+
+typedef struct drape_timings {
+  double ms[DRAPE_STAGE_COUNT]; /* last frame; OpenCL: device time from event
+                                   profiling (0 when profiling is off);
+                                   CPU: wall clock per stage               */
+  double ms_frame;              /* wall clock of the last drape_sim_step    */
+  int stage_times_valid;        /* 1 when ms[] was measured                 */
+  uint64_t bytes_to_device;     /* host->device bytes in the last frame     */
+  uint64_t bytes_from_device;   /* device->host bytes in the last frame      */
+  uint64_t launches;            /* kernel launches (or CPU stage calls) in it */
+  uint64_t projections;         /* constraint projections in it             */
+  uint64_t device_bytes;        /* memory held in device buffers            */
+} drape_timings;
+
+void drape_sim_timings(const drape_sim *sim, drape_timings *out);
+
+/* Strain of a stretch link (cloth structural link, rope link) is
+ * e = |x_a - x_b| / rest - 1: positive when stretched, negative when
+ * compressed (a buckled cloth shortens its links). */
+typedef struct drape_object_stats {
+  double max_strain;      /* max e over the object's stretch links          */
+  double mean_strain;     /* mean of max(e, 0): the mean stretch            */
+  double mean_abs_strain; /* mean of |e|: stretch and compression           */
+  double min_strain;      /* min e (the most compressed link)               */
+  int torn;               /* constraints of this object torn so far         */
+} drape_object_stats;
+
+typedef struct drape_stats {
+  int frame;
+  double time;                  /* s                                        */
+  double kinetic_energy;        /* J, free particles                        */
+  double min_sphere_clearance;  /* m: min |x-c| - radius over particles and
+                                   spheres (INFINITY without spheres)       */
+  double min_floor_clearance;   /* m: min y - floor (INFINITY without floor) */
+  int n_objects;
+  drape_object_stats *objects;  /* owned by the sim, valid until the next call */
+} drape_stats;
+
+/* Reads positions and velocities back (counted as device->host bytes) and
+ * computes the statistics in double precision. DRAPE_EUNSTABLE when a
+ * position is not finite. */
+int drape_sim_stats(drape_sim *sim, drape_stats *out, drape_err *e);
+
+/* Writes an OBJ file: one `o` per object, `v` lines (m, %.9g), `f` for
+ * cloth triangles (torn ones left out), one `l` polyline per rope. The file
+ * is written to a temporary name and renamed, so it is never half-written. */
+int drape_sim_write_obj(drape_sim *sim, const char *path, drape_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

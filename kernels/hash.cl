@@ -1,0 +1,77 @@
+/* hash.cl — the generic half of a counting sort on the device, used by the
+ * self-collision spatial hashes (selfcol.cl) and by the contact → corner
+ * regrouping of the vertex-triangle pass:
+ *
+ *   count (integer atomic_inc per bucket; its return value is the entry's
+ *          rank in the bucket, kept; selfcol.cl)
+ *     ▸ exclusive prefix sum of the counts (hash_scan_block + hash_scan_add)
+ *     ▸ scatter to start[bucket] + rank (selfcol.cl)
+ *     ▸ hash_sort_buckets: each bucket's values in increasing order.
+ *
+ * Why the last step: the rank an atomic hands out depends on which work
+ * item got there first, so the order inside a bucket changes from run
+ * to run. The passes sum corrections in bucket order, and float sums depend
+ * on order, so without sorting the same scene would not give the same bits
+ * twice. Buckets hold a handful of entries (cell size ≈ thickness), so an
+ * insertion sort per bucket is cheap; the CPU reference (selfcol_cpu.c)
+ * scatters sequentially and so gets the same sorted order directly.
+ *
+ * The scan is the work-efficient two-level scheme of Blelloch (1990) /
+ * Harris et al. (GPU Gems 3, ch. 39): each work-group scans 2·L counts in
+ * local memory (Hillis–Steele over the L pair sums) and writes its block
+ * total; the block totals are scanned the same way (recursively, by the host
+ * wrapper, until one block remains) and added back by hash_scan_add. */
+
+/* In-place exclusive scan of data[0, n) in blocks of 2·L elements (L = the
+ * local size); block b's total goes to block_sums[b]. tmp: L uints. */
+__kernel void hash_scan_block(__global uint *data, __global uint *block_sums, const uint n,
+                              __local uint *tmp) {
+  const uint lid = get_local_id(0);
+  const uint L = get_local_size(0);
+  const uint grp = get_group_id(0);
+  const uint i0 = (grp * L + lid) * 2u;
+  const uint a = i0 < n ? data[i0] : 0u;
+  const uint b = i0 + 1u < n ? data[i0 + 1u] : 0u;
+  const uint s = a + b;
+  tmp[lid] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  /* Hillis–Steele inclusive scan of the L pair sums. */
+  for (uint off = 1u; off < L; off <<= 1) {
+    uint add = lid >= off ? tmp[lid - off] : 0u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    tmp[lid] += add;
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const uint incl = tmp[lid];
+  const uint excl = incl - s;
+  if (i0 < n) data[i0] = excl;
+  if (i0 + 1u < n) data[i0 + 1u] = excl + a;
+  if (lid == L - 1u) block_sums[grp] = incl;
+}
+
+/* data[i] += scanned block total of its block (blocks of 2·L elements, L the
+ * local size this kernel runs with — the same as hash_scan_block's). */
+__kernel void hash_scan_add(__global uint *data, __global const uint *block_offsets,
+                            const uint n) {
+  const uint i = get_global_id(0);
+  if (i >= n) return;
+  const uint blk = i / (2u * (uint)get_local_size(0));
+  if (blk > 0u) data[i] += block_offsets[blk];
+}
+
+/* Insertion sort of vals[start[b], start[b+1]) for every bucket b. */
+__kernel void hash_sort_buckets(__global const uint *start, __global uint *vals,
+                                const uint n_buckets) {
+  const uint b = get_global_id(0);
+  if (b >= n_buckets) return;
+  const uint lo = start[b], hi = start[b + 1u];
+  for (uint i = lo + 1u; i < hi; i++) {
+    const uint v = vals[i];
+    uint j = i;
+    while (j > lo && vals[j - 1u] > v) {
+      vals[j] = vals[j - 1u];
+      j--;
+    }
+    vals[j] = v;
+  }
+}

@@ -1,0 +1,578 @@
+/* selfcol.cl — self-collision and cloth–cloth / cloth–rope collision
+ * (issue 4; seed 002 §6 "spatial hashing" and "limit the per-step motion to a
+ * fraction of the particle diameter"; Müller, Ten Minute Physics lesson 15:
+ * hash with the thickness as cell size, substeps instead of continuous
+ * collision detection, velocity clamp). One work item per particle or
+ * triangle; every kernel has a CPU twin of the same name in
+ * src/cloth/selfcol_cpu.c with the same arithmetic in the same order.
+ *
+ * A substep's self-collision stage (run by src/cloth/selfcol_cl.c):
+ *
+ *   selfcol_clamp                      |x - p| <= SELFCOL_CLAMP · thickness;
+ *                                      supported particles (on a collider)
+ *   hash_count_particles ▸ scan ▸ hash_scatter_particles ▸ hash_sort_buckets
+ *   selfcol_particles ▸ selfcol_apply  particle–particle separation
+ *   hash_tri_extent ▸ hash_count_triangles ▸ scan ▸ hash_scatter_triangles
+ *     ▸ hash_sort_buckets              triangles by grown bounding boxes
+ *   selfcol_vertex_triangle            contacts, vertex side, per-vertex slots
+ *   selfcol_corner_count ▸ scan ▸ selfcol_corner_scatter ▸ hash_sort_buckets
+ *   selfcol_vt_gather                  each particle combines its own requests
+ *
+ * Determinism (no float atomics anywhere): integer atomics only count (and
+ * so hand out each entry's rank in its bucket, where the scatter puts it);
+ * hash_sort_buckets then puts every bucket in index order, so each
+ * particle visits its candidates in a fixed order (cells in z, y, x order,
+ * entries by index). Each work item writes only its own particle (Jacobi
+ * style): the particle pass writes a correction per particle, applied by a
+ * second kernel; the vertex-triangle pass writes each contact into a slot
+ * owned by the vertex (q*K + k, in candidate order), and the triangle
+ * corners' shares are regrouped per corner by a counting sort of (corner,
+ * slot) keys and combined by the corner itself in slot order.
+ *
+ * Combining several requests on one particle (sc_request): summing them
+ * overshoots (a vertex over a vertex of the other layer touches six
+ * triangles that all ask for the same move); averaging them (Macklin et al.
+ * 2014, "Unified Particle Physics", §4.2) undershoots when they differ in
+ * size (the neighbours of the deepest contact ask for less) and left two
+ * pressing sheets 0.15 thickness too close. Each request r is instead read
+ * as the half-space {D : D·r >= r·r} ("move at least this far this way") and
+ * D is projected onto the half-spaces one after the other, in the fixed
+ * order: equal parallel requests give one of them, different parallel ones
+ * the largest, orthogonal ones their sum.
+ *
+ * Layout of the small tables (built by the host, see selfcol.h):
+ *   sobj[i]  object of particle i, or -1 if it takes no part
+ *   tobj[t]  object of triangle t, or -1 if it is not hashed (particle mode)
+ *   objp[o]  (thickness m, friction mu, 0, 0)
+ *   objf[o]  SELFCOL_F_* flags (rope) */
+
+#define SELFCOL_F_ROPE 1
+
+inline float sc_dot(float3 a, float3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+inline float3 sc_cross(float3 a, float3 b) {
+  return (float3)(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+
+/* Cell coordinate of v for a cell size 1/inv_cell. Clamped so that a
+ * runaway (or NaN) position still gives a valid integer. */
+inline int sc_coord(float v, float inv_cell) {
+  float f = floor(v * inv_cell);
+  f = fmin(fmax(f, -1.0e9f), 1.0e9f);
+  return (int)f;
+}
+
+/* Hash of an integer cell (Teschner et al. 2003, "Optimized Spatial Hashing
+ * for Collision Detection of Deformable Objects"); tables are powers of 2. */
+inline uint sc_hash(int ix, int iy, int iz, uint mask) {
+  return (((uint)ix * 73856093u) ^ ((uint)iy * 19349663u) ^ ((uint)iz * 83492791u)) & mask;
+}
+
+/* Thickness kept between two colliding objects: within one object its
+ * thickness, between two the mean (each layer owns half of its thickness). */
+inline float sc_pair_thickness(float ti, float tj, int same) {
+  return same ? ti : 0.5f * (ti + tj);
+}
+
+/* Closest point of triangle (a, b, c) to q, as barycentric weights (u, v, w)
+ * of a, b, c, by the Voronoi regions of the triangle (Ericson, "Real-Time
+ * Collision Detection", §5.1.5). Returns 1 when the closest point lies
+ * inside the face, 0 on an edge or corner, -1 for a degenerate triangle. */
+inline int sc_closest(float3 q, float3 a, float3 b, float3 c, float3 *bary) {
+  float3 ab = b - a, ac = c - a, aq = q - a;
+  float d1 = sc_dot(ab, aq), d2 = sc_dot(ac, aq);
+  if (d1 <= 0.0f && d2 <= 0.0f) { *bary = (float3)(1.0f, 0.0f, 0.0f); return 0; }
+  float3 bq = q - b;
+  float d3 = sc_dot(ab, bq), d4 = sc_dot(ac, bq);
+  if (d3 >= 0.0f && d4 <= d3) { *bary = (float3)(0.0f, 1.0f, 0.0f); return 0; }
+  float vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) {
+    float t = d1 / (d1 - d3);
+    *bary = (float3)(1.0f - t, t, 0.0f);
+    return 0;
+  }
+  float3 cq = q - c;
+  float d5 = sc_dot(ab, cq), d6 = sc_dot(ac, cq);
+  if (d6 >= 0.0f && d5 <= d6) { *bary = (float3)(0.0f, 0.0f, 1.0f); return 0; }
+  float vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) {
+    float t = d2 / (d2 - d6);
+    *bary = (float3)(1.0f - t, 0.0f, t);
+    return 0;
+  }
+  float va = d3 * d6 - d5 * d4;
+  if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f) {
+    float t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+    *bary = (float3)(0.0f, 1.0f - t, t);
+    return 0;
+  }
+  float den = va + vb + vc;
+  if (!(den > 0.0f)) return -1;
+  float v = vb / den, w = vc / den;
+  *bary = (float3)(1.0f - v - w, v, w);
+  return 1;
+}
+
+inline float3 sc_point(float3 a, float3 b, float3 c, float3 bary) {
+  return a * bary.x + b * bary.y + c * bary.z;
+}
+
+/* Adds the part of request r that D does not yet cover (see the top). */
+inline float3 sc_request(float3 D, float3 r) {
+  float r2 = sc_dot(r, r);
+  if (r2 == 0.0f) return D;
+  float have = sc_dot(D, r) / r2;
+  return have < 1.0f ? D + r * (1.0f - have) : D;
+}
+
+/* ---- velocity clamp and support ------------------------------------------
+ * Seed 002 §6 ("limit the per-step change of position to a fraction of the
+ * particle diameter") and Müller's lesson 15: with the motion of every
+ * colliding particle in one substep limited to frac·thickness (frac = 0.5),
+ * two surfaces approach each other by at most one thickness per substep, so
+ * a vertex that started on one side of a triangle cannot reach the far side
+ * beyond the detection band (distance < thickness) unseen. Pinned and
+ * kinematic particles (w = 0) are driven, not clamped.
+ *
+ * Support: a particle resting on the floor or a sphere (within `band` of
+ * the surface inflated by its thickness; the sphere's centre at the end of
+ * the substep, as collide.cl puts it) gets inverse mass 0 in the passes of
+ * this substep (wsc), so a sheet lying on a collider is not pushed into it
+ * by the layer above — the sphere/floor stage would push it straight back
+ * into that layer — and the layer above takes the whole correction: mass
+ * scaling for stacks, Macklin et al. 2014, "Unified Particle Physics", §5.2.
+ * A pair in which every particle is supported falls back to true masses. */
+__kernel void selfcol_clamp(__global float4 *x, __global const float4 *p,
+                            __global const int *sobj, __global const float4 *objp,
+                            __global float *wsc, const float frac, const float band,
+                            const int has_floor, const float floor_y,
+                            __global const dr_sphere *spheres, const int n_spheres,
+                            const float t_end, const int n) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  int o = sobj[i];
+  float4 xi = x[i];
+  wsc[i] = xi.w;
+  if (o < 0 || xi.w == 0.0f) return;
+  float4 pi = p[i];
+  float3 d = xi.xyz - pi.xyz;
+  float l2 = sc_dot(d, d);
+  float th = objp[o].x;
+  float lim = frac * th;
+  if (l2 > lim * lim) {
+    float k = lim / sqrt(l2);
+    xi.xyz = pi.xyz + d * k;
+    x[i] = xi;
+  }
+  int held = has_floor && xi.y < floor_y + th + band * th;
+  for (int k = 0; k < n_spheres && !held; k++) {
+    dr_sphere sp = spheres[k];
+    float3 c = sp.center_radius.xyz + sp.velocity_friction.xyz * t_end;
+    float r = sp.center_radius.w + th + band * th;
+    float3 dc = xi.xyz - c;
+    held = sc_dot(dc, dc) < r * r;
+  }
+  if (held) wsc[i] = 0.0f;
+}
+
+/* ---- particle hash: cell size = 2 · the largest thickness -------------- */
+/* The count's atomic_inc returns the particle's rank in its bucket, kept so
+ * the scatter needs no second atomic (the order is fixed by the sort). */
+__kernel void hash_count_particles(__global const float4 *x, __global const int *sobj,
+                                   __global uint *key, __global uint *rank, __global uint *count,
+                                   const int n, const float inv_cell, const uint mask) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  if (sobj[i] < 0) return;
+  float4 xi = x[i];
+  uint h = sc_hash(sc_coord(xi.x, inv_cell), sc_coord(xi.y, inv_cell), sc_coord(xi.z, inv_cell),
+                   mask);
+  key[i] = h;
+  rank[i] = atomic_inc(&count[h]);
+}
+
+__kernel void hash_scatter_particles(__global const int *sobj, __global const uint *key,
+                                     __global const uint *rank, __global const uint *start,
+                                     __global uint *vals, const int n) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  if (sobj[i] < 0) return;
+  vals[start[key[i]] + rank[i]] = (uint)i;
+}
+
+/* ---- particle–particle separation ---------------------------------------
+ * Pairs closer than d are pushed apart to d, weighted by inverse mass
+ * (PBD, Müller et al. 2007; lesson 15). d is the pair's thickness, and for
+ * two particles of one object d = min(thickness, rest distance): particles
+ * that are closer than the thickness in the rest mesh (neighbours of a fine
+ * mesh) only keep their rest distance, so the pass never fights the
+ * cloth's own constraints. Rope nodes collide with cloth, not with ropes.
+ * Friction (Macklin et al. 2014, §6.1): the relative tangential motion of the
+ * pair in this substep is removed when it is below mu·depth, else reduced
+ * by mu·depth. Cells are 2·t_max wide (t_max >= every d) and the query
+ * visits the cells from floor((x - t_max)/cell) to floor((x + t_max)/cell)
+ * on each axis: 2 per axis, 8 in all (27 with cells of t_max cost more in
+ * bucket lookups than they save in candidates; measured with
+ * bench_selfcol). Rounding is monotonic, so a point within t_max of x is in
+ * that range. A candidate counts only in the cell it was hashed from, so
+ * each pair is seen once even when two cells share a bucket. */
+__kernel void selfcol_particles(__global const float4 *x, __global const float4 *p,
+                                __global const float *wsc,
+                                __global const float4 *rest, __global const int *sobj,
+                                __global const int *objf, __global const float4 *objp,
+                                __global const uint *start, __global const uint *vals,
+                                __global float4 *delta, __global int *ncon, const int n,
+                                const float inv_cell, const float reach, const uint mask) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  int oi = sobj[i];
+  if (oi < 0) {
+    delta[i] = (float4)(0.0f);
+    ncon[i] = 0;
+    return;
+  }
+  float4 xi = x[i];
+  float3 pi = p[i].xyz;
+  float3 ri = rest[i].xyz;
+  float ti = objp[oi].x, mui = objp[oi].y;
+  int rope_i = objf[oi] & SELFCOL_F_ROPE;
+  int3 c0 = (int3)(sc_coord(xi.x - reach, inv_cell), sc_coord(xi.y - reach, inv_cell),
+                   sc_coord(xi.z - reach, inv_cell));
+  int3 c1 = (int3)(sc_coord(xi.x + reach, inv_cell), sc_coord(xi.y + reach, inv_cell),
+                   sc_coord(xi.z + reach, inv_cell));
+  float3 D = (float3)(0.0f);
+  int cnt = 0;
+  for (int qz = c0.z; qz <= c1.z; qz++)
+    for (int qy = c0.y; qy <= c1.y; qy++)
+      for (int qx = c0.x; qx <= c1.x; qx++) {
+        uint h = sc_hash(qx, qy, qz, mask);
+        uint hi = start[h + 1u];
+        for (uint e = start[h]; e < hi; e++) {
+          int j = (int)vals[e];
+          if (j == i) continue;
+          float4 xj = x[j];
+          /* another cell that shares this bucket: it is visited on its own */
+          if (sc_coord(xj.x, inv_cell) != qx || sc_coord(xj.y, inv_cell) != qy ||
+              sc_coord(xj.z, inv_cell) != qz)
+            continue;
+          int oj = sobj[j];
+          if (rope_i && (objf[oj] & SELFCOL_F_ROPE)) continue;
+          int same = oi == oj;
+          float d = sc_pair_thickness(ti, objp[oj].x, same);
+          float3 dv = xi.xyz - xj.xyz;
+          float l2 = sc_dot(dv, dv);
+          if (l2 >= d * d || l2 == 0.0f) continue;
+          if (same) {
+            float3 dr = ri - rest[j].xyz;
+            float r2 = sc_dot(dr, dr);
+            if (l2 >= r2) continue; /* not closer than in the rest mesh */
+            d = fmin(d, sqrt(r2));
+          }
+          float wi = wsc[i], wj = wsc[j];
+          if (wi + wj == 0.0f) { /* both supported: true masses */
+            wi = xi.w;
+            wj = xj.w;
+          }
+          if (wi == 0.0f) continue; /* this particle does not move */
+          float ws = wi + wj;
+          float len = sqrt(l2);
+          float3 nrm = dv / len;
+          float depth = d - len;
+          float3 rel = (xi.xyz - pi) - (xj.xyz - p[j].xyz);
+          float rn = sc_dot(rel, nrm);
+          float3 rt = rel - nrm * rn;
+          float lt = sqrt(sc_dot(rt, rt));
+          float lim = fmax(mui, objp[oj].y) * depth;
+          float f = lt <= lim ? 1.0f : lim / lt;
+          float share = wi / ws;
+          D = sc_request(D, (nrm * depth - rt * f) * share);
+          cnt++;
+        }
+      }
+  delta[i] = (float4)(D, 0.0f);
+  ncon[i] = cnt;
+}
+
+__kernel void selfcol_apply(__global float4 *x, __global const float4 *delta, const int n) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  float4 d = delta[i];
+  if (d.x != 0.0f || d.y != 0.0f || d.z != 0.0f) {
+    float4 xi = x[i];
+    xi.xyz = xi.xyz + d.xyz;
+    x[i] = xi;
+  }
+}
+
+/* ---- triangle hash --------------------------------------------------------
+ * Each triangle goes into every cell its bounding box, grown by `grow` (the
+ * largest thickness), overlaps, so a vertex closer than the thickness to a
+ * triangle lies inside that box and finds the triangle by looking in its own
+ * cell only. The cell size is the largest grown box side this substep
+ * (times 1.01 against rounding): every box then spans at most 2 cells per
+ * axis, at most 8 entries per triangle, which bounds the entry buffer
+ * (allocated once). The maximum is taken with atomic_max on the float's bits
+ * (positive floats order like their bit patterns), exact and order-free. */
+inline int sc_tri_ok(__global const uint *tris, __global const int *tobj, int t, uint3 *v) {
+  if (tobj[t] < 0) return 0;
+  uint a = tris[3 * t], b = tris[3 * t + 1], c = tris[3 * t + 2];
+  if (a == b || b == c || a == c) return 0; /* torn (degenerate) */
+  *v = (uint3)(a, b, c);
+  return 1;
+}
+
+inline void sc_tri_box(__global const float4 *x, uint3 v, float grow, float3 *lo, float3 *hi) {
+  float3 a = x[v.x].xyz, b = x[v.y].xyz, c = x[v.z].xyz;
+  *lo = fmin(fmin(a, b), c) - (float3)(grow);
+  *hi = fmax(fmax(a, b), c) + (float3)(grow);
+}
+
+inline float sc_tri_inv_cell(__global const uint *maxbits) {
+  float side = as_float(maxbits[0]);
+  return side > 0.0f ? 1.0f / (side * 1.01f) : 0.0f;
+}
+
+__kernel void hash_tri_extent(__global const float4 *x, __global const uint *tris,
+                              __global const int *tobj, const int n_tris, const float grow,
+                              __global uint *maxbits) {
+  int t = get_global_id(0);
+  if (t >= n_tris) return;
+  uint3 v;
+  if (!sc_tri_ok(tris, tobj, t, &v)) return;
+  float3 lo, hi;
+  sc_tri_box(x, v, grow, &lo, &hi);
+  float3 s = hi - lo;
+  float side = fmax(fmax(s.x, s.y), s.z);
+  if (!(side < 1.0e30f)) side = 1.0e30f; /* a blown-up mesh: one huge cell */
+  atomic_max(maxbits, as_uint(side));
+}
+
+/* Cell range of a triangle's grown box, at most 2 cells per axis. */
+inline void sc_tri_cells(__global const float4 *x, uint3 v, float grow, float inv,
+                         int3 *c0, int3 *c1) {
+  float3 lo, hi;
+  sc_tri_box(x, v, grow, &lo, &hi);
+  *c0 = (int3)(sc_coord(lo.x, inv), sc_coord(lo.y, inv), sc_coord(lo.z, inv));
+  *c1 = (int3)(sc_coord(hi.x, inv), sc_coord(hi.y, inv), sc_coord(hi.z, inv));
+  *c1 = min(*c1, *c0 + (int3)(1));
+}
+
+/* Up to 8 (bucket, rank) pairs per triangle in slots 8t..8t+7; unused
+ * slots get the bucket 0xffffffff. */
+__kernel void hash_count_triangles(__global const float4 *x, __global const uint *tris,
+                                   __global const int *tobj, __global const uint *maxbits,
+                                   __global uint *key, __global uint *rank, __global uint *count,
+                                   const int n_tris, const float grow, const uint mask) {
+  int t = get_global_id(0);
+  if (t >= n_tris) return;
+  int m = 0;
+  uint3 v;
+  if (sc_tri_ok(tris, tobj, t, &v)) {
+    float inv = sc_tri_inv_cell(maxbits);
+    int3 c0, c1;
+    sc_tri_cells(x, v, grow, inv, &c0, &c1);
+    for (int z = c0.z; z <= c1.z; z++)
+      for (int y = c0.y; y <= c1.y; y++)
+        for (int xx = c0.x; xx <= c1.x; xx++) {
+          uint h = sc_hash(xx, y, z, mask);
+          key[8 * t + m] = h;
+          rank[8 * t + m] = atomic_inc(&count[h]);
+          m++;
+        }
+  }
+  for (; m < 8; m++) key[8 * t + m] = 0xffffffffu;
+}
+
+__kernel void hash_scatter_triangles(__global const uint *key, __global const uint *rank,
+                                     __global const uint *start, __global uint *vals,
+                                     const int n_tris) {
+  int t = get_global_id(0);
+  if (t >= n_tris) return;
+  for (int m = 0; m < 8; m++) {
+    uint h = key[8 * t + m];
+    if (h == 0xffffffffu) break;
+    vals[start[h] + rank[8 * t + m]] = (uint)t;
+  }
+}
+
+/* ---- vertex–triangle proximity --------------------------------------------
+ * A vertex q closer than d to a triangle (a, b, c) it does not belong to is
+ * pushed out to distance d; the constraint C = n·(q - (u a + v b + w c)) - d
+ * >= 0 (Bridson et al. 2002 style proximity, projected as a PBD inequality,
+ * Müller et al. 2007) gives q the share w_q/s and corner k the share
+ * -b_k w_k/s of the correction, s = w_q + u² w_a + v² w_b + w² w_c. The
+ * normal n is the triangle's, oriented to the side q was on at the start of
+ * the substep (positions p), so a vertex that crossed inside the detection
+ * band goes back where it came from. When the closest point is on an edge
+ * or corner and q is still on its side, q is pushed away from that point
+ * instead (a push along n would throw it sideways off the border).
+ * d: the pair thickness, for one object min(thickness, rest distance of q
+ * to the triangle) as in the particle pass. Friction as in the particle
+ * pass, on q's motion relative to the triangle point. Up to K contacts per
+ * vertex, the first K in triangle-index order. Slot record:
+ *   rec_a = (J xyz, 1 if true masses else 0), rec_b = (u, v, w, 0),
+ *   rec_t = triangle index
+ * with q moving by w_q J and corner k by -b_k w_k J (w: wsc or true). */
+__kernel void selfcol_vertex_triangle(__global const float4 *x, __global const float4 *p,
+                                      __global const float *wsc,
+                                      __global const float4 *rest, __global const int *sobj,
+                                      __global const int *objf, __global const float4 *objp,
+                                      __global const uint *tris, __global const int *tobj,
+                                      __global const uint *maxbits, __global const uint *start,
+                                      __global const uint *vals, __global float4 *rec_a,
+                                      __global float4 *rec_b, __global uint *rec_t,
+                                      __global int *nvt, const int n,
+                                      const int K, const uint mask) {
+  int q = get_global_id(0);
+  if (q >= n) return;
+  int oq = sobj[q];
+  int k = 0;
+  float inv = sc_tri_inv_cell(maxbits);
+  if (oq >= 0 && inv > 0.0f) {
+    float4 xq4 = x[q];
+    float3 xq = xq4.xyz, pq = p[q].xyz;
+    float tq = objp[oq].x, muq = objp[oq].y;
+    uint h = sc_hash(sc_coord(xq.x, inv), sc_coord(xq.y, inv), sc_coord(xq.z, inv), mask);
+    uint prev = 0xffffffffu;
+    uint hi = start[h + 1u];
+    for (uint e = start[h]; e < hi && k < K; e++) {
+      uint t = vals[e];
+      if (t == prev) continue; /* two of its cells share this bucket */
+      prev = t;
+      uint ia = tris[3 * t], ib = tris[3 * t + 1], ic = tris[3 * t + 2];
+      if (ia == (uint)q || ib == (uint)q || ic == (uint)q) continue;
+      int ot = tobj[t];
+      int same = ot == oq;
+      float d = sc_pair_thickness(tq, objp[ot].x, same);
+      float4 xa = x[ia], xb = x[ib], xc = x[ic];
+      /* cheap reject: outside the triangle's box grown by d (+1% against
+       * the rounding of the closest point, which may leave the box) */
+      float g = 1.01f * d;
+      if (any(xq < fmin(fmin(xa.xyz, xb.xyz), xc.xyz) - (float3)(g)) ||
+          any(xq > fmax(fmax(xa.xyz, xb.xyz), xc.xyz) + (float3)(g)))
+        continue;
+      float3 bary;
+      int face = sc_closest(xq, xa.xyz, xb.xyz, xc.xyz, &bary);
+      if (face < 0) continue;
+      float3 ev = xq - sc_point(xa.xyz, xb.xyz, xc.xyz, bary);
+      float l2 = sc_dot(ev, ev);
+      if (l2 >= d * d) continue;
+      if (same) {
+        float3 rb;
+        float3 rq = rest[q].xyz, ra = rest[ia].xyz, rbb = rest[ib].xyz, rc = rest[ic].xyz;
+        if (sc_closest(rq, ra, rbb, rc, &rb) < 0) continue;
+        float3 er = rq - sc_point(ra, rbb, rc, rb);
+        float r2 = sc_dot(er, er);
+        if (l2 >= r2) continue; /* not closer than in the rest mesh */
+        d = fmin(d, sqrt(r2));
+      }
+      float3 pa = p[ia].xyz, pb = p[ib].xyz, pc = p[ic].xyz;
+      float3 n0 = sc_cross(pb - pa, pc - pa);
+      float side = sc_dot(n0, pq - pa) >= 0.0f ? 1.0f : -1.0f;
+      float3 nc = sc_cross(xb.xyz - xa.xyz, xc.xyz - xa.xyz);
+      float nl = sqrt(sc_dot(nc, nc));
+      if (nl == 0.0f) continue;
+      float3 nrm = nc * (side / nl);
+      float hgt = sc_dot(nrm, ev);
+      float3 dir;
+      float depth;
+      if (face > 0 || hgt < 0.0f || l2 == 0.0f) {
+        dir = nrm;
+        depth = d - hgt;
+      } else {
+        float len = sqrt(l2);
+        dir = ev / len;
+        depth = d - len;
+      }
+      if (!(depth > 0.0f)) continue;
+      /* supported particles weigh nothing (see selfcol_clamp), unless all
+       * four are: then the true masses; rec_a.w records which */
+      float wq = wsc[q], wa = wsc[ia], wb = wsc[ib], wc = wsc[ic], mode = 0.0f;
+      float s = wq + bary.x * bary.x * wa + bary.y * bary.y * wb + bary.z * bary.z * wc;
+      if (s == 0.0f) {
+        mode = 1.0f;
+        s = xq4.w + bary.x * bary.x * xa.w + bary.y * bary.y * xb.w + bary.z * bary.z * xc.w;
+      }
+      if (s == 0.0f) continue;
+      float3 rel = (xq - pq) - sc_point(xa.xyz - pa, xb.xyz - pb, xc.xyz - pc, bary);
+      float rn = sc_dot(rel, dir);
+      float3 rt = rel - dir * rn;
+      float lt = sqrt(sc_dot(rt, rt));
+      float lim = fmax(muq, objp[ot].y) * depth;
+      float f = lt <= lim ? 1.0f : lim / lt;
+      float3 J = (dir * depth - rt * f) / s;
+      int slot = q * K + k;
+      rec_a[slot] = (float4)(J, mode);
+      rec_b[slot] = (float4)(bary, 0.0f);
+      rec_t[slot] = t;
+      k++;
+    }
+  }
+  nvt[q] = k;
+}
+
+/* Regroup the triangle side of the contacts by corner particle: key = the
+ * corner, value = slot*4 + corner index (0..2); rank[slot*3 + corner]. */
+__kernel void selfcol_corner_count(__global const uint *tris, __global const uint *rec_t,
+                                   __global const int *nvt, __global uint *count,
+                                   __global uint *rank, const int n, const int K) {
+  int q = get_global_id(0);
+  if (q >= n) return;
+  int m = nvt[q];
+  for (int k = 0; k < m; k++) {
+    uint slot = (uint)(q * K + k);
+    uint t = rec_t[slot];
+    for (int c = 0; c < 3; c++) rank[3u * slot + (uint)c] = atomic_inc(&count[tris[3 * t + c]]);
+  }
+}
+
+__kernel void selfcol_corner_scatter(__global const uint *tris, __global const uint *rec_t,
+                                     __global const int *nvt, __global const uint *start,
+                                     __global const uint *rank, __global uint *vals, const int n,
+                                     const int K) {
+  int q = get_global_id(0);
+  if (q >= n) return;
+  int m = nvt[q];
+  for (int k = 0; k < m; k++) {
+    uint slot = (uint)(q * K + k);
+    uint t = rec_t[slot];
+    for (int c = 0; c < 3; c++)
+      vals[start[tris[3 * t + c]] + rank[3u * slot + (uint)c]] = slot * 4u + (uint)c;
+  }
+}
+
+/* Each particle combines its own requests (sc_request): first its contacts
+ * as a vertex (slot order), then as a triangle corner (sorted slot order).
+ * Reads only the contact records, so it may write x directly. */
+__kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
+                                __global const float4 *rec_a, __global const float4 *rec_b,
+                                __global const int *nvt, __global const uint *start,
+                                __global const uint *vals, const int n, const int K) {
+  int j = get_global_id(0);
+  if (j >= n) return;
+  float4 xj = x[j];
+  if (xj.w == 0.0f) return;
+  int m = nvt[j];
+  uint lo = start[j], hi = start[j + 1];
+  if (m == 0 && lo == hi) return;
+  float ws = wsc[j];
+  float3 D = (float3)(0.0f);
+  for (int k = 0; k < m; k++) {
+    float4 a = rec_a[j * K + k];
+    float w = a.w != 0.0f ? xj.w : ws;
+    if (w == 0.0f) continue;
+    D = sc_request(D, a.xyz * w);
+  }
+  for (uint e = lo; e < hi; e++) {
+    uint v = vals[e];
+    uint slot = v >> 2;
+    uint c = v & 3u;
+    float4 a = rec_a[slot];
+    float w = a.w != 0.0f ? xj.w : ws;
+    if (w == 0.0f) continue;
+    float4 b = rec_b[slot];
+    float bk = c == 0u ? b.x : c == 1u ? b.y : b.z;
+    D = sc_request(D, a.xyz * (-bk * w));
+  }
+  xj.xyz = xj.xyz + D;
+  x[j] = xj;
+}

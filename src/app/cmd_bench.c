@@ -1,0 +1,576 @@
+/* `drape bench`: the large-cloth ladder (BENCHMARKS.md).
+ *
+ * Every case is one square cloth of n x n particles, 1.26 m on a side,
+ * pinned at the two corners of row 0 and falling onto a sphere, at a fixed
+ * dt of 1/60 s, run on each selected backend (every OpenCL device and the
+ * CPU reference) and solver setting (substeps x iterations), with
+ * self-collision off and on. A warm-up (untimed) lets the cloth reach the
+ * sphere first; then each timed frame is measured on the wall clock
+ * (drape_sim_step blocks until the device is done). Per-stage device times
+ * come from OpenCL event profiling, which the benchmark switches on.
+ *
+ * Physics is checked as well as timed: a case whose positions are not
+ * finite, or whose mean strain exceeds --max-mean-strain, is marked FAIL,
+ * so a fast but wrong solver cannot look good. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "app/app.h"
+#include "cl/runtime.h"
+#include "drape/cloth.h"
+#include "drape/render.h"
+#include "drape/scene.h"
+#include "peer.h"
+
+#define MAX_SIZES 16
+#define MAX_SETTINGS 8
+#define MAX_BACKENDS 17 /* 16 OpenCL devices + the CPU reference */
+
+typedef struct { int substeps, iterations; } setting;
+typedef struct { int cpu; int device; char name[160]; } backend_sel;
+
+typedef struct bench_opts {
+  int sizes[MAX_SIZES], n_sizes;
+  setting settings[MAX_SETTINGS];
+  int n_settings;
+  int self_modes[2], n_self;        /* 0 = off, 1 = on */
+  backend_sel backends[MAX_BACKENDS];
+  int n_backends;
+  int frames, warmup;
+  int peer;                         /* time Bullet too (when built in) */
+  double max_mean_strain;
+  const char *out_dir;
+} bench_opts;
+
+typedef struct bench_row {
+  char backend[160];
+  int n, substeps, iterations, self;
+  int particles, constraints, colours;
+  double ms_median, ms_p10, ms_p90, ms_substep;
+  double stage_ms[DRAPE_STAGE_COUNT];
+  int stage_valid;
+  double launches, projections_per_s, particles_per_s;
+  double max_strain, mean_strain;
+  double device_mb, bytes_per_frame;
+  int finite, ok;
+  /* peer */
+  int has_peer;
+  double peer_ms, peer_max_strain, peer_mean_strain, speedup;
+} bench_row;
+
+static const char *usage_text =
+    "usage: drape bench [--sizes 64,128,256,512,1024] [--settings 20x1,5x4]\n"
+    "                   [--self off,on] [--devices all|cpu|K,K,...] [--frames N]\n"
+    "                   [--warmup N] [--peer on|off] [--max-mean-strain S] [--out DIR]\n";
+
+static void help(void) {
+  printf("%s", usage_text);
+  printf("\nRuns the large-cloth ladder: an n x n cloth (1.26 m square) pinned at two\n"
+         "corners and draped over a sphere, dt 1/60 s, for each size, substeps x\n"
+         "iterations setting, self-collision mode and backend, in one run.\n\n"
+         "  --sizes LIST       particles per side (default 64,128,256,512,1024)\n"
+         "  --settings LIST    SUBSTEPSxITERATIONS (default 20x1,5x4)\n"
+         "  --self LIST        self-collision off, on or both (default off,on)\n"
+         "  --devices LIST     'all' (every OpenCL device and the CPU reference; default),\n"
+         "                     'cpu' (the CPU reference), 'cl' (every OpenCL device),\n"
+         "                     or device indices from `drape devices`, e.g. 0,cpu\n"
+         "  --frames N         timed frames per case (default 20)\n"
+         "  --warmup N         untimed frames first (default 10)\n"
+         "  --peer on|off      also time Bullet's soft-body cloth on the same cloth\n"
+         "                     (20 passes a frame for 20x1; built when libbullet-dev is\n"
+         "                     installed; default on)\n"
+         "  --max-mean-strain S  a case whose final mean strain exceeds S fails (0.05)\n"
+         "  --out DIR          bench.csv, bench.json and bench.png go here\n"
+         "                     (default bench/results/latest)\n"
+         "\nTable on stdout; exit 1 when a case fails its physics check.\n");
+}
+
+static int bad(const char *flag, const char *value, const char *what) {
+  fprintf(stderr, "drape bench: %s \"%s\": %s\n%s", flag, value ? value : "", what, usage_text);
+  return 2;
+}
+
+static int parse_int_range(const char *t, long lo, long hi, int *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(t, &end, 10);
+  if (end == t || *end || errno || v < lo || v > hi) return 0;
+  *out = (int)v;
+  return 1;
+}
+
+static int parse_args(int argc, char **argv, bench_opts *o) {
+  const int defsizes[] = {64, 128, 256, 512, 1024};
+  memset(o, 0, sizeof *o);
+  for (int i = 0; i < 5; i++) o->sizes[o->n_sizes++] = defsizes[i];
+  o->settings[0] = (setting){20, 1};
+  o->settings[1] = (setting){5, 4};
+  o->n_settings = 2;
+  o->self_modes[0] = 0;
+  o->self_modes[1] = 1;
+  o->n_self = 2;
+  o->frames = 20;
+  o->warmup = 10;
+  o->peer = 1;
+  o->max_mean_strain = 0.05;
+  o->out_dir = "bench/results/latest";
+  const char *devices = "all";
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { help(); return -1; }
+    if (!v) return bad(a, "", "needs a value (or unknown flag)");
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", v);
+    if (!strcmp(a, "--sizes")) {
+      o->n_sizes = 0;
+      for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+        if (o->n_sizes >= MAX_SIZES || !parse_int_range(s, 4, 4096, &o->sizes[o->n_sizes]))
+          return bad(a, v, "expected sizes 4..4096 separated by commas (at most 16)");
+        o->n_sizes++;
+      }
+    } else if (!strcmp(a, "--settings")) {
+      o->n_settings = 0;
+      for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+        int ss, it;
+        char x;
+        if (o->n_settings >= MAX_SETTINGS || sscanf(s, "%d%c%d", &ss, &x, &it) != 3 ||
+            x != 'x' || ss < 1 || ss > 1000 || it < 1 || it > 1000)
+          return bad(a, v, "expected SUBSTEPSxITERATIONS (each 1..1000), e.g. 20x1,5x4");
+        o->settings[o->n_settings++] = (setting){ss, it};
+      }
+    } else if (!strcmp(a, "--self")) {
+      o->n_self = 0;
+      for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+        if (o->n_self >= 2) return bad(a, v, "expected off, on or off,on");
+        if (!strcmp(s, "off")) o->self_modes[o->n_self++] = 0;
+        else if (!strcmp(s, "on")) o->self_modes[o->n_self++] = 1;
+        else return bad(a, v, "expected off, on or off,on");
+      }
+    } else if (!strcmp(a, "--devices")) {
+      devices = v;
+    } else if (!strcmp(a, "--frames")) {
+      if (!parse_int_range(v, 1, 100000, &o->frames)) return bad(a, v, "expected 1..100000");
+    } else if (!strcmp(a, "--warmup")) {
+      if (!parse_int_range(v, 0, 100000, &o->warmup)) return bad(a, v, "expected 0..100000");
+    } else if (!strcmp(a, "--peer")) {
+      if (!strcmp(v, "on")) o->peer = 1;
+      else if (!strcmp(v, "off")) o->peer = 0;
+      else return bad(a, v, "expected on or off");
+    } else if (!strcmp(a, "--max-mean-strain")) {
+      char *end = NULL;
+      o->max_mean_strain = strtod(v, &end);
+      if (end == v || *end || !(o->max_mean_strain > 0) || !isfinite(o->max_mean_strain))
+        return bad(a, v, "expected a number > 0");
+    } else if (!strcmp(a, "--out")) {
+      o->out_dir = v;
+    } else {
+      return bad(a, v, "unknown flag");
+    }
+    i++;
+  }
+  /* Backends. */
+  int n_cl = drape_cl_device_count();
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", devices);
+  for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+    if (!strcmp(s, "all") || !strcmp(s, "cl")) {
+      for (int d = 0; d < n_cl && o->n_backends < MAX_BACKENDS - 1; d++)
+        o->backends[o->n_backends++] = (backend_sel){0, d, ""};
+      if (!strcmp(s, "all")) o->backends[o->n_backends++] = (backend_sel){1, -1, ""};
+    } else if (!strcmp(s, "cpu")) {
+      o->backends[o->n_backends++] = (backend_sel){1, -1, ""};
+    } else {
+      int d;
+      if (!parse_int_range(s, 0, 1000, &d))
+        return bad("--devices", devices, "expected all, cl, cpu or device indices");
+      if (d >= n_cl) {
+        char what[128];
+        snprintf(what, sizeof what, "device %d does not exist: valid device indices are 0..%d",
+                 d, n_cl - 1);
+        return bad("--devices", devices, what);
+      }
+      o->backends[o->n_backends++] = (backend_sel){0, d, ""};
+    }
+    if (o->n_backends >= MAX_BACKENDS) break;
+  }
+  if (o->n_backends == 0) return bad("--devices", devices, "selects no backend");
+  return 0;
+}
+
+/* The benchmark cloth: n x n, 1.26 m square, horizontal at y = 1.2 m,
+ * pinned at (0, 0) and (0, n-1), above a sphere of radius 0.4 m. */
+static void bench_scene(drape_scene *s, int n, setting st, int self) {
+  drape_scene_init(s);
+  s->dt = 1.0 / 60.0;
+  s->substeps = st.substeps;
+  s->iterations = st.iterations;
+  drape_cloth_def c = drape_cloth_def_default();
+  snprintf(c.name, sizeof c.name, "cloth%d", n);
+  c.rows = c.cols = n;
+  c.spacing = 1.26 / (n - 1);
+  c.origin[0] = -0.63;
+  c.origin[1] = 1.2;
+  c.origin[2] = -0.63;
+  c.self_collision = self;
+  c.thickness = fmin(0.01, 0.5 * c.spacing);
+  static int pins[2][2];
+  pins[0][0] = 0; pins[0][1] = 0;
+  pins[1][0] = 0; pins[1][1] = n - 1;
+  c.n_pins = 2;
+  c.pins = malloc(sizeof(int[2][2]));
+  memcpy(c.pins, pins, sizeof pins);
+  drape_scene_add_cloth(s, &c);
+  drape_sphere_def sp = drape_sphere_def_default();
+  sp.center[0] = 0;
+  sp.center[1] = 0.6;
+  sp.center[2] = 0.2;
+  sp.radius = 0.4;
+  drape_scene_add_sphere(s, &sp);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st, int self,
+                    bench_row *row, drape_err *e) {
+  memset(row, 0, sizeof *row);
+  snprintf(row->backend, sizeof row->backend, "%s", b->name);
+  row->n = n;
+  row->substeps = st.substeps;
+  row->iterations = st.iterations;
+  row->self = self;
+  drape_scene scene;
+  bench_scene(&scene, n, st, self);
+  drape_sim_opts so = drape_sim_opts_default();
+  so.backend = b->cpu ? DRAPE_BACKEND_CPU : DRAPE_BACKEND_CL;
+  so.device_index = b->device;
+  so.profiling = 1;
+  drape_sim *sim = NULL;
+  int rc = drape_sim_create(&scene, &so, &sim, e);
+  drape_scene_free(&scene);
+  if (rc) return rc;
+  const drape_mesh *mesh = drape_sim_mesh(sim);
+  row->particles = mesh->n_particles;
+  row->constraints = mesh->n_constraints;
+  row->colours = mesh->n_colours;
+  double *ms = calloc((size_t)o->frames, sizeof(double));
+  double stage_sum[DRAPE_STAGE_COUNT] = {0};
+  double launches = 0, bytes = 0, projections = 0;
+  uint64_t device_bytes = 0;
+  int valid = 1;
+  for (int f = 0; f < o->warmup + o->frames && rc == 0; f++) {
+    rc = drape_sim_step(sim, e);
+    if (rc) break;
+    if (f < o->warmup) continue;
+    drape_timings t;
+    drape_sim_timings(sim, &t);
+    ms[f - o->warmup] = t.ms_frame;
+    for (int s = 0; s < DRAPE_STAGE_COUNT; s++) stage_sum[s] += t.ms[s];
+    valid &= t.stage_times_valid;
+    launches += (double)t.launches;
+    projections += (double)t.projections;
+    bytes += (double)(t.bytes_to_device + t.bytes_from_device);
+    if (t.device_bytes > device_bytes) device_bytes = t.device_bytes;
+  }
+  if (rc == 0) {
+    qsort(ms, (size_t)o->frames, sizeof(double), cmp_double);
+    row->ms_median = ms[o->frames / 2];
+    row->ms_p10 = ms[(o->frames - 1) / 10];
+    row->ms_p90 = ms[(o->frames - 1) * 9 / 10];
+    row->ms_substep = row->ms_median / st.substeps;
+    for (int s = 0; s < DRAPE_STAGE_COUNT; s++) row->stage_ms[s] = stage_sum[s] / o->frames;
+    row->stage_valid = valid;
+    row->launches = launches / o->frames;
+    row->projections_per_s = projections / o->frames / (row->ms_median * 1e-3);
+    row->particles_per_s = (double)row->particles * st.substeps / (row->ms_median * 1e-3);
+    row->bytes_per_frame = bytes / o->frames;
+    row->device_mb = (double)device_bytes / (1024.0 * 1024.0);
+    drape_stats stats;
+    drape_err se = {0};
+    int src = drape_sim_stats(sim, &stats, &se);
+    row->finite = src == 0;
+    if (src == 0) {
+      row->max_strain = stats.objects[0].max_strain;
+      row->mean_strain = stats.objects[0].mean_strain;
+    } else {
+      row->max_strain = row->mean_strain = NAN;
+    }
+    row->ok = row->finite && row->mean_strain <= o->max_mean_strain;
+  }
+  free(ms);
+  drape_sim_destroy(sim);
+  return rc;
+}
+
+static void print_header(void) {
+  printf("%-28s %5s %6s %4s %9s %9s %9s %8s %7s %9s %9s %8s %8s %8s %4s\n", "backend", "n",
+         "steps", "self", "particles", "ms/frame", "p10-p90", "ms/sub", "colours", "launch/f",
+         "Mproj/s", "maxstr", "meanstr", "devMB", "ok");
+}
+
+static void print_row(const bench_row *r) {
+  char set[16], spread[32];
+  snprintf(set, sizeof set, "%dx%d", r->substeps, r->iterations);
+  snprintf(spread, sizeof spread, "%.1f-%.1f", r->ms_p10, r->ms_p90);
+  printf("%-28.28s %5d %6s %4s %9d %9.2f %9s %8.3f %7d %9.0f %9.1f %8.4f %8.5f %8.1f %4s\n",
+         r->backend, r->n, set, r->self ? "on" : "off", r->particles, r->ms_median, spread,
+         r->ms_substep, r->colours, r->launches, r->projections_per_s * 1e-6, r->max_strain,
+         r->mean_strain, r->device_mb, r->ok ? "yes" : "FAIL");
+  if (r->has_peer)
+    printf("%-28.28s %5d %6s %4s %9d %9.2f %9s %8s %7s %9s %9s %8.4f %8.5f %8s %4s"
+           "  drape is %.1fx faster\n",
+           "  peer: bullet soft body", r->n, set, "off", r->particles, r->peer_ms, "", "", "",
+           "", "", r->peer_max_strain, r->peer_mean_strain, "", "", r->speedup);
+  fflush(stdout);
+}
+
+static int mkdir_p(const char *path) {
+  char tmp[1024];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *p = tmp + 1; *p; p++)
+    if (*p == '/') {
+      *p = 0;
+      if (mkdir(tmp, 0777) && errno != EEXIST) return -1;
+      *p = '/';
+    }
+  if (mkdir(tmp, 0777) && errno != EEXIST) return -1;
+  return 0;
+}
+
+static void machine_info(char *cpu, size_t cap) {
+  snprintf(cpu, cap, "unknown");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f))
+    if (!strncmp(line, "model name", 10)) {
+      char *c = strchr(line, ':');
+      if (c) {
+        c += 2;
+        c[strcspn(c, "\n")] = 0;
+        snprintf(cpu, cap, "%s, %ld cores", c, sysconf(_SC_NPROCESSORS_ONLN));
+      }
+      break;
+    }
+  fclose(f);
+}
+
+static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows) {
+  if (mkdir_p(o->out_dir)) {
+    fprintf(stderr, "drape bench: --out \"%s\": cannot create folder: %s\n", o->out_dir,
+            strerror(errno));
+    return 2;
+  }
+  char path[1200], tmp[1300];
+  char cpu[256], date[64];
+  machine_info(cpu, sizeof cpu);
+  time_t now = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  /* CSV */
+  snprintf(path, sizeof path, "%s/bench.csv", o->out_dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) { fprintf(stderr, "drape bench: cannot write %s: %s\n", tmp, strerror(errno)); return 1; }
+  fprintf(f, "backend,n,particles,constraints,colours,substeps,iterations,self_collision,"
+             "ms_frame_median,ms_frame_p10,ms_frame_p90,ms_substep,launches_per_frame,"
+             "projections_per_s,particles_per_s,max_strain,mean_strain,device_mb,"
+             "bytes_per_frame,ok,peer_ms_frame,peer_max_strain,peer_mean_strain,speedup");
+  for (int s = 0; s < DRAPE_STAGE_COUNT; s++) fprintf(f, ",ms_%s", drape_stage_name((drape_stage)s));
+  fprintf(f, "\n");
+  for (int i = 0; i < n_rows; i++) {
+    const bench_row *r = &rows[i];
+    fprintf(f, "\"%s\",%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.5f,%.1f,%.6g,%.6g,%.6g,%.6g,%.2f,%.0f,%d",
+            r->backend, r->n, r->particles, r->constraints, r->colours, r->substeps,
+            r->iterations, r->self, r->ms_median, r->ms_p10, r->ms_p90, r->ms_substep,
+            r->launches, r->projections_per_s, r->particles_per_s, r->max_strain,
+            r->mean_strain, r->device_mb, r->bytes_per_frame, r->ok);
+    if (r->has_peer)
+      fprintf(f, ",%.4f,%.6g,%.6g,%.3f", r->peer_ms, r->peer_max_strain, r->peer_mean_strain,
+              r->speedup);
+    else
+      fprintf(f, ",,,,");
+    for (int s = 0; s < DRAPE_STAGE_COUNT; s++)
+      fprintf(f, r->stage_valid ? ",%.5f" : ",", r->stage_ms[s]);
+    fprintf(f, "\n");
+  }
+  if (fclose(f) || rename(tmp, path)) { fprintf(stderr, "drape bench: cannot write %s\n", path); return 1; }
+  /* JSON */
+  snprintf(path, sizeof path, "%s/bench.json", o->out_dir);
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  f = fopen(tmp, "w");
+  if (!f) { fprintf(stderr, "drape bench: cannot write %s: %s\n", tmp, strerror(errno)); return 1; }
+  fprintf(f, "{\n  \"date\": \"%s\",\n  \"machine\": \"%s\",\n  \"drape\": \"%s\",\n"
+             "  \"frames\": %d, \"warmup\": %d, \"dt\": %.9g,\n  \"cases\": [\n",
+          date, cpu, drape_version(), o->frames, o->warmup, 1.0 / 60.0);
+  for (int i = 0; i < n_rows; i++) {
+    const bench_row *r = &rows[i];
+    fprintf(f, "    {\"backend\": \"%s\", \"n\": %d, \"particles\": %d, \"constraints\": %d, "
+               "\"colours\": %d, \"substeps\": %d, \"iterations\": %d, \"self_collision\": %s, "
+               "\"ms_frame\": {\"median\": %.4f, \"p10\": %.4f, \"p90\": %.4f}, "
+               "\"ms_substep\": %.5f, \"launches_per_frame\": %.1f, "
+               "\"projections_per_s\": %.6g, \"particles_per_s\": %.6g, "
+               "\"max_strain\": %.6g, \"mean_strain\": %.6g, \"device_mb\": %.2f, "
+               "\"bytes_per_frame\": %.0f, \"ok\": %s, \"stage_ms\": {",
+            r->backend, r->n, r->particles, r->constraints, r->colours, r->substeps,
+            r->iterations, r->self ? "true" : "false", r->ms_median, r->ms_p10, r->ms_p90,
+            r->ms_substep, r->launches, r->projections_per_s, r->particles_per_s,
+            isfinite(r->max_strain) ? r->max_strain : -1, isfinite(r->mean_strain) ? r->mean_strain : -1,
+            r->device_mb, r->bytes_per_frame, r->ok ? "true" : "false");
+    for (int s = 0; s < DRAPE_STAGE_COUNT; s++)
+      fprintf(f, "%s\"%s\": %.5f", s ? ", " : "", drape_stage_name((drape_stage)s),
+              r->stage_valid ? r->stage_ms[s] : -1.0);
+    fprintf(f, "}");
+    if (r->has_peer)
+      fprintf(f, ", \"peer\": {\"name\": \"bullet\", \"ms_frame\": %.4f, \"max_strain\": %.6g, "
+                 "\"mean_strain\": %.6g, \"speedup\": %.3f}",
+              r->peer_ms, r->peer_max_strain, r->peer_mean_strain, r->speedup);
+    fprintf(f, "}%s\n", i + 1 < n_rows ? "," : "");
+  }
+  fprintf(f, "  ]\n}\n");
+  if (fclose(f) || rename(tmp, path)) { fprintf(stderr, "drape bench: cannot write %s\n", path); return 1; }
+  printf("\nwrote %s/bench.csv and %s/bench.json\n", o->out_dir, o->out_dir);
+  /* Plot with gnuplot: ms per frame against particle count, one series per
+   * backend, setting and self-collision mode (blocks of bench_plot.dat),
+   * plus the peer. */
+  char gp[1200];
+  if (!drape_find_on_path("gnuplot", gp, sizeof gp)) {
+    printf("gnuplot not found (apt-get install gnuplot-nox): no plot\n");
+    return 0;
+  }
+  snprintf(path, sizeof path, "%s/bench_plot.dat", o->out_dir);
+  FILE *dat = fopen(path, "w");
+  snprintf(path, sizeof path, "%s/bench.gp", o->out_dir);
+  f = fopen(path, "w");
+  if (!f || !dat) {
+    if (f) fclose(f);
+    if (dat) fclose(dat);
+    fprintf(stderr, "drape bench: cannot write the plot files in %s\n", o->out_dir);
+    return 1;
+  }
+  fprintf(f, "set terminal pngcairo size 1100,700 noenhanced\n"
+             "set output '%s/bench.png'\n"
+             "set logscale xy\nset grid\nset key left top\n"
+             "set xlabel 'particles'\nset ylabel 'ms per frame (dt = 1/60 s)'\n"
+             "set title 'drape bench: n x n cloth pinned at two corners over a sphere (%s)'\n"
+             "plot ",
+          o->out_dir, date);
+  int series = 0;
+  for (int i = 0; i < n_rows; i++) {
+    int seen = 0;
+    for (int j = 0; j < i; j++)
+      if (!strcmp(rows[j].backend, rows[i].backend) && rows[j].substeps == rows[i].substeps &&
+          rows[j].iterations == rows[i].iterations && rows[j].self == rows[i].self)
+        seen = 1;
+    if (seen) continue;
+    for (int j = i; j < n_rows; j++)
+      if (!strcmp(rows[j].backend, rows[i].backend) && rows[j].substeps == rows[i].substeps &&
+          rows[j].iterations == rows[i].iterations && rows[j].self == rows[i].self)
+        fprintf(dat, "%d %.5f\n", rows[j].particles, rows[j].ms_median);
+    fprintf(dat, "\n\n");
+    fprintf(f, "%s'%s/bench_plot.dat' index %d with linespoints title '%.40s %dx%d self %s'",
+            series ? ", \\\n     " : "", o->out_dir, series, rows[i].backend, rows[i].substeps,
+            rows[i].iterations, rows[i].self ? "on" : "off");
+    series++;
+  }
+  int any_peer = 0;
+  for (int i = 0; i < n_rows; i++)
+    if (rows[i].has_peer) {
+      int seen = 0;
+      for (int j = 0; j < i; j++)
+        if (rows[j].has_peer && rows[j].n == rows[i].n && rows[j].substeps == rows[i].substeps &&
+            rows[j].iterations == rows[i].iterations)
+          seen = 1;
+      if (!seen) {
+        fprintf(dat, "%d %.5f\n", rows[i].particles, rows[i].peer_ms);
+        any_peer = 1;
+      }
+    }
+  if (any_peer)
+    fprintf(f, ", \\\n     '%s/bench_plot.dat' index %d with points pt 7 ps 1.5 "
+               "title 'Bullet soft body, same cloth'", o->out_dir, series);
+  fprintf(f, "\n");
+  fclose(dat);
+  fclose(f);
+  char cmd[2600];
+  snprintf(cmd, sizeof cmd, "'%s' '%s/bench.gp' 2>&1", gp, o->out_dir);
+  int st = system(cmd);
+  if (st == 0) printf("wrote %s/bench.png\n", o->out_dir);
+  else fprintf(stderr, "drape bench: gnuplot failed (exit %d); CSV and JSON are complete\n", st);
+  return 0;
+}
+
+int cmd_bench(drape_app *app, int argc, char **argv) {
+  bench_opts o;
+  int prc = parse_args(argc, argv, &o);
+  if (prc < 0) return 0;
+  if (prc) return prc;
+  (void)app;
+  for (int b = 0; b < o.n_backends; b++) {
+    if (o.backends[b].cpu) {
+      snprintf(o.backends[b].name, sizeof o.backends[b].name, "cpu-reference");
+    } else {
+      drape_cl cl;
+      drape_err e = {0};
+      drape_cl_opts co = drape_cl_default_opts();
+      co.device_index = o.backends[b].device;
+      if (drape_cl_init(&cl, &co, &e)) return drape_app_report(&e);
+      snprintf(o.backends[b].name, sizeof o.backends[b].name, "cl%d:%.100s", o.backends[b].device,
+               cl.device_name);
+      drape_cl_release(&cl);
+    }
+  }
+  int cap = o.n_backends * o.n_sizes * o.n_settings * o.n_self;
+  bench_row *rows = calloc((size_t)cap, sizeof *rows);
+  int n_rows = 0, failed = 0;
+  print_header();
+  for (int si = 0; si < o.n_sizes; si++)
+    for (int st = 0; st < o.n_settings; st++)
+      for (int sc = 0; sc < o.n_self; sc++) {
+        drape_peer_result peer;
+        int have_peer = 0;
+        for (int b = 0; b < o.n_backends; b++) {
+          drape_err e = {0};
+          bench_row *r = &rows[n_rows];
+          if (run_case(&o, &o.backends[b], o.sizes[si], o.settings[st], o.self_modes[sc], r, &e)) {
+            fprintf(stderr, "drape bench: %s n=%d %dx%d: %s\n", o.backends[b].name, o.sizes[si],
+                    o.settings[st].substeps, o.settings[st].iterations, e.msg);
+            failed = 1;
+            continue;
+          }
+          /* The peer runs the same cloth once per size and setting, without
+           * self-collision (Bullet's cloth has its own, not comparable). */
+          if (o.peer && o.self_modes[sc] == 0 && !o.backends[b].cpu && drape_peer_bullet_available()) {
+            if (!have_peer) {
+              drape_peer_case pc = {o.sizes[si], 1.26 / (o.sizes[si] - 1), {-0.63, 1.2, -0.63},
+                                    0.2, {0, 0.6, 0.2}, 0.4, 1.0 / 60.0,
+                                    o.settings[st].substeps * o.settings[st].iterations,
+                                    o.warmup, o.frames};
+              have_peer = drape_peer_bullet_run(&pc, &peer) == 0;
+            }
+            if (have_peer) {
+              r->has_peer = 1;
+              r->peer_ms = peer.ms_median;
+              r->peer_max_strain = peer.max_strain;
+              r->peer_mean_strain = peer.mean_strain;
+              r->speedup = peer.ms_median / r->ms_median;
+            }
+          }
+          print_row(r);
+          failed |= !r->ok;
+          n_rows++;
+        }
+      }
+  int wrc = write_outputs(&o, rows, n_rows);
+  free(rows);
+  if (wrc) return wrc;
+  return failed ? 1 : 0;
+}

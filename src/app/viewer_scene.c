@@ -1,0 +1,618 @@
+/* The viewer's scene objects (viewer.h): solvers, render meshes, the
+ * CL->GL transfer, physics within a wall budget, and finding scenes. */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/viewer.h"
+
+/* Colours (linear RGB): neutral grey colliders, the seed's orange string
+ * end (§7.6 "grab the orange end"), a dark anchor, white target markers. */
+static const float SPHERE_RGB[3] = {0.50f, 0.52f, 0.56f};
+static const float SPHERE_DRAG_RGB[3] = {0.42f, 0.55f, 0.75f};
+static const float END_RGB[3] = {1.00f, 0.40f, 0.02f};
+static const float ANCHOR_RGB[3] = {0.08f, 0.08f, 0.09f};
+static const float TARGET_RGB[3] = {0.95f, 0.95f, 0.90f};
+
+/* ---------------------------------------------------------------- */
+/* finding scene files                                               */
+/* ---------------------------------------------------------------- */
+
+static int is_file(const char *p) {
+  struct stat st;
+  return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Folders where the source tree's files may be, besides the working
+ * directory: $DRAPE_SOURCE_DIR, then the executable's folder and the two
+ * above it (build/drape, build/sub/drape). */
+static int source_roots(char roots[4][4096]) {
+  int n = 0;
+  const char *sd = getenv("DRAPE_SOURCE_DIR");
+  if (sd && *sd) snprintf(roots[n++], 4096, "%s", sd);
+  char exe[4096];
+  ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (len > 0) {
+    exe[len] = 0;
+    char *slash = strrchr(exe, '/');
+    for (int up = 0; up < 3 && slash; up++) {
+      *slash = 0;
+      snprintf(roots[n++], 4096, "%s", exe[0] ? exe : "/");
+      slash = strrchr(exe, '/');
+    }
+  }
+  return n;
+}
+
+int vw_resolve_scene(viewer *v, const char *arg, drape_err *e) {
+  const char *want = arg ? arg : "scenes/drape_sphere.json";
+  if (arg && arg[0] == '/') {
+    if (!is_file(arg))
+      return drape_fail(e, DRAPE_EINVAL, "SCENE \"%s\": no such file (a JSON scene file, e.g. "
+                        "scenes/drape_sphere.json)", arg);
+    snprintf(v->scene_path, sizeof v->scene_path, "%s", arg);
+    return DRAPE_OK;
+  }
+  if (is_file(want)) {
+    snprintf(v->scene_path, sizeof v->scene_path, "%s", want);
+    return DRAPE_OK;
+  }
+  char roots[4][4096];
+  int nr = source_roots(roots);
+  for (int i = 0; i < nr; i++) {
+    char p[8400];
+    snprintf(p, sizeof p, "%.4000s/%.4000s", roots[i], want);
+    size_t n = strlen(p);
+    if (is_file(p) && n < sizeof v->scene_path) {
+      memcpy(v->scene_path, p, n + 1);
+      return DRAPE_OK;
+    }
+  }
+  return drape_fail(e, DRAPE_EINVAL, "SCENE \"%s\": no such file in the working directory or "
+                    "the source tree (a JSON scene file, e.g. scenes/drape_sphere.json)", want);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(a, b); }
+
+void vw_find_scenes(viewer *v) {
+  char cand[6][4096];
+  int nc = 0;
+  snprintf(cand[nc++], 4096, "scenes");
+  char roots[4][4096];
+  int nr = source_roots(roots);
+  for (int i = 0; i < nr && nc < 5; i++) {
+    if (strlen(roots[i]) > 4000) continue;
+    snprintf(cand[nc++], 4096, "%.4000s/scenes", roots[i]);
+  }
+  /* Last resort: the folder of the scene being shown. */
+  snprintf(cand[nc], 4096, "%s", v->scene_path);
+  char *slash = strrchr(cand[nc], '/');
+  if (slash) *slash = 0;
+  else snprintf(cand[nc], 4096, ".");
+  nc++;
+  v->n_scene_files = 0;
+  v->scenes_dir[0] = 0;
+  for (int i = 0; i < nc; i++) {
+    char probe[8300];
+    snprintf(probe, sizeof probe, "%s/drape_sphere.json", cand[i]);
+    if (i + 1 < nc && !is_file(probe)) continue;
+    DIR *d = opendir(cand[i]);
+    if (!d) continue;
+    char names[64][512];
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d)) != NULL && n < 64;) {
+      size_t len = strlen(de->d_name);
+      if (len > 5 && len < 500 && !strcmp(de->d_name + len - 5, ".json"))
+        snprintf(names[n++], 512, "%s", de->d_name);
+    }
+    closedir(d);
+    if (n == 0) continue;
+    qsort(names, (size_t)n, sizeof names[0], cmp_str);
+    snprintf(v->scenes_dir, sizeof v->scenes_dir, "%s", cand[i]);
+    for (int k = 0; k < n && k < VW_MAX_SCENES; k++)
+      snprintf(v->scene_files[v->n_scene_files++], 512, "%.500s", names[k]);
+    return;
+  }
+}
+
+/* ---------------------------------------------------------------- */
+/* opening and closing a scene                                       */
+/* ---------------------------------------------------------------- */
+
+void vw_scene_close(viewer *v) {
+  drape_interop_destroy(v->ip);
+  v->ip = NULL;
+  drape_render_mesh_destroy(v->mesh);
+  drape_render_mesh_destroy(v->smesh);
+  v->mesh = v->smesh = NULL;
+  drape_sim_destroy(v->sim);
+  v->sim = NULL;
+  for (int k = 0; k < v->n_strings; k++) drape_string_destroy(v->strings[k].s);
+  memset(v->strings, 0, sizeof v->strings);
+  v->n_strings = 0;
+  free(v->host_pos);
+  free(v->host_nrm);
+  free(v->tris);
+  free(v->objects);
+  free(v->spos);
+  v->host_pos = v->host_nrm = v->spos = NULL;
+  v->tris = NULL;
+  v->objects = NULL;
+  v->n_objects = v->n_particles = v->n_tris = v->string_vertices = 0;
+  if (v->scene_loaded) drape_scene_free(&v->scene);
+  v->scene_loaded = 0;
+  v->drag = VW_DRAG_NONE;
+  v->grab_id = -1;
+  v->grab_particle = -1;
+}
+
+static void grow(float bmin[3], float bmax[3], const double p[3], double pad) {
+  for (int k = 0; k < 3; k++) {
+    if ((float)(p[k] - pad) < bmin[k]) bmin[k] = (float)(p[k] - pad);
+    if ((float)(p[k] + pad) > bmax[k]) bmax[k] = (float)(p[k] + pad);
+  }
+}
+
+static int build_cloth_mesh(viewer *v, drape_err *e) {
+  const drape_mesh *m = drape_sim_mesh(v->sim);
+  v->n_particles = m->n_particles;
+  v->n_tris = m->n_tris;
+  size_t np = (size_t)(m->n_particles ? m->n_particles : 1);
+  v->host_pos = malloc(np * 16);
+  v->host_nrm = malloc(np * 16);
+  v->tris = malloc(sizeof(uint32_t) * 3 * (size_t)(m->n_tris ? m->n_tris : 1));
+  v->objects = calloc((size_t)(m->n_objects ? m->n_objects : 1), sizeof *v->objects);
+  float *uv = calloc(np, 8);
+  if (!v->host_pos || !v->host_nrm || !v->tris || !v->objects || !uv) {
+    free(uv);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory (render mesh, %d particles)",
+                      m->n_particles);
+  }
+  if (m->n_tris) memcpy(v->tris, m->tris, sizeof(uint32_t) * 3 * (size_t)m->n_tris);
+  int rc = drape_sim_read_positions(v->sim, v->host_pos, e);
+  if (rc) {
+    free(uv);
+    return rc;
+  }
+  v->n_objects = m->n_objects;
+  v->tear_possible = 0;
+  for (int i = 0; i < m->n_objects; i++) {
+    const drape_object_info *o = &m->objects[i];
+    drape_render_object *ro = &v->objects[i];
+    memcpy(ro->color_front, o->color_front, sizeof ro->color_front);
+    memcpy(ro->color_back, o->color_back, sizeof ro->color_back);
+    if (o->kind == DRAPE_OBJ_CLOTH) {
+      ro->kind = DRAPE_RO_SURFACE;
+      ro->first = o->first_tri;
+      ro->count = o->n_tris;
+      /* A woven check of 10 cm squares (uv in metres along the grid). */
+      ro->checker = 1;
+      ro->checker_cells = 10.0f;
+      float sp = 0;
+      if (o->cols >= 2) {
+        const float *a = v->host_pos + 4 * o->first_particle, *b = a + 4;
+        sp = sqrtf((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) +
+                   (b[2] - a[2]) * (b[2] - a[2]));
+      }
+      for (int r = 0; r < o->rows; r++)
+        for (int c = 0; c < o->cols; c++) {
+          int k = o->first_particle + r * o->cols + c;
+          if (k >= m->n_particles) continue;
+          uv[2 * k] = (float)c * sp;
+          uv[2 * k + 1] = (float)r * sp;
+        }
+    } else {
+      ro->kind = DRAPE_RO_TUBE;
+      ro->first = o->first_line;
+      ro->count = o->n_lines;
+      ro->radius = (float)fmax(o->thickness, 0.006);
+    }
+  }
+  for (int i = 0; i < v->scene.n_cloth; i++) v->tear_possible |= v->scene.cloth[i].tear_ratio > 0;
+  drape_render_mesh_desc d = {m->n_particles, m->tris, m->n_tris, m->lines, m->n_lines,
+                              uv, v->objects, v->n_objects};
+  rc = drape_render_mesh_create(v->r, &d, &v->mesh, e);
+  free(uv);
+  if (rc) return rc;
+  if (v->ip == NULL && v->backend == DRAPE_BACKEND_CL && v->cl_ready)
+    rc = drape_interop_create(&v->cl, v->shared, v->mesh, 0, &v->ip, e);
+  return rc;
+}
+
+static int build_strings(viewer *v, drape_err *e) {
+  v->n_strings = v->scene.n_string;
+  int nv = 0;
+  for (int k = 0; k < v->n_strings; k++) {
+    vw_string *st = &v->strings[k];
+    st->def = v->scene.string[k];
+    drape_string_params p;
+    int rc = drape_string_params_from_def(&st->def, v->scene.gravity, &p, e);
+    if (!rc) rc = drape_string_create(&p, &st->s, e);
+    if (rc) return rc;
+    st->first_vertex = nv;
+    nv += st->def.nodes + 1;
+    st->scripted = st->def.n_hand > 0;
+  }
+  v->string_vertices = nv;
+  if (nv == 0) return DRAPE_OK;
+  int nl = nv - v->n_strings;
+  v->spos = calloc((size_t)nv, 16);
+  uint32_t *lines = malloc(sizeof(uint32_t) * 2 * (size_t)nl);
+  drape_render_object *objs = calloc((size_t)v->n_strings, sizeof *objs);
+  if (!v->spos || !lines || !objs) {
+    free(lines);
+    free(objs);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory (strings)");
+  }
+  int l = 0;
+  for (int k = 0; k < v->n_strings; k++) {
+    vw_string *st = &v->strings[k];
+    objs[k].kind = DRAPE_RO_TUBE;
+    objs[k].first = l;
+    objs[k].count = st->def.nodes;
+    memcpy(objs[k].color_front, st->def.color, sizeof objs[k].color_front);
+    memcpy(objs[k].color_back, st->def.color, sizeof objs[k].color_back);
+    /* ~1 % of the length: visible from where the whole string fits. */
+    objs[k].radius = (float)fmax(0.004, 0.004 * st->def.length);
+    for (int i = 0; i < st->def.nodes; i++) {
+      lines[2 * l] = (uint32_t)(st->first_vertex + i);
+      lines[2 * l + 1] = (uint32_t)(st->first_vertex + i + 1);
+      l++;
+    }
+  }
+  drape_render_mesh_desc d = {nv, NULL, 0, lines, nl, NULL, objs, v->n_strings};
+  int rc = drape_render_mesh_create(v->r, &d, &v->smesh, e);
+  free(lines);
+  free(objs);
+  return rc;
+}
+
+/* The string's hand while it follows the scene's keyframes (docs/scenes.md:
+ * free before the first keyframe and from release_at on, else held with
+ * the keyframes interpolated linearly), set once per frame at time t. */
+static void script_hand(vw_string *st, double t) {
+  const drape_string_def *d = &st->def;
+  if (!st->scripted || st->script_released) return;
+  if (d->release_at >= 0 && t >= d->release_at) {
+    drape_string_release(st->s);
+    st->script_released = 1;
+    return;
+  }
+  if (d->n_hand == 0 || t < d->hand[0][0]) {
+    drape_string_release(st->s);
+    return;
+  }
+  int j = 0;
+  while (j + 1 < d->n_hand && d->hand[j + 1][0] <= t) j++;
+  double x = d->hand[j][1], y = d->hand[j][2];
+  if (j + 1 < d->n_hand) {
+    double f = (t - d->hand[j][0]) / (d->hand[j + 1][0] - d->hand[j][0]);
+    x += f * (d->hand[j + 1][1] - x);
+    y += f * (d->hand[j + 1][2] - y);
+  }
+  if (drape_string_is_held(st->s)) drape_string_set_target(st->s, x, y);
+  else drape_string_grab(st->s, x, y);
+}
+
+static void frame_camera(viewer *v) {
+  /* Bounds: particles now, spheres, each string's reach, the floor. */
+  float bmin[3] = {1e30f, 1e30f, 1e30f}, bmax[3] = {-1e30f, -1e30f, -1e30f};
+  for (int i = 0; i < v->n_particles; i++) {
+    double p[3] = {v->host_pos[4 * i], v->host_pos[4 * i + 1], v->host_pos[4 * i + 2]};
+    grow(bmin, bmax, p, 0);
+  }
+  for (int k = 0; k < v->n_sim_spheres; k++) {
+    drape_sphere_def sd;
+    drape_sim_get_sphere(v->sim, k, &sd);
+    grow(bmin, bmax, sd.center, sd.radius);
+  }
+  for (int k = 0; k < v->n_strings; k++) {
+    const drape_string_def *d = &v->strings[k].def;
+    double a[3] = {d->anchor[0], d->anchor[1], d->z};
+    double reach = 1.15 * d->length; /* seed 000 §7.15: the hand's reach */
+    double lo[3] = {a[0] - reach, a[1] - reach, a[2]}, hi[3] = {a[0] + reach, a[1] + 0.3, a[2]};
+    grow(bmin, bmax, lo, 0);
+    grow(bmin, bmax, hi, 0);
+  }
+  if (bmin[0] > bmax[0])
+    for (int k = 0; k < 3; k++) bmin[k] = -0.5f, bmax[k] = 0.5f;
+  if (v->scene.has_floor) {
+    if ((float)v->scene.floor_height < bmin[1]) bmin[1] = (float)v->scene.floor_height;
+    if (bmax[1] < (float)v->scene.floor_height + 0.1f) bmax[1] = (float)v->scene.floor_height + 0.1f;
+  }
+  drape_render_scene *rs = &v->rs;
+  memset(rs, 0, sizeof *rs);
+  memcpy(rs->bounds_min, bmin, sizeof bmin);
+  memcpy(rs->bounds_max, bmax, sizeof bmax);
+  rs->has_floor = v->scene.has_floor;
+  rs->floor_y = (float)v->scene.floor_height;
+  float extent = fmaxf(bmax[0] - bmin[0], bmax[2] - bmin[2]);
+  rs->floor_cell = extent > 8 ? 1.0f : extent > 3 ? 0.5f : 0.25f;
+  rs->spheres = v->spheres;
+  double w, h;
+  vw_window_size(v, &w, &h);
+  float fov = v->scene.camera.fov_deg > 0 ? (float)v->scene.camera.fov_deg : 45.0f;
+  drape_render_camera rc;
+  drape_camera_frame_box(bmin, bmax, fov, (float)(w / h), &rc);
+  double eye[3], target[3];
+  for (int k = 0; k < 3; k++) {
+    eye[k] = v->scene.camera.has_eye ? v->scene.camera.eye[k] : rc.eye[k];
+    target[k] = v->scene.camera.has_target ? v->scene.camera.target[k] : rc.target[k];
+  }
+  vw_camera_from_eye(&v->cam_home, eye, target, fov);
+  v->cam = v->cam_home;
+}
+
+int vw_scene_open(viewer *v, const char *path, drape_err *e) {
+  /* Everything that can refuse the new scene happens before the current
+   * one is closed, so a scene the solvers reject leaves the view as it was. */
+  drape_scene sc;
+  int rc = drape_scene_load(path, &sc, e);
+  if (rc) return rc;
+  drape_sim *sim = NULL;
+  if (sc.n_cloth + sc.n_rope > 0) {
+    drape_sim_opts o = drape_sim_opts_default();
+    o.backend = v->backend;
+    o.device_index = v->device;
+    o.profiling = 1; /* ms per stage in the overlay */
+    o.cl = v->cl_ready ? &v->cl : NULL;
+    if ((rc = drape_sim_create(&sc, &o, &sim, e))) {
+      drape_scene_free(&sc);
+      return rc;
+    }
+  }
+  for (int k = 0; k < sc.n_string && !rc; k++) {
+    drape_string_params p;
+    rc = drape_string_params_from_def(&sc.string[k], sc.gravity, &p, e);
+  }
+  if (!rc && sc.n_string > VW_MAX_STRINGS)
+    rc = drape_fail(e, DRAPE_EINVAL, "scene file '%s': %d strings; the viewer shows at most %d",
+                    path, sc.n_string, VW_MAX_STRINGS);
+  if (rc) {
+    drape_sim_destroy(sim);
+    drape_scene_free(&sc);
+    return rc;
+  }
+  vw_scene_close(v);
+  v->scene = sc;
+  v->scene_loaded = 1;
+  v->sim = sim;
+  if (path != v->scene_path) snprintf(v->scene_path, sizeof v->scene_path, "%s", path);
+  v->dt = sc.dt > 0 ? sc.dt : 1.0 / 60.0;
+  if (v->sim && (rc = build_cloth_mesh(v, e))) goto fail;
+  if ((rc = build_strings(v, e))) goto fail;
+  v->n_sim_spheres = v->sim ? drape_sim_n_spheres(v->sim) : 0;
+  if (v->n_sim_spheres > VW_MAX_SPHERES) v->n_sim_spheres = VW_MAX_SPHERES;
+  memset(v->sphere_goal_on, 0, sizeof v->sphere_goal_on);
+  frame_camera(v);
+  vw_params_from_scene(v);
+  v->target_time = 0;
+  v->cloth_steps = 0;
+  v->max_strain = 0;
+  v->torn = 0;
+  v->stage_valid = 0;
+  v->stats_t = 0;
+  for (int k = 0; k < v->n_strings; k++) script_hand(&v->strings[k], 0.0);
+  return vw_sync_render(v, e);
+fail:
+  vw_scene_close(v);
+  return rc;
+}
+
+int vw_scene_reset(viewer *v, drape_err *e) {
+  vw_release_all(v);
+  int rc;
+  if (v->sim && (rc = drape_sim_reset(v->sim, e))) return rc;
+  for (int k = 0; k < v->n_strings; k++) {
+    vw_string *st = &v->strings[k];
+    drape_string_reset(st->s);
+    st->scripted = st->def.n_hand > 0;
+    st->script_released = 0;
+    st->max_speed_held = 0;
+    script_hand(st, 0.0);
+  }
+  memset(v->sphere_goal_on, 0, sizeof v->sphere_goal_on);
+  v->target_time = 0;
+  v->cloth_steps = 0;
+  return vw_sync_render(v, e);
+}
+
+/* ---------------------------------------------------------------- */
+/* physics                                                           */
+/* ---------------------------------------------------------------- */
+
+/* A sphere the user moves travels to its goal during the next frame at a
+ * velocity the collision kernel sees (so friction carries the cloth along),
+ * at most 4 m/s so a jump of the cursor cannot tunnel through the cloth. */
+int vw_apply_sphere_goals(viewer *v, drape_err *e) {
+  for (int k = 0; k < v->n_sim_spheres; k++) {
+    if (!v->sphere_goal_on[k]) continue;
+    drape_sphere_def sd;
+    drape_sim_get_sphere(v->sim, k, &sd);
+    double d[3], len = 0;
+    for (int q = 0; q < 3; q++) {
+      d[q] = v->sphere_goal[k][q] - sd.center[q];
+      len += d[q] * d[q];
+    }
+    len = sqrt(len);
+    double vel[3] = {0, 0, 0};
+    if (len > 1e-7) {
+      double s = fmin(1.0 / v->dt, 4.0 / len);
+      for (int q = 0; q < 3; q++) vel[q] = d[q] * s;
+    }
+    int rc = drape_sim_set_sphere(v->sim, k, NULL, NULL, vel, e);
+    if (rc) return rc;
+    if (len <= 1e-7) v->sphere_goal_on[k] = 0;
+  }
+  return DRAPE_OK;
+}
+
+void vw_string_end(const viewer *v, int k, double out[3]) {
+  const vw_string *st = &v->strings[k];
+  const double *r = drape_string_positions(st->s);
+  int n = drape_string_node_count(st->s);
+  out[0] = r[2 * (n - 1)];
+  out[1] = r[2 * (n - 1) + 1];
+  out[2] = st->def.z;
+}
+
+int vw_physics(viewer *v, drape_err *e) {
+  const double t0 = drape_now();
+  const double budget = v->budget_s;
+  int rc;
+  v->behind = 0;
+  double reached = v->target_time;
+  if (v->sim) {
+    int steps = 0;
+    while (drape_sim_time(v->sim) + 0.5 * v->dt <= v->target_time) {
+      /* §7.13: check the budget between steps; a step always finishes. */
+      if (budget > 0 && steps > 0 && drape_now() - t0 >= budget) {
+        v->behind = 1;
+        break;
+      }
+      if ((rc = vw_apply_sphere_goals(v, e))) return rc;
+      if ((rc = drape_sim_step(v->sim, e))) return rc;
+      steps++;
+      v->cloth_steps++;
+    }
+    if (steps > 0) {
+      drape_timings tm;
+      drape_sim_timings(v->sim, &tm);
+      v->frame_ms = tm.ms_frame;
+      v->stage_valid = tm.stage_times_valid;
+      for (int s = 0; s < DRAPE_STAGE_COUNT; s++) v->stage_ms[s] = tm.ms[s];
+    }
+    if (drape_sim_time(v->sim) < reached) reached = drape_sim_time(v->sim);
+  }
+  for (int k = 0; k < v->n_strings; k++) {
+    vw_string *st = &v->strings[k];
+    script_hand(st, drape_string_time(st->s));
+    double left = budget > 0 ? fmax(budget - (drape_now() - t0), 5e-4) : 0;
+    drape_string_progress pr;
+    if ((rc = drape_string_advance(st->s, v->target_time, left, &pr, e))) return rc;
+    if (!pr.reached && budget > 0) v->behind = 1;
+    if (pr.time < reached) reached = pr.time;
+    if (drape_string_is_held(st->s)) {
+      const double *vel = drape_string_velocities(st->s);
+      int n = drape_string_node_count(st->s);
+      double sp = hypot(vel[2 * (n - 1)], vel[2 * (n - 1) + 1]);
+      if (sp > st->max_speed_held) st->max_speed_held = sp;
+    }
+  }
+  /* §7.13: overdue wall time is dropped, not made up later. */
+  if (v->behind && budget > 0) v->target_time = reached;
+  v->phys_ms = (drape_now() - t0) * 1e3;
+  if (v->phys_ms > v->phys_ms_max) v->phys_ms_max = v->phys_ms;
+  v->behind_frames += v->behind;
+  return DRAPE_OK;
+}
+
+/* ---------------------------------------------------------------- */
+/* getting ready to draw                                             */
+/* ---------------------------------------------------------------- */
+
+int vw_read_positions(viewer *v, drape_err *e) {
+  if (!v->sim) return DRAPE_OK;
+  int rc = drape_sim_read_positions(v->sim, v->host_pos, e);
+  if (!rc && v->tear_possible) rc = drape_sim_read_triangles(v->sim, v->tris, e);
+  return rc;
+}
+
+int vw_sync_render(viewer *v, drape_err *e) {
+  int rc;
+  double t0 = drape_now();
+  if (v->sim) {
+    if (v->ip) {
+      drape_sim_buffers b;
+      if (drape_sim_cl_buffers(v->sim, &b))
+        return drape_fail(e, DRAPE_ECL, "view: the solver has no OpenCL buffers");
+      if ((rc = drape_interop_update(v->ip, b.positions, b.normals, e))) return rc;
+    } else {
+      if ((rc = drape_sim_read_positions(v->sim, v->host_pos, e)) ||
+          (rc = drape_sim_read_normals(v->sim, v->host_nrm, e)) ||
+          (rc = drape_render_mesh_upload(v->mesh, v->host_pos, v->host_nrm, 0, v->n_particles,
+                                         e)))
+        return rc;
+    }
+    if (v->tear_possible) {
+      /* Torn triangles come back degenerate (i0 i0 i0) and draw nothing. */
+      const drape_mesh *m = drape_sim_mesh(v->sim);
+      drape_render_mesh_desc d = {v->n_particles, v->tris, v->n_tris, m->lines, m->n_lines,
+                                  NULL, v->objects, v->n_objects};
+      if ((rc = drape_sim_read_triangles(v->sim, v->tris, e)) ||
+          (rc = drape_render_mesh_set_topology(v->mesh, &d, e)))
+        return rc;
+    }
+  }
+  for (int k = 0; k < v->n_strings; k++) {
+    const vw_string *st = &v->strings[k];
+    const double *r = drape_string_positions(st->s);
+    int n = drape_string_node_count(st->s);
+    for (int i = 0; i < n; i++) {
+      float *p = v->spos + 4 * (st->first_vertex + i);
+      p[0] = (float)r[2 * i];
+      p[1] = (float)r[2 * i + 1];
+      p[2] = (float)st->def.z;
+      p[3] = 1;
+    }
+  }
+  if (v->smesh &&
+      (rc = drape_render_mesh_upload(v->smesh, v->spos, NULL, 0, v->string_vertices, e)))
+    return rc;
+  v->xfer_ms = (drape_now() - t0) * 1e3;
+
+  /* Spheres: the colliders, then markers: each string's anchor, its
+   * orange end and, while held, the hand's target; the cloth grab's target. */
+  int ns = 0;
+  for (int k = 0; k < v->n_sim_spheres; k++) {
+    drape_sphere_def sd;
+    if (drape_sim_get_sphere(v->sim, k, &sd)) continue;
+    drape_render_sphere *s = &v->spheres[ns++];
+    for (int q = 0; q < 3; q++) s->center[q] = (float)sd.center[q];
+    s->radius = (float)sd.radius;
+    const float *c = (v->drag == VW_DRAG_SPHERE && v->drag_sphere == k) ? SPHERE_DRAG_RGB
+                                                                        : SPHERE_RGB;
+    memcpy(s->color, c, sizeof s->color);
+  }
+  for (int k = 0; k < v->n_strings; k++) {
+    const vw_string *st = &v->strings[k];
+    float rad = (float)fmax(0.004, 0.004 * st->def.length);
+    double end[3];
+    vw_string_end(v, k, end);
+    drape_render_sphere *a = &v->spheres[ns++];
+    a->center[0] = (float)st->def.anchor[0];
+    a->center[1] = (float)st->def.anchor[1];
+    a->center[2] = (float)st->def.z;
+    a->radius = 2.5f * rad;
+    memcpy(a->color, ANCHOR_RGB, sizeof a->color);
+    drape_render_sphere *b = &v->spheres[ns++];
+    for (int q = 0; q < 3; q++) b->center[q] = (float)end[q];
+    b->radius = 4.0f * rad;
+    memcpy(b->color, END_RGB, sizeof b->color);
+    if (drape_string_is_held(st->s) && ns < (int)(sizeof v->spheres / sizeof v->spheres[0])) {
+      double t[2];
+      drape_string_target(st->s, t);
+      drape_render_sphere *m = &v->spheres[ns++];
+      m->center[0] = (float)t[0];
+      m->center[1] = (float)t[1];
+      m->center[2] = (float)st->def.z;
+      m->radius = 1.5f * rad;
+      memcpy(m->color, TARGET_RGB, sizeof m->color);
+    }
+  }
+  if (v->drag == VW_DRAG_PARTICLE && ns < (int)(sizeof v->spheres / sizeof v->spheres[0])) {
+    drape_render_sphere *m = &v->spheres[ns++];
+    for (int q = 0; q < 3; q++) m->center[q] = (float)v->grab_target[q];
+    m->radius = 0.012f;
+    memcpy(m->color, TARGET_RGB, sizeof m->color);
+  }
+  v->rs.n_spheres = ns;
+  vw_camera_to_render(&v->cam, &v->rs.camera);
+  return DRAPE_OK;
+}

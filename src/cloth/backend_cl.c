@@ -1,0 +1,477 @@
+/* OpenCL backend: every stage is one kernel launch on one in-order queue.
+ * All buffers are created once (or grown when a parameter asks for more,
+ * e.g. iterations > 1 needs the lambda buffer); nothing is allocated or
+ * copied per substep. With a profiling queue every launch carries an event
+ * tagged with its stage, summed at the end of the frame. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/runtime.h"
+#include "cloth/sim.h"
+
+enum {
+  K_WIND_TRI, K_WIND_GATHER, K_PREDICT, K_DRIVE, K_PROJECT, K_TETHERS, K_COLLIDE, K_UPDATE,
+  K_TEAR, K_TEAR_TRI, K_NORMALS, K_COUNT
+};
+static const char *const kernel_names[K_COUNT] = {
+    "wind_triangles", "wind_gather", "predict", "drive_kinematic", "project_distance", "tethers",
+    "collide", "update_velocities", "tear_constraints", "tear_triangles", "vertex_normals"};
+
+typedef struct cl_state {
+  drape_cl *cl;
+  drape_cl own;             /* used when the sim created the runtime      */
+  int owns_cl;
+  cl_kernel k[K_COUNT];
+  cl_mem x, p, v, n, obj, mat, ca, cb, crest, ccomp, lambda, sph, kin, tris, tri_edge, vt_off, vt_list,
+      tri_force, tpin, trest;
+  int cap_kin, has_lambda, has_tri_force;
+  uint64_t bytes;           /* device memory held                         */
+  size_t np_pad;            /* particles rounded up to DR_PARTICLE_LANES  */
+  int *stage_i;             /* host staging for constraint copies         */
+  /* profiling */
+  cl_event *ev;
+  int *ev_stage;
+  int n_ev, cap_ev;
+} cl_state;
+
+#define ST(s) ((cl_state *)(s)->bs)
+
+static int mk(drape_sim *s, cl_mem *out, size_t bytes, const void *init, const char *what,
+              drape_err *e) {
+  cl_state *c = ST(s);
+  cl_int rc;
+  if (bytes == 0) { /* zero-size buffers are invalid: a placeholder, nothing to copy */
+    bytes = 16;
+    init = NULL;
+  }
+  *out = clCreateBuffer(c->cl->ctx, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes,
+                        (void *)init, &rc);
+  if (rc != CL_SUCCESS)
+    return drape_fail(e, DRAPE_ECL, "clCreateBuffer(%s, %zu bytes): %s", what, bytes,
+                      drape_cl_errstr(rc));
+  c->bytes += bytes;
+  if (init) sim_count_h2d(s, bytes);
+  return DRAPE_OK;
+}
+
+static void rel(cl_mem *m) {
+  if (*m) clReleaseMemObject(*m);
+  *m = NULL;
+}
+
+/* Enqueues kernel k over n items; with profiling, keeps the event. */
+static int launch(drape_sim *s, int k, size_t n, drape_err *e) {
+  cl_state *c = ST(s);
+  if (n == 0) return DRAPE_OK;
+  cl_event ev = NULL;
+  int prof = c->cl->profiling;
+  int rc = drape_cl_run1d(c->cl, c->k[k], kernel_names[k], n, prof ? &ev : NULL, e);
+  if (rc) return rc;
+  if (prof) {
+    if (c->n_ev == c->cap_ev) {
+      int cap = c->cap_ev ? 2 * c->cap_ev : 1024;
+      cl_event *ne = realloc(c->ev, sizeof *ne * (size_t)cap);
+      if (ne) c->ev = ne;
+      int *ns = realloc(c->ev_stage, sizeof *ns * (size_t)cap);
+      if (ns) c->ev_stage = ns;
+      if (!ne || !ns) {
+        clReleaseEvent(ev);
+        return drape_fail(e, DRAPE_ENOMEM, "out of memory (profiling events)");
+      }
+      c->cap_ev = cap;
+    }
+    c->ev[c->n_ev] = ev;
+    c->ev_stage[c->n_ev++] = s->cur_stage;
+  }
+  return DRAPE_OK;
+}
+
+#define ARG(kn, i, v) DRAPE_CL_TRY(e, clSetKernelArg(c->k[kn], (i), sizeof(v), &(v)))
+
+/* Static kernel arguments; called after any buffer is (re)created. */
+static int set_static_args(drape_sim *s, drape_err *e) {
+  cl_state *c = ST(s);
+  int np = s->m.n_particles, nt = s->m.n_tris, nc = s->m.n_cons, slots = s->m.tether_slots;
+  ARG(K_PREDICT, 0, c->x); ARG(K_PREDICT, 1, c->p); ARG(K_PREDICT, 2, c->v);
+  ARG(K_PREDICT, 3, c->obj); ARG(K_PREDICT, 4, c->mat);
+  ARG(K_DRIVE, 0, c->x); ARG(K_DRIVE, 1, c->kin);
+  ARG(K_PROJECT, 0, c->x); ARG(K_PROJECT, 1, c->ca); ARG(K_PROJECT, 2, c->cb);
+  ARG(K_PROJECT, 3, c->crest); ARG(K_PROJECT, 4, c->ccomp);
+  cl_mem lam = c->lambda ? c->lambda : c->x; /* never touched in NONE mode */
+  ARG(K_PROJECT, 5, lam);
+  ARG(K_TETHERS, 0, c->x); ARG(K_TETHERS, 1, c->tpin); ARG(K_TETHERS, 2, c->trest);
+  ARG(K_TETHERS, 3, slots); ARG(K_TETHERS, 4, np);
+  ARG(K_COLLIDE, 0, c->x); ARG(K_COLLIDE, 1, c->p); ARG(K_COLLIDE, 2, c->obj);
+  ARG(K_COLLIDE, 3, c->mat); ARG(K_COLLIDE, 4, c->sph);
+  ARG(K_UPDATE, 0, c->x); ARG(K_UPDATE, 1, c->p); ARG(K_UPDATE, 2, c->v);
+  cl_mem tf = c->tri_force ? c->tri_force : c->n;
+  ARG(K_WIND_TRI, 0, c->x); ARG(K_WIND_TRI, 1, c->v); ARG(K_WIND_TRI, 2, c->tris);
+  ARG(K_WIND_TRI, 3, tf); ARG(K_WIND_TRI, 5, nt);
+  ARG(K_WIND_GATHER, 0, c->x); ARG(K_WIND_GATHER, 1, c->v); ARG(K_WIND_GATHER, 2, tf);
+  ARG(K_WIND_GATHER, 3, c->vt_off); ARG(K_WIND_GATHER, 4, c->vt_list);
+  ARG(K_NORMALS, 0, c->x); ARG(K_NORMALS, 1, c->n); ARG(K_NORMALS, 2, c->tris);
+  ARG(K_NORMALS, 3, c->vt_off); ARG(K_NORMALS, 4, c->vt_list); ARG(K_NORMALS, 5, np);
+  ARG(K_TEAR, 0, c->x); ARG(K_TEAR, 1, c->ca); ARG(K_TEAR, 2, c->cb); ARG(K_TEAR, 3, c->crest);
+  ARG(K_TEAR, 4, c->ccomp); ARG(K_TEAR, 5, c->obj); ARG(K_TEAR, 6, c->mat); ARG(K_TEAR, 7, nc);
+  cl_mem te = c->tri_edge ? c->tri_edge : c->tris;
+  ARG(K_TEAR_TRI, 0, c->ccomp); ARG(K_TEAR_TRI, 1, c->tris); ARG(K_TEAR_TRI, 2, te);
+  ARG(K_TEAR_TRI, 3, nt);
+  return DRAPE_OK;
+}
+
+static int cl_ensure(drape_sim *s, drape_err *e) {
+  cl_state *c = ST(s);
+  int rc, changed = 0;
+  if (s->params.iterations > 1 && !c->lambda && s->m.n_cons > 0) {
+    if ((rc = mk(s, &c->lambda, sizeof(float) * ((size_t)s->m.n_cons + DR_PROJECT_LANES), NULL,
+                 "lambda", e)))
+      return rc;
+    changed = 1;
+  }
+  if (s->params.wind_enabled && !c->tri_force && s->m.n_tris > 0) {
+    if ((rc = mk(s, &c->tri_force, sizeof(dr_float4) * (size_t)s->m.n_tris, NULL, "tri_force", e)))
+      return rc;
+    changed = 1;
+  }
+  if (s->cap_kin > c->cap_kin) {
+    if (c->kin) c->bytes -= sizeof(dr_kinematic) * (size_t)c->cap_kin;
+    rel(&c->kin);
+    if ((rc = mk(s, &c->kin, sizeof(dr_kinematic) * (size_t)s->cap_kin, NULL, "kinematics", e)))
+      return rc;
+    c->cap_kin = s->cap_kin;
+    changed = 1;
+  }
+  return changed ? set_static_args(s, e) : DRAPE_OK;
+}
+
+static int cl_write(drape_sim *s, sim_buf b, size_t off, size_t bytes, const void *src,
+                    drape_err *e);
+
+static int cl_reset(drape_sim *s, drape_err *e) {
+  cl_state *c = ST(s);
+  int rc;
+  size_t np = (size_t)s->m.n_particles;
+  const float zero = 0.0f;
+  /* padding particles: pinned (w = 0) at the origin, referenced by nothing */
+  DRAPE_CL_TRY(e, clEnqueueFillBuffer(c->cl->queue, c->x, &zero, sizeof zero, 0,
+                                      c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
+  if ((rc = cl_write(s, SIM_BUF_X, 0, np * sizeof(dr_float4), s->m.x0, e))) return rc;
+  DRAPE_CL_TRY(e, clEnqueueFillBuffer(c->cl->queue, c->v, &zero, sizeof zero, 0,
+                                      c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
+  DRAPE_CL_TRY(e, clEnqueueFillBuffer(c->cl->queue, c->n, &zero, sizeof zero, 0,
+                                      c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
+  DRAPE_CL_TRY(e, clEnqueueCopyBuffer(c->cl->queue, c->x, c->p, 0, 0,
+                                      c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
+  if ((rc = cl_write(s, SIM_BUF_CONS, 0, (size_t)s->m.n_cons * sizeof(dr_distance), s->m.cons, e)))
+    return rc;
+  /* padding read by the last lanes of project_distance: torn, particle 0 */
+  const int zero_i[DR_PROJECT_LANES] = {0};
+  const float zero_f[DR_PROJECT_LANES] = {0}, torn[DR_PROJECT_LANES] = {-1, -1, -1, -1, -1, -1, -1, -1};
+  const size_t off = (size_t)s->m.n_cons * 4, pad = DR_PROJECT_LANES * 4;
+  DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->ca, CL_TRUE, off, pad, zero_i, 0, NULL, NULL));
+  DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->cb, CL_TRUE, off, pad, zero_i, 0, NULL, NULL));
+  DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->crest, CL_TRUE, off, pad, zero_f, 0, NULL, NULL));
+  DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->ccomp, CL_TRUE, off, pad, torn, 0, NULL, NULL));
+  sim_count_h2d(s, 4 * pad);
+  if ((rc = cl_write(s, SIM_BUF_TRIS, 0, (size_t)s->m.n_tris * 3 * sizeof(dr_uint), s->m.tris, e)))
+    return rc;
+  if ((rc = cl_write(s, SIM_BUF_MAT, 0, (size_t)s->m.n_objects * sizeof(dr_object), s->mat, e)))
+    return rc;
+  if ((rc = cl_write(s, SIM_BUF_SPHERES, 0, (size_t)s->n_spheres * sizeof(dr_sphere), s->sph, e)))
+    return rc;
+  DRAPE_CL_TRY(e, clFinish(c->cl->queue));
+  return cl_ensure(s, e);
+}
+
+static int cl_begin(drape_sim *s, drape_err *e) {
+  cl_state *c = ST(s);
+  dr_step_params sp = s->sp;
+  ARG(K_PREDICT, 5, sp);
+  ARG(K_COLLIDE, 5, sp);
+  ARG(K_UPDATE, 3, sp);
+  ARG(K_WIND_TRI, 4, sp);
+  ARG(K_WIND_GATHER, 5, sp);
+  ARG(K_PROJECT, 8, sp.inv_h2);
+  int nk = s->n_kin;
+  ARG(K_DRIVE, 2, nk);
+  return DRAPE_OK;
+}
+
+static int cl_wind(drape_sim *s, drape_err *e) {
+  int rc = launch(s, K_WIND_TRI, (size_t)s->m.n_tris, e);
+  return rc ? rc : launch(s, K_WIND_GATHER, (size_t)s->m.n_particles, e);
+}
+/* Work items of collide, which takes DR_PARTICLE_LANES particles each. */
+static size_t particle_groups(const drape_sim *s) {
+  return ((size_t)s->m.n_particles + DR_PARTICLE_LANES - 1) / DR_PARTICLE_LANES;
+}
+
+static int cl_predict(drape_sim *s, drape_err *e) {
+  return launch(s, K_PREDICT, (size_t)s->m.n_particles, e);
+}
+static int cl_drive(drape_sim *s, float alpha, drape_err *e) {
+  cl_state *c = ST(s);
+  ARG(K_DRIVE, 3, alpha);
+  return launch(s, K_DRIVE, (size_t)s->n_kin, e);
+}
+static int cl_project(drape_sim *s, int colour, int mode, drape_err *e) {
+  cl_state *c = ST(s);
+  int first = s->m.colour_off[colour], count = s->m.colour_off[colour + 1] - first;
+  ARG(K_PROJECT, 6, first);
+  ARG(K_PROJECT, 7, count);
+  ARG(K_PROJECT, 9, mode);
+  return launch(s, K_PROJECT, ((size_t)count + DR_PROJECT_LANES - 1) / DR_PROJECT_LANES, e);
+}
+static int cl_tethers(drape_sim *s, drape_err *e) {
+  return launch(s, K_TETHERS, (size_t)s->m.n_particles, e);
+}
+static int cl_collide(drape_sim *s, float t_end, drape_err *e) {
+  cl_state *c = ST(s);
+  ARG(K_COLLIDE, 6, t_end);
+  return launch(s, K_COLLIDE, particle_groups(s), e);
+}
+static int cl_update(drape_sim *s, drape_err *e) {
+  return launch(s, K_UPDATE, (size_t)s->m.n_particles, e);
+}
+static int cl_tear(drape_sim *s, drape_err *e) {
+  return launch(s, K_TEAR, (size_t)s->m.n_cons, e);
+}
+static int cl_tear_tris(drape_sim *s, drape_err *e) {
+  return launch(s, K_TEAR_TRI, (size_t)s->m.n_tris, e);
+}
+static int cl_normals(drape_sim *s, drape_err *e) {
+  return launch(s, K_NORMALS, (size_t)s->m.n_particles, e);
+}
+
+static int cl_end(drape_sim *s, drape_err *e) {
+  cl_state *c = ST(s);
+  DRAPE_CL_TRY(e, clFinish(c->cl->queue));
+  if (!c->cl->profiling) return DRAPE_OK;
+  int rc = DRAPE_OK;
+  for (int i = 0; i < c->n_ev; i++) {
+    cl_ulong t0 = 0, t1 = 0;
+    cl_int r0 = clGetEventProfilingInfo(c->ev[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+    cl_int r1 = clGetEventProfilingInfo(c->ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+    if ((r0 != CL_SUCCESS || r1 != CL_SUCCESS) && !rc)
+      rc = drape_fail(e, DRAPE_ECL, "clGetEventProfilingInfo: %s",
+                      drape_cl_errstr(r0 != CL_SUCCESS ? r0 : r1));
+    else
+      s->tm.ms[c->ev_stage[i]] += 1e-6 * (double)(t1 - t0);
+    clReleaseEvent(c->ev[i]);
+  }
+  c->n_ev = 0;
+  if (!rc) s->tm.stage_times_valid = 1;
+  return rc;
+}
+
+static cl_mem buf_of(cl_state *c, sim_buf b) {
+  switch (b) {
+    case SIM_BUF_X: return c->x;
+    case SIM_BUF_V: return c->v;
+    case SIM_BUF_N: return c->n;
+    case SIM_BUF_CONS: return NULL; /* four arrays: see cons_read / cons_write */
+    case SIM_BUF_TRIS: return c->tris;
+    case SIM_BUF_MAT: return c->mat;
+    case SIM_BUF_SPHERES: return c->sph;
+    case SIM_BUF_KIN: return c->kin;
+  }
+  return NULL;
+}
+
+/* Constraints live on the device as four arrays (a, b, rest, compliance);
+ * the host sees dr_distance records. Whole-list copies only. */
+static int cons_read(drape_sim *s, dr_distance *dst, drape_err *e) {
+  cl_state *c = ST(s);
+  size_t n = (size_t)s->m.n_cons;
+  cl_mem bufs[4] = {c->ca, c->cb, c->crest, c->ccomp};
+  for (int k = 0; k < 4; k++) {
+    DRAPE_CL_TRY(e, clEnqueueReadBuffer(c->cl->queue, bufs[k], CL_TRUE, 0, 4 * n, c->stage_i, 0,
+                                        NULL, NULL));
+    for (size_t i = 0; i < n; i++) {
+      if (k == 0) dst[i].a = c->stage_i[i];
+      else if (k == 1) dst[i].b = c->stage_i[i];
+      else if (k == 2) memcpy(&dst[i].rest, &c->stage_i[i], 4);
+      else memcpy(&dst[i].compliance, &c->stage_i[i], 4);
+    }
+  }
+  sim_count_d2h(s, 16 * n);
+  return DRAPE_OK;
+}
+
+static int cons_write(drape_sim *s, const dr_distance *src, drape_err *e) {
+  cl_state *c = ST(s);
+  size_t n = (size_t)s->m.n_cons;
+  cl_mem bufs[4] = {c->ca, c->cb, c->crest, c->ccomp};
+  for (int k = 0; k < 4; k++) {
+    for (size_t i = 0; i < n; i++) {
+      if (k == 0) c->stage_i[i] = src[i].a;
+      else if (k == 1) c->stage_i[i] = src[i].b;
+      else if (k == 2) memcpy(&c->stage_i[i], &src[i].rest, 4);
+      else memcpy(&c->stage_i[i], &src[i].compliance, 4);
+    }
+    DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, bufs[k], CL_TRUE, 0, 4 * n, c->stage_i, 0,
+                                         NULL, NULL));
+  }
+  sim_count_h2d(s, 16 * n);
+  return DRAPE_OK;
+}
+
+static int cl_read(drape_sim *s, sim_buf b, size_t off, size_t bytes, void *dst, drape_err *e) {
+  if (!bytes) return DRAPE_OK;
+  cl_state *c = ST(s);
+  if (b == SIM_BUF_CONS) {
+    if (off != 0 || bytes != (size_t)s->m.n_cons * sizeof(dr_distance))
+      return drape_fail(e, DRAPE_EINVAL, "constraints are copied as a whole list");
+    return cons_read(s, dst, e);
+  }
+  DRAPE_CL_TRY(e, clEnqueueReadBuffer(c->cl->queue, buf_of(c, b), CL_TRUE, off, bytes, dst, 0,
+                                      NULL, NULL));
+  sim_count_d2h(s, bytes);
+  return DRAPE_OK;
+}
+
+/* Blocking writes: the source may be a host array the caller reuses at
+ * once. They happen once per frame at most (kinematics, moving spheres)
+ * or on user edits, never per substep. */
+static int cl_write(drape_sim *s, sim_buf b, size_t off, size_t bytes, const void *src,
+                    drape_err *e) {
+  if (!bytes) return DRAPE_OK;
+  cl_state *c = ST(s);
+  if (b == SIM_BUF_CONS) {
+    if (off != 0 || bytes != (size_t)s->m.n_cons * sizeof(dr_distance))
+      return drape_fail(e, DRAPE_EINVAL, "constraints are copied as a whole list");
+    return cons_write(s, src, e);
+  }
+  DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, buf_of(c, b), CL_TRUE, off, bytes, src, 0,
+                                       NULL, NULL));
+  sim_count_h2d(s, bytes);
+  return DRAPE_OK;
+}
+
+static void cl_destroy(drape_sim *s) {
+  cl_state *c = ST(s);
+  if (!c) return;
+  if (c->cl && c->cl->queue) clFinish(c->cl->queue);
+  for (int i = 0; i < c->n_ev; i++) clReleaseEvent(c->ev[i]);
+  free(c->ev);
+  free(c->ev_stage);
+  free(c->stage_i);
+  for (int k = 0; k < K_COUNT; k++)
+    if (c->k[k]) clReleaseKernel(c->k[k]);
+  cl_mem *all[] = {&c->x, &c->p, &c->v, &c->n, &c->obj, &c->mat, &c->ca, &c->cb, &c->crest,
+                   &c->ccomp, &c->lambda, &c->sph,
+                   &c->kin, &c->tris, &c->tri_edge, &c->vt_off, &c->vt_list, &c->tri_force,
+                   &c->tpin, &c->trest};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
+  if (c->owns_cl) drape_cl_release(&c->own);
+  free(c);
+  s->bs = NULL;
+}
+
+int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e);
+int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
+  cl_state *c = calloc(1, sizeof *c);
+  if (!c) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  s->bs = c;
+  int rc;
+  if (o->cl) {
+    c->cl = o->cl;
+  } else {
+    drape_cl_opts co = drape_cl_default_opts();
+    co.device_index = o->device_index;
+    co.profiling = o->profiling;
+    if ((rc = drape_cl_init(&c->own, &co, e))) { cl_destroy(s); return rc; }
+    c->owns_cl = 1;
+    c->cl = &c->own;
+  }
+  for (int k = 0; k < K_COUNT; k++)
+    if ((rc = drape_cl_kernel(c->cl, kernel_names[k], &c->k[k], e))) { cl_destroy(s); return rc; }
+  c->stage_i = malloc(4 * ((size_t)s->m.n_cons + 1));
+  if (!c->stage_i) { cl_destroy(s); return drape_fail(e, DRAPE_ENOMEM, "out of memory"); }
+  const drape_model *m = &s->m;
+  size_t f4 = sizeof(dr_float4);
+  size_t slots = (size_t)m->tether_slots;
+  /* particle arrays padded to whole groups of DR_PARTICLE_LANES */
+  size_t np = ((size_t)m->n_particles + DR_PARTICLE_LANES - 1) / DR_PARTICLE_LANES * DR_PARTICLE_LANES;
+  c->np_pad = np;
+  int *obj_pad = calloc(np ? np : 1, sizeof *obj_pad);
+  int *tpin_pad = slots ? malloc(np * slots * sizeof *tpin_pad) : NULL;
+  float *trest_pad = slots ? calloc(np * slots, sizeof *trest_pad) : NULL;
+  if (!obj_pad || (slots && (!tpin_pad || !trest_pad))) {
+    free(obj_pad); free(tpin_pad); free(trest_pad);
+    cl_destroy(s);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  }
+  memcpy(obj_pad, m->obj, sizeof *obj_pad * (size_t)m->n_particles);
+  if (slots) {
+    for (size_t i = 0; i < np * slots; i++) tpin_pad[i] = -1;
+    memcpy(tpin_pad, m->tether_pin, sizeof *tpin_pad * (size_t)m->n_particles * slots);
+    memcpy(trest_pad, m->tether_rest, sizeof *trest_pad * (size_t)m->n_particles * slots);
+  }
+  if ((rc = mk(s, &c->x, np * f4, NULL, "positions", e)) ||
+      (rc = mk(s, &c->p, np * f4, NULL, "previous positions", e)) ||
+      (rc = mk(s, &c->v, np * f4, NULL, "velocities", e)) ||
+      (rc = mk(s, &c->n, np * f4, NULL, "normals", e)) ||
+      (rc = mk(s, &c->obj, np * sizeof(dr_int), obj_pad, "object ids", e)) ||
+      (rc = mk(s, &c->mat, (size_t)m->n_objects * sizeof(dr_object), NULL, "materials", e)) ||
+      (rc = mk(s, &c->ca, ((size_t)m->n_cons + DR_PROJECT_LANES) * 4, NULL, "constraint a", e)) ||
+      (rc = mk(s, &c->cb, ((size_t)m->n_cons + DR_PROJECT_LANES) * 4, NULL, "constraint b", e)) ||
+      (rc = mk(s, &c->crest, ((size_t)m->n_cons + DR_PROJECT_LANES) * 4, NULL, "rest lengths", e)) ||
+      (rc = mk(s, &c->ccomp, ((size_t)m->n_cons + DR_PROJECT_LANES) * 4, NULL, "compliances", e)) ||
+      (rc = mk(s, &c->sph, (size_t)s->n_spheres * sizeof(dr_sphere), NULL, "spheres", e)) ||
+      (rc = mk(s, &c->tris, (size_t)m->n_tris * 3 * sizeof(dr_uint), NULL, "triangles", e)) ||
+      (rc = mk(s, &c->vt_off, ((size_t)m->n_particles + 1) * sizeof(dr_int), m->vt_off,
+               "vertex-triangle offsets", e)) ||
+      (rc = mk(s, &c->vt_list, (size_t)m->n_tris * 3 * sizeof(dr_int), m->vt_list,
+               "vertex-triangle lists", e)) ||
+      (s->any_tear && (rc = mk(s, &c->tri_edge, (size_t)m->n_tris * 3 * sizeof(dr_int), m->tri_edge,
+                               "triangle edges", e))) ||
+      (slots && (rc = mk(s, &c->tpin, np * slots * sizeof(dr_int), tpin_pad, "tether pins", e))) ||
+      (slots && (rc = mk(s, &c->trest, np * slots * sizeof(float), trest_pad, "tether rests", e)))) {
+    free(obj_pad); free(tpin_pad); free(trest_pad);
+    cl_destroy(s);
+    return rc;
+  }
+  free(obj_pad); free(tpin_pad); free(trest_pad);
+  if ((rc = cl_ensure(s, e)) || (rc = set_static_args(s, e))) { cl_destroy(s); return rc; }
+  return DRAPE_OK;
+}
+
+uint64_t drape_backend_cl_bytes(const drape_sim *s);
+uint64_t drape_backend_cl_bytes(const drape_sim *s) { return ST(s)->bytes; }
+
+struct drape_cl *drape_backend_cl_runtime(const drape_sim *s);
+struct drape_cl *drape_backend_cl_runtime(const drape_sim *s) { return ST(s)->cl; }
+
+int drape_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out);
+int drape_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out) {
+  cl_state *c = ST(s);
+  out->positions = c->x;
+  out->normals = c->n;
+  out->tris = c->tris;
+  out->queue = c->cl->queue;
+  out->context = c->cl->ctx;
+  return DRAPE_OK;
+}
+
+const sim_backend drape_backend_cl = {
+    .name = "cl",
+    .host_timed = 0,
+    .reset = cl_reset,
+    .wind = cl_wind,
+    .predict = cl_predict,
+    .drive = cl_drive,
+    .project = cl_project,
+    .tethers = cl_tethers,
+    .collide = cl_collide,
+    .update_velocities = cl_update,
+    .tear = cl_tear,
+    .tear_triangles = cl_tear_tris,
+    .normals = cl_normals,
+    .begin_frame = cl_begin,
+    .end_frame = cl_end,
+    .read = cl_read,
+    .write = cl_write,
+    .ensure = cl_ensure,
+    .destroy = cl_destroy,
+};

@@ -1,0 +1,186 @@
+/* CPU reference backend: the same stages as the OpenCL kernels, as plain C
+ * loops over host arrays (cpu_stages.c), single-threaded. Tests compare it
+ * with the OpenCL path; the benchmark measures both. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloth/cpu_stages.h"
+#include "cloth/sim.h"
+
+typedef struct cpu_state {
+  dr_float4 *x, *p, *v, *n, *tri_force;
+  dr_distance *cons;
+  float *lambda;
+  dr_uint *tris;
+  dr_object *mat;
+  dr_sphere *sph;
+  dr_kinematic *kin;
+  int cap_kin, cap_lambda, has_tri_force;
+} cpu_state;
+
+#define ST(s) ((cpu_state *)(s)->bs)
+
+static int cpu_ensure(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  if (s->params.iterations > 1 && !c->lambda && s->m.n_cons > 0) {
+    c->lambda = calloc((size_t)s->m.n_cons, sizeof *c->lambda);
+    if (!c->lambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
+  }
+  if (s->params.wind_enabled && !c->tri_force && s->m.n_tris > 0) {
+    c->tri_force = calloc((size_t)s->m.n_tris, sizeof *c->tri_force);
+    if (!c->tri_force) return drape_fail(e, DRAPE_ENOMEM, "out of memory (wind)");
+  }
+  if (s->cap_kin > c->cap_kin) {
+    dr_kinematic *k = realloc(c->kin, sizeof *k * (size_t)s->cap_kin);
+    if (!k) return drape_fail(e, DRAPE_ENOMEM, "out of memory (kinematics)");
+    c->kin = k;
+    c->cap_kin = s->cap_kin;
+  }
+  return DRAPE_OK;
+}
+
+static int cpu_reset(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  size_t np = (size_t)s->m.n_particles;
+  memcpy(c->x, s->m.x0, np * sizeof *c->x);
+  memcpy(c->p, s->m.x0, np * sizeof *c->p);
+  memset(c->v, 0, np * sizeof *c->v);
+  memset(c->n, 0, np * sizeof *c->n);
+  memcpy(c->cons, s->m.cons, (size_t)s->m.n_cons * sizeof *c->cons);
+  memcpy(c->tris, s->m.tris, (size_t)s->m.n_tris * 3 * sizeof *c->tris);
+  memcpy(c->mat, s->mat, (size_t)s->m.n_objects * sizeof *c->mat);
+  memcpy(c->sph, s->sph, (size_t)s->n_spheres * sizeof *c->sph);
+  return cpu_ensure(s, e);
+}
+
+static int cpu_wind(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  cpu_wind_triangles(c->x, c->v, c->tris, c->tri_force, &s->sp, s->m.n_tris);
+  cpu_wind_gather(c->x, c->v, c->tri_force, s->m.vt_off, s->m.vt_list, &s->sp);
+  return DRAPE_OK;
+}
+static int cpu_predict_stage(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  cpu_predict(c->x, c->p, c->v, s->m.obj, c->mat, &s->sp);
+  return DRAPE_OK;
+}
+static int cpu_drive(drape_sim *s, float alpha, drape_err *e) {
+  cpu_drive_kinematic(ST(s)->x, ST(s)->kin, s->n_kin, alpha);
+  return DRAPE_OK;
+}
+static int cpu_project(drape_sim *s, int colour, int mode, drape_err *e) {
+  cpu_state *c = ST(s);
+  int first = s->m.colour_off[colour], count = s->m.colour_off[colour + 1] - first;
+  cpu_project_distance(c->x, c->cons, c->lambda, first, count, s->sp.inv_h2, mode);
+  return DRAPE_OK;
+}
+static int cpu_tethers_stage(drape_sim *s, drape_err *e) {
+  cpu_tethers(ST(s)->x, s->m.tether_pin, s->m.tether_rest, s->m.tether_slots, s->m.n_particles);
+  return DRAPE_OK;
+}
+static int cpu_collide_stage(drape_sim *s, float t_end, drape_err *e) {
+  cpu_state *c = ST(s);
+  cpu_collide(c->x, c->p, s->m.obj, c->mat, c->sph, &s->sp, t_end);
+  return DRAPE_OK;
+}
+static int cpu_update(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  cpu_update_velocities(c->x, c->p, c->v, &s->sp);
+  return DRAPE_OK;
+}
+static int cpu_tear(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  cpu_tear_constraints(c->x, c->cons, s->m.obj, c->mat, s->m.n_cons);
+  return DRAPE_OK;
+}
+static int cpu_tear_tris(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  cpu_tear_triangles(c->cons, c->tris, s->m.tri_edge, s->m.n_tris);
+  return DRAPE_OK;
+}
+static int cpu_normals(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  cpu_vertex_normals(c->x, c->n, c->tris, s->m.vt_off, s->m.vt_list, s->m.n_particles);
+  return DRAPE_OK;
+}
+static int cpu_begin(drape_sim *s, drape_err *e) { return DRAPE_OK; }
+static int cpu_end(drape_sim *s, drape_err *e) {
+  s->tm.stage_times_valid = 1;
+  return DRAPE_OK;
+}
+
+static void *buf_ptr(cpu_state *c, sim_buf b) {
+  switch (b) {
+    case SIM_BUF_X: return c->x;
+    case SIM_BUF_V: return c->v;
+    case SIM_BUF_N: return c->n;
+    case SIM_BUF_CONS: return c->cons;
+    case SIM_BUF_TRIS: return c->tris;
+    case SIM_BUF_MAT: return c->mat;
+    case SIM_BUF_SPHERES: return c->sph;
+    case SIM_BUF_KIN: return c->kin;
+  }
+  return NULL;
+}
+
+static int cpu_read(drape_sim *s, sim_buf b, size_t off, size_t bytes, void *dst, drape_err *e) {
+  if (bytes) memcpy(dst, (char *)buf_ptr(ST(s), b) + off, bytes);
+  return DRAPE_OK;
+}
+static int cpu_write(drape_sim *s, sim_buf b, size_t off, size_t bytes, const void *src,
+                     drape_err *e) {
+  if (bytes) memcpy((char *)buf_ptr(ST(s), b) + off, src, bytes);
+  return DRAPE_OK;
+}
+
+static void cpu_destroy(drape_sim *s) {
+  cpu_state *c = ST(s);
+  if (!c) return;
+  free(c->x); free(c->p); free(c->v); free(c->n); free(c->tri_force);
+  free(c->cons); free(c->lambda); free(c->tris); free(c->mat); free(c->sph); free(c->kin);
+  free(c);
+  s->bs = NULL;
+}
+
+int drape_backend_cpu_init(drape_sim *s, drape_err *e);
+int drape_backend_cpu_init(drape_sim *s, drape_err *e) {
+  cpu_state *c = calloc(1, sizeof *c);
+  if (!c) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  s->bs = c;
+  size_t np = (size_t)(s->m.n_particles > 0 ? s->m.n_particles : 1);
+  c->x = calloc(np, sizeof *c->x);
+  c->p = calloc(np, sizeof *c->p);
+  c->v = calloc(np, sizeof *c->v);
+  c->n = calloc(np, sizeof *c->n);
+  c->cons = calloc((size_t)s->m.n_cons + 1, sizeof *c->cons);
+  c->tris = calloc((size_t)s->m.n_tris * 3 + 1, sizeof *c->tris);
+  c->mat = calloc((size_t)s->m.n_objects + 1, sizeof *c->mat);
+  c->sph = calloc((size_t)s->n_spheres + 1, sizeof *c->sph);
+  if (!c->x || !c->p || !c->v || !c->n || !c->cons || !c->tris || !c->mat || !c->sph) {
+    cpu_destroy(s);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory for %d particles", s->m.n_particles);
+  }
+  return DRAPE_OK;
+}
+
+const sim_backend drape_backend_cpu = {
+    .name = "cpu",
+    .host_timed = 1,
+    .reset = cpu_reset,
+    .wind = cpu_wind,
+    .predict = cpu_predict_stage,
+    .drive = cpu_drive,
+    .project = cpu_project,
+    .tethers = cpu_tethers_stage,
+    .collide = cpu_collide_stage,
+    .update_velocities = cpu_update,
+    .tear = cpu_tear,
+    .tear_triangles = cpu_tear_tris,
+    .normals = cpu_normals,
+    .begin_frame = cpu_begin,
+    .end_frame = cpu_end,
+    .read = cpu_read,
+    .write = cpu_write,
+    .ensure = cpu_ensure,
+    .destroy = cpu_destroy,
+};

@@ -1,0 +1,158 @@
+/* Self-collision and cloth–cloth / cloth–rope collision (issue 4).
+ *
+ * One stage of a substep, run after the constraint projections:
+ *
+ *   clamp ▸ particle hash ▸ particle pass ▸ triangle hash ▸ vertex-triangle pass
+ *
+ * kernels/hash.cl + kernels/selfcol.cl hold the kernels and explain the
+ * physics and the determinism scheme; selfcol_cpu.c is the CPU reference
+ * (one function per kernel, same arithmetic in the same order);
+ * selfcol_cl.c is the OpenCL host side (buffers allocated once, nothing
+ * allocated per substep).
+ *
+ * Rules (README "Self-collision"):
+ *  - a particle takes part when its object does: a cloth with
+ *    self_collision on; a rope when any cloth of the scene has it on.
+ *    Ropes collide with cloth, not with ropes.
+ *  - thickness d of a pair: the object's thickness within one object (but
+ *    at most the rest distance, so rest-mesh neighbours are left alone), the
+ *    mean of the two thicknesses between objects.
+ *  - particle hash cell = 2 · the largest thickness (queries visit 2x2x2
+ *    cells); triangle hash cell = 1.01 · the largest triangle box (grown by
+ *    the largest thickness; a vertex looks in its own cell only).
+ *  - velocity clamp: |x - p| <= SELFCOL_CLAMP · thickness per substep.
+ *  - mode "vertex-triangle" (default for cloth): both passes; "particle":
+ *    the cloth's triangles are not hashed (its vertices still meet other
+ *    cloths' triangles).
+ */
+#ifndef DRAPE_CLOTH_SELFCOL_H
+#define DRAPE_CLOTH_SELFCOL_H
+
+#include <stdint.h>
+
+#include "drape/base.h"
+#include "drape_types.h"
+
+/* Velocity clamp: fraction of the thickness a particle may move per substep
+ * (kernels/selfcol.cl, selfcol_clamp, explains the bound). */
+#define SELFCOL_CLAMP 0.5f
+/* Support band: a particle within this fraction of its thickness of its
+ * resting place on the floor or a sphere is held by it in the passes
+ * (kernels/selfcol.cl, selfcol_clamp). */
+#define SELFCOL_SUPPORT 0.5f
+/* Contact slots per vertex in the vertex-triangle pass (6 triangles around
+ * a vertex of the other layer, plus room for a second layer). */
+#define SELFCOL_SLOTS 8
+/* Object flags (objf). */
+#define SELFCOL_F_ROPE 1
+
+/* One object as self-collision sees it. */
+typedef struct selfcol_object {
+  float thickness;     /* m (> 0)                                        */
+  float friction;      /* Coulomb mu between sheets (ropes: 0, the cloth's
+                          value is used for cloth–rope pairs)             */
+  int rope;            /* 1 for a rope (no triangles, no rope–rope pairs) */
+  int enabled;         /* takes part                                      */
+  int vertex_triangle; /* its triangles are hashed (mode vertex-triangle) */
+} selfcol_object;
+
+/* What the stage needs to know about the model; copied at create. */
+typedef struct selfcol_desc {
+  int n_particles;
+  const dr_float4 *rest; /* rest positions (xyz; w ignored)            */
+  const int *obj;        /* object of each particle                     */
+  int n_tris;
+  const dr_uint *tris;   /* 3 per triangle (the stage reads the current
+                            list each substep; torn ones are degenerate) */
+  int n_objects;
+  const selfcol_object *objects;
+} selfcol_desc;
+
+/* The static colliders, for the support rule (the solver's floor and
+ * spheres; a sphere's centre at the end of the substep is
+ * center + velocity * t_end, as in kernels/collide.cl). */
+typedef struct selfcol_colliders {
+  int has_floor;
+  float floor_y;             /* m                                            */
+  int n_spheres;
+  const dr_sphere *spheres;  /* CPU reference only (OpenCL: a cl_mem)        */
+  float t_end;               /* s from the frame start to the substep's end  */
+} selfcol_colliders;
+
+/* Timed parts of the stage (ms per substep in the benchmark). */
+typedef enum {
+  SELFCOL_T_CLAMP = 0,
+  SELFCOL_T_HASH_PARTICLES,
+  SELFCOL_T_PARTICLES,
+  SELFCOL_T_HASH_TRIANGLES,
+  SELFCOL_T_VERTEX_TRIANGLE,
+  SELFCOL_T_COUNT
+} selfcol_part;
+
+const char *selfcol_part_name(selfcol_part p);
+
+/* The tables both backends build from a desc (in selfcol_cpu.c). */
+typedef struct selfcol_tables {
+  int n, n_tris, n_objects;
+  int *sobj;             /* n: object, or -1                               */
+  int *tobj;             /* n_tris: object, or -1 (not hashed)             */
+  dr_float4 *objp;       /* n_objects: (thickness, friction, 0, 0)         */
+  int *objf;             /* n_objects: SELFCOL_F_*                          */
+  dr_float4 *rest;       /* n                                              */
+  int any;               /* some particle takes part                       */
+  int any_tris;          /* some triangle is hashed                        */
+  float t_max;           /* largest thickness of a taking-part object      */
+  float cell;            /* particle hash cell, 2 t_max                    */
+  uint32_t mask_p;       /* particle table buckets - 1 (power of 2)        */
+  uint32_t mask_t;       /* triangle table buckets - 1                     */
+} selfcol_tables;
+
+int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e);
+void selfcol_tables_free(selfcol_tables *t);
+
+/* ---- CPU reference ---- */
+typedef struct selfcol_cpu {
+  selfcol_tables tb;
+  /* particle hash: start[mask_p + 2] (exclusive scan, last = total), vals */
+  uint32_t *pkey, *pstart, *pvals;
+  dr_float4 *delta;
+  int *ncon;             /* contacts that moved each particle, last pass    */
+  float *wsc;            /* inverse masses of the passes (0: supported)     */
+  /* triangle hash */
+  uint32_t maxbits;      /* bits of the largest grown box side              */
+  uint32_t *tstart, *tvals;
+  /* vertex-triangle contacts */
+  dr_float4 *rec_a, *rec_b;
+  uint32_t *rec_t;
+  int *nvt;
+  uint32_t *cstart, *cvals;
+  double ms[SELFCOL_T_COUNT]; /* accumulated wall time per part            */
+} selfcol_cpu;
+
+int selfcol_cpu_create(const selfcol_desc *d, selfcol_cpu *s, drape_err *e);
+void selfcol_cpu_destroy(selfcol_cpu *s);
+/* The whole stage on host arrays (x in/out, p = positions at the start of
+ * the substep, tris = current triangle list, col may be NULL). */
+void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_uint *tris,
+                     const selfcol_colliders *col);
+/* The parts, one per kernel group (tests call them one by one; the clamp
+ * also fills wsc, which the passes read). */
+void cpu_selfcol_clamp(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p,
+                       const selfcol_colliders *col);
+void cpu_hash_particles(selfcol_cpu *s, const dr_float4 *x);
+void cpu_selfcol_particles(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p);
+void cpu_selfcol_apply(selfcol_cpu *s, dr_float4 *x);
+void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris);
+void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
+                                 const dr_uint *tris);
+void cpu_selfcol_vt_gather(selfcol_cpu *s, dr_float4 *x, const dr_uint *tris);
+
+/* Closest point of triangle (a, b, c) to q as barycentric weights (same
+ * arithmetic as sc_closest in selfcol.cl): 1 inside the face, 0 on an edge
+ * or corner, -1 degenerate. Exposed for tests. */
+int selfcol_closest(const float q[3], const float a[3], const float b[3], const float c[3],
+                    float bary[3]);
+/* The hash of the cell holding v (same as the kernels'). */
+uint32_t selfcol_hash_point(const float v[3], float inv_cell, uint32_t mask);
+
+#endif

@@ -1,0 +1,82 @@
+/* Self-collision on the OpenCL device (see selfcol.h for the rules and
+ * kernels/selfcol.cl for the physics). The wrapper owns every buffer of the
+ * stage; they are created once by selfcol_cl_create, sized for the worst
+ * case (8 hash entries per triangle, SELFCOL_SLOTS contacts per vertex), so
+ * a substep allocates nothing and never reads anything back.
+ *
+ * Positions x (float4, w = inverse mass), the start-of-substep positions p
+ * and the triangle list belong to the caller (the solver's buffers). */
+#ifndef DRAPE_CLOTH_SELFCOL_CL_H
+#define DRAPE_CLOTH_SELFCOL_CL_H
+
+#include "cl/runtime.h"
+#include "cloth/selfcol.h"
+
+enum {
+  SK_SCAN_BLOCK, SK_SCAN_ADD, SK_SORT, SK_CLAMP, SK_COUNT_P, SK_SCATTER_P, SK_PARTICLES,
+  SK_APPLY, SK_TRI_EXTENT, SK_COUNT_T, SK_SCATTER_T, SK_VT, SK_CORNER_COUNT,
+  SK_CORNER_SCATTER, SK_VT_GATHER, SK_COUNT
+};
+
+#define SELFCOL_SCAN_LEVELS 8
+
+/* An exclusive scan of n uints in place, with its block-sum buffers. */
+typedef struct selfcol_scan {
+  int levels;
+  cl_uint n[SELFCOL_SCAN_LEVELS];      /* elements at each level            */
+  size_t groups[SELFCOL_SCAN_LEVELS];  /* work-groups at each level         */
+  cl_mem sums[SELFCOL_SCAN_LEVELS];    /* block totals of each level        */
+} selfcol_scan;
+
+typedef struct selfcol_cl {
+  drape_cl *cl;                 /* not owned                                  */
+  selfcol_tables tb;
+  size_t local;                 /* work-group size of the scan (power of 2)  */
+  cl_kernel k[SK_COUNT];
+  cl_mem sobj, tobj, objp, objf, rest;
+  /* particle hash: pcount is scanned in place into the bucket starts;
+   * key and rank (in its bucket) of each entry */
+  cl_mem pkey, prank, pcount, pvals, delta, ncon;
+  cl_mem wsc;                   /* inverse masses of the passes (0: supported) */
+  /* triangle hash: up to 8 (key, rank) slots per triangle */
+  cl_mem maxbits, tkey, trank, tcount, tvals;
+  /* vertex-triangle contacts and their corner regrouping */
+  cl_mem rec_a, rec_b, rec_t, nvt, ccount, crank, cvals;
+  selfcol_scan scan_p, scan_t, scan_c;
+  uint64_t bytes;               /* device memory held                        */
+  uint64_t launches;            /* kernel launches and fills enqueued         */
+  /* profiling (when the queue has it): events tagged with their part */
+  int cur_part;
+  cl_event *ev;
+  int *ev_part;
+  int n_ev, cap_ev;
+  double ms[SELFCOL_T_COUNT];   /* accumulated by selfcol_cl_collect         */
+} selfcol_cl;
+
+int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_err *e);
+void selfcol_cl_destroy(selfcol_cl *s);
+
+/* The whole stage (enqueued; nothing waits). col may be NULL (no floor, no
+ * spheres); spheres: the dr_sphere buffer of col->n_spheres (or NULL). */
+int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol_colliders *col,
+                   cl_mem spheres, drape_err *e);
+/* Its parts, in this order (tests run them one by one; the clamp also
+ * fills wsc, which the passes read). */
+int selfcol_cl_clamp(selfcol_cl *s, cl_mem x, cl_mem p, const selfcol_colliders *col,
+                     cl_mem spheres, drape_err *e);
+int selfcol_cl_hash_particles(selfcol_cl *s, cl_mem x, drape_err *e);
+int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e); /* + apply */
+int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e);
+/* contacts + corner regrouping + gather */
+int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e);
+
+/* After the queue is finished: adds the profiled time of every enqueued
+ * part to s->ms (nothing when the queue has no profiling) and returns the
+ * sum added in *total_ms (may be NULL). */
+int selfcol_cl_collect(selfcol_cl *s, double *total_ms, drape_err *e);
+
+/* Exclusive scan of host data on the device with the project's kernels
+ * (tests): data[0, n) in place, returns the total in *total. */
+int selfcol_cl_scan_host(drape_cl *cl, uint32_t *data, size_t n, uint32_t *total, drape_err *e);
+
+#endif

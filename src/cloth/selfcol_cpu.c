@@ -1,0 +1,597 @@
+/* Self-collision, CPU reference (see selfcol.h). Each cpu_* function is the
+ * kernel of the same name in kernels/selfcol.cl or kernels/hash.cl, one loop
+ * iteration per work item, with the same single-precision arithmetic in the
+ * same order (explicit component sums instead of dot(), no FMA contraction),
+ * so tests can compare the OpenCL path with it. The counting sorts scatter
+ * sequentially in index order, which is exactly the order the device gets
+ * after hash_sort_buckets. Also: the tables shared by both backends. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloth/selfcol.h"
+
+/* ---- small float3 arithmetic, component by component like OpenCL C ---- */
+typedef struct { float x, y, z; } v3;
+static inline v3 V(float x, float y, float z) { return (v3){x, y, z}; }
+static inline v3 X3(dr_float4 a) { return (v3){a.x, a.y, a.z}; }
+static inline v3 add(v3 a, v3 b) { return V(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline v3 sub(v3 a, v3 b) { return V(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline v3 mul(v3 a, float k) { return V(a.x * k, a.y * k, a.z * k); }
+static inline v3 dvs(v3 a, float k) { return V(a.x / k, a.y / k, a.z / k); }
+static inline float dot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline v3 cross(v3 a, v3 b) {
+  return V(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static inline v3 vmin(v3 a, v3 b) { return V(fminf(a.x, b.x), fminf(a.y, b.y), fminf(a.z, b.z)); }
+static inline v3 vmax(v3 a, v3 b) { return V(fmaxf(a.x, b.x), fmaxf(a.y, b.y), fmaxf(a.z, b.z)); }
+static inline float as_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint32_t as_u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+
+static inline int sc_coord(float v, float inv_cell) {
+  float f = floorf(v * inv_cell);
+  f = fminf(fmaxf(f, -1.0e9f), 1.0e9f);
+  return (int)f;
+}
+static inline uint32_t sc_hash(int ix, int iy, int iz, uint32_t mask) {
+  return (((uint32_t)ix * 73856093u) ^ ((uint32_t)iy * 19349663u) ^ ((uint32_t)iz * 83492791u)) &
+         mask;
+}
+static inline float sc_pair_thickness(float ti, float tj, int same) {
+  return same ? ti : 0.5f * (ti + tj);
+}
+
+static int sc_closest(v3 q, v3 a, v3 b, v3 c, v3 *bary) {
+  v3 ab = sub(b, a), ac = sub(c, a), aq = sub(q, a);
+  float d1 = dot(ab, aq), d2 = dot(ac, aq);
+  if (d1 <= 0.0f && d2 <= 0.0f) { *bary = V(1, 0, 0); return 0; }
+  v3 bq = sub(q, b);
+  float d3 = dot(ab, bq), d4 = dot(ac, bq);
+  if (d3 >= 0.0f && d4 <= d3) { *bary = V(0, 1, 0); return 0; }
+  float vc = d1 * d4 - d3 * d2;
+  if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) {
+    float t = d1 / (d1 - d3);
+    *bary = V(1.0f - t, t, 0.0f);
+    return 0;
+  }
+  v3 cq = sub(q, c);
+  float d5 = dot(ab, cq), d6 = dot(ac, cq);
+  if (d6 >= 0.0f && d5 <= d6) { *bary = V(0, 0, 1); return 0; }
+  float vb = d5 * d2 - d1 * d6;
+  if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) {
+    float t = d2 / (d2 - d6);
+    *bary = V(1.0f - t, 0.0f, t);
+    return 0;
+  }
+  float va = d3 * d6 - d5 * d4;
+  if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f) {
+    float t = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+    *bary = V(0.0f, 1.0f - t, t);
+    return 0;
+  }
+  float den = va + vb + vc;
+  if (!(den > 0.0f)) return -1;
+  float v = vb / den, w = vc / den;
+  *bary = V(1.0f - v - w, v, w);
+  return 1;
+}
+
+static inline v3 sc_point(v3 a, v3 b, v3 c, v3 bary) {
+  return add(add(mul(a, bary.x), mul(b, bary.y)), mul(c, bary.z));
+}
+
+/* sc_request in kernels/selfcol.cl: the part of r that D does not cover. */
+static inline v3 sc_request(v3 D, v3 r) {
+  float r2 = dot(r, r);
+  if (r2 == 0.0f) return D;
+  float have = dot(D, r) / r2;
+  return have < 1.0f ? add(D, mul(r, 1.0f - have)) : D;
+}
+
+int selfcol_closest(const float q[3], const float a[3], const float b[3], const float c[3],
+                    float bary[3]) {
+  v3 bb;
+  int r = sc_closest(V(q[0], q[1], q[2]), V(a[0], a[1], a[2]), V(b[0], b[1], b[2]),
+                     V(c[0], c[1], c[2]), &bb);
+  bary[0] = bb.x; bary[1] = bb.y; bary[2] = bb.z;
+  return r;
+}
+
+uint32_t selfcol_hash_point(const float v[3], float inv_cell, uint32_t mask) {
+  return sc_hash(sc_coord(v[0], inv_cell), sc_coord(v[1], inv_cell), sc_coord(v[2], inv_cell),
+                 mask);
+}
+
+const char *selfcol_part_name(selfcol_part p) {
+  static const char *const names[SELFCOL_T_COUNT] = {"clamp", "hash_particles", "particles",
+                                                     "hash_triangles", "vertex_triangle"};
+  return (unsigned)p < SELFCOL_T_COUNT ? names[p] : "?";
+}
+
+/* ---- tables shared by both backends ---- */
+static uint32_t pow2_at_least(uint64_t n) {
+  uint32_t b = 64;
+  while (b < n && b < (1u << 30)) b <<= 1;
+  return b;
+}
+
+int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e) {
+  memset(t, 0, sizeof *t);
+  if (d->n_particles < 0 || d->n_tris < 0 || d->n_objects < 1)
+    return drape_fail(e, DRAPE_EINVAL, "self-collision: %d particles, %d triangles, %d objects",
+                      d->n_particles, d->n_tris, d->n_objects);
+  for (int o = 0; o < d->n_objects; o++) {
+    const selfcol_object *ob = &d->objects[o];
+    if (ob->enabled && !(ob->thickness > 0.0f))
+      return drape_fail(e, DRAPE_EINVAL,
+                        "self-collision: object %d thickness = %g: must be > 0", o,
+                        (double)ob->thickness);
+  }
+  t->n = d->n_particles;
+  t->n_tris = d->n_tris;
+  t->n_objects = d->n_objects;
+  size_t n = (size_t)(t->n > 0 ? t->n : 1), nt = (size_t)(t->n_tris > 0 ? t->n_tris : 1);
+  t->sobj = malloc(n * sizeof *t->sobj);
+  t->tobj = malloc(nt * sizeof *t->tobj);
+  t->objp = calloc((size_t)t->n_objects, sizeof *t->objp);
+  t->objf = calloc((size_t)t->n_objects, sizeof *t->objf);
+  t->rest = calloc(n, sizeof *t->rest);
+  if (!t->sobj || !t->tobj || !t->objp || !t->objf || !t->rest) {
+    selfcol_tables_free(t);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision tables)");
+  }
+  for (int o = 0; o < t->n_objects; o++) {
+    const selfcol_object *ob = &d->objects[o];
+    t->objp[o] = (dr_float4){ob->thickness, ob->friction, 0.0f, 0.0f};
+    t->objf[o] = ob->rope ? SELFCOL_F_ROPE : 0;
+    if (ob->enabled && ob->thickness > t->t_max) t->t_max = ob->thickness;
+  }
+  int np = 0, ntri = 0;
+  for (int i = 0; i < t->n; i++) {
+    int o = d->obj[i];
+    if (o < 0 || o >= t->n_objects) {
+      selfcol_tables_free(t);
+      return drape_fail(e, DRAPE_EINVAL, "self-collision: particle %d has object %d (0..%d)", i,
+                        o, t->n_objects - 1);
+    }
+    t->sobj[i] = d->objects[o].enabled ? o : -1;
+    np += t->sobj[i] >= 0;
+    t->rest[i] = d->rest[i];
+  }
+  for (int k = 0; k < t->n_tris; k++) {
+    int o = d->obj[d->tris[3 * k]];
+    const selfcol_object *ob = &d->objects[o];
+    t->tobj[k] = ob->enabled && ob->vertex_triangle && !ob->rope ? o : -1;
+    ntri += t->tobj[k] >= 0;
+  }
+  t->any = np > 0;
+  t->any_tris = np > 0 && ntri > 0;
+  /* Cell = 2 t_max: a query of radius t_max >= every pair thickness
+   * touches at most 2 cells per axis (kernels/selfcol.cl). */
+  t->cell = 2.0f * t->t_max;
+  t->mask_p = pow2_at_least(2u * (uint64_t)np) - 1u;  /* ~2 buckets per particle */
+  t->mask_t = pow2_at_least(4u * (uint64_t)ntri) - 1u; /* ~4-8 entries per triangle */
+  return DRAPE_OK;
+}
+
+void selfcol_tables_free(selfcol_tables *t) {
+  free(t->sobj);
+  free(t->tobj);
+  free(t->objp);
+  free(t->objf);
+  free(t->rest);
+  memset(t, 0, sizeof *t);
+}
+
+/* ---- CPU reference ---- */
+int selfcol_cpu_create(const selfcol_desc *d, selfcol_cpu *s, drape_err *e) {
+  memset(s, 0, sizeof *s);
+  int rc = selfcol_tables_build(d, &s->tb, e);
+  if (rc) return rc;
+  size_t n = (size_t)(s->tb.n > 0 ? s->tb.n : 1), nt = (size_t)(s->tb.n_tris > 0 ? s->tb.n_tris : 1);
+  size_t K = SELFCOL_SLOTS;
+  s->pkey = malloc(n * sizeof *s->pkey);
+  s->pstart = calloc((size_t)s->tb.mask_p + 2u, sizeof *s->pstart);
+  s->pvals = malloc(n * sizeof *s->pvals);
+  s->delta = calloc(n, sizeof *s->delta);
+  s->ncon = calloc(n, sizeof *s->ncon);
+  s->wsc = calloc(n, sizeof *s->wsc);
+  s->tstart = calloc((size_t)s->tb.mask_t + 2u, sizeof *s->tstart);
+  s->tvals = malloc(8u * nt * sizeof *s->tvals);
+  s->rec_a = malloc(K * n * sizeof *s->rec_a);
+  s->rec_b = malloc(K * n * sizeof *s->rec_b);
+  s->rec_t = malloc(K * n * sizeof *s->rec_t);
+  s->nvt = calloc(n, sizeof *s->nvt);
+  s->cstart = calloc(n + 1u, sizeof *s->cstart);
+  s->cvals = malloc(3u * K * n * sizeof *s->cvals);
+  if (!s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals ||
+      !s->rec_a || !s->rec_b || !s->rec_t || !s->nvt || !s->cstart || !s->cvals) {
+    selfcol_cpu_destroy(s);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision, %d particles)", s->tb.n);
+  }
+  return DRAPE_OK;
+}
+
+void selfcol_cpu_destroy(selfcol_cpu *s) {
+  selfcol_tables_free(&s->tb);
+  free(s->pkey); free(s->pstart); free(s->pvals); free(s->delta); free(s->ncon); free(s->wsc);
+  free(s->tstart); free(s->tvals);
+  free(s->rec_a); free(s->rec_b); free(s->rec_t); free(s->nvt);
+  free(s->cstart); free(s->cvals);
+  memset(s, 0, sizeof *s);
+}
+
+/* Exclusive scan of start[0, n) in place; start[n] gets the total
+ * (hash_scan_block + hash_scan_add on the device). */
+static void exclusive_scan(uint32_t *start, size_t n) {
+  uint32_t acc = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t c = start[i];
+    start[i] = acc;
+    acc += c;
+  }
+  start[n] = acc;
+}
+
+void cpu_selfcol_clamp(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p,
+                       const selfcol_colliders *col) {
+  const selfcol_tables *t = &s->tb;
+  const float band = SELFCOL_SUPPORT;
+  for (int i = 0; i < t->n; i++) {
+    int o = t->sobj[i];
+    dr_float4 xi = x[i];
+    s->wsc[i] = xi.w;
+    if (o < 0 || xi.w == 0.0f) continue;
+    v3 pi = X3(p[i]);
+    v3 d = sub(X3(xi), pi);
+    float l2 = dot(d, d);
+    float th = t->objp[o].x;
+    float lim = SELFCOL_CLAMP * th;
+    if (l2 > lim * lim) {
+      float k = lim / sqrtf(l2);
+      v3 nx = add(pi, mul(d, k));
+      xi = (dr_float4){nx.x, nx.y, nx.z, xi.w};
+      x[i] = xi;
+    }
+    if (!col) continue;
+    int held = col->has_floor && xi.y < col->floor_y + th + band * th;
+    for (int k = 0; k < col->n_spheres && !held; k++) {
+      const dr_sphere *sp = &col->spheres[k];
+      v3 c = add(X3(sp->center_radius), mul(X3(sp->velocity_friction), col->t_end));
+      float r = sp->center_radius.w + th + band * th;
+      v3 dc = sub(X3(xi), c);
+      held = dot(dc, dc) < r * r;
+    }
+    if (held) s->wsc[i] = 0.0f;
+  }
+}
+
+void cpu_hash_particles(selfcol_cpu *s, const dr_float4 *x) {
+  const selfcol_tables *t = &s->tb;
+  const float inv = 1.0f / t->cell;
+  const size_t B = (size_t)t->mask_p + 1u;
+  memset(s->pstart, 0, (B + 1u) * sizeof *s->pstart);
+  for (int i = 0; i < t->n; i++) { /* hash_count_particles */
+    if (t->sobj[i] < 0) continue;
+    uint32_t h = sc_hash(sc_coord(x[i].x, inv), sc_coord(x[i].y, inv), sc_coord(x[i].z, inv),
+                         t->mask_p);
+    s->pkey[i] = h;
+    s->pstart[h]++;
+  }
+  exclusive_scan(s->pstart, B);
+  for (int i = 0; i < t->n; i++) { /* hash_scatter_particles (+ sort) */
+    if (t->sobj[i] < 0) continue;
+    uint32_t h = s->pkey[i];
+    s->pvals[s->pstart[h]++] = (uint32_t)i; /* start[h] as the cursor */
+  }
+  /* each cursor ran start[h] up to the end of bucket h: shift by one */
+  memmove(s->pstart + 1, s->pstart, B * sizeof *s->pstart);
+  s->pstart[0] = 0;
+}
+
+void cpu_selfcol_particles(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p) {
+  const selfcol_tables *t = &s->tb;
+  const float inv = 1.0f / t->cell;
+  for (int i = 0; i < t->n; i++) {
+    int oi = t->sobj[i];
+    if (oi < 0) {
+      s->delta[i] = (dr_float4){0, 0, 0, 0};
+      s->ncon[i] = 0;
+      continue;
+    }
+    dr_float4 xi = x[i];
+    v3 xi3 = X3(xi), pi = X3(p[i]), ri = X3(t->rest[i]);
+    float ti = t->objp[oi].x, mui = t->objp[oi].y;
+    int rope_i = t->objf[oi] & SELFCOL_F_ROPE;
+    const float reach = t->t_max;
+    int c0[3] = {sc_coord(xi.x - reach, inv), sc_coord(xi.y - reach, inv), sc_coord(xi.z - reach, inv)};
+    int c1[3] = {sc_coord(xi.x + reach, inv), sc_coord(xi.y + reach, inv), sc_coord(xi.z + reach, inv)};
+    v3 D = V(0, 0, 0);
+    int cnt = 0;
+    for (int qz = c0[2]; qz <= c1[2]; qz++)
+      for (int qy = c0[1]; qy <= c1[1]; qy++)
+        for (int qx = c0[0]; qx <= c1[0]; qx++) {
+          uint32_t h = sc_hash(qx, qy, qz, t->mask_p);
+          for (uint32_t e = s->pstart[h]; e < s->pstart[h + 1u]; e++) {
+            int j = (int)s->pvals[e];
+            if (j == i) continue;
+            dr_float4 xj = x[j];
+            if (sc_coord(xj.x, inv) != qx || sc_coord(xj.y, inv) != qy || sc_coord(xj.z, inv) != qz)
+              continue;
+            int oj = t->sobj[j];
+            if (rope_i && (t->objf[oj] & SELFCOL_F_ROPE)) continue;
+            int same = oi == oj;
+            float d = sc_pair_thickness(ti, t->objp[oj].x, same);
+            v3 dv = sub(xi3, X3(xj));
+            float l2 = dot(dv, dv);
+            if (l2 >= d * d || l2 == 0.0f) continue;
+            if (same) {
+              v3 dr = sub(ri, X3(t->rest[j]));
+              float r2 = dot(dr, dr);
+              if (l2 >= r2) continue;
+              d = fminf(d, sqrtf(r2));
+            }
+            float wi = s->wsc[i], wj = s->wsc[j];
+            if (wi + wj == 0.0f) {
+              wi = xi.w;
+              wj = xj.w;
+            }
+            if (wi == 0.0f) continue;
+            float ws = wi + wj;
+            float len = sqrtf(l2);
+            v3 nrm = dvs(dv, len);
+            float depth = d - len;
+            v3 rel = sub(sub(xi3, pi), sub(X3(xj), X3(p[j])));
+            float rn = dot(rel, nrm);
+            v3 rt = sub(rel, mul(nrm, rn));
+            float lt = sqrtf(dot(rt, rt));
+            float lim = fmaxf(mui, t->objp[oj].y) * depth;
+            float f = lt <= lim ? 1.0f : lim / lt;
+            float share = wi / ws;
+            D = sc_request(D, mul(sub(mul(nrm, depth), mul(rt, f)), share));
+            cnt++;
+          }
+        }
+    s->delta[i] = (dr_float4){D.x, D.y, D.z, 0.0f};
+    s->ncon[i] = cnt;
+  }
+}
+
+void cpu_selfcol_apply(selfcol_cpu *s, dr_float4 *x) {
+  for (int i = 0; i < s->tb.n; i++) {
+    dr_float4 d = s->delta[i];
+    if (d.x != 0.0f || d.y != 0.0f || d.z != 0.0f) {
+      x[i].x = x[i].x + d.x;
+      x[i].y = x[i].y + d.y;
+      x[i].z = x[i].z + d.z;
+    }
+  }
+}
+
+static int tri_ok(const selfcol_tables *t, const dr_uint *tris, int k, uint32_t v[3]) {
+  if (t->tobj[k] < 0) return 0;
+  v[0] = tris[3 * k]; v[1] = tris[3 * k + 1]; v[2] = tris[3 * k + 2];
+  return !(v[0] == v[1] || v[1] == v[2] || v[0] == v[2]);
+}
+
+static void tri_box(const dr_float4 *x, const uint32_t v[3], float grow, v3 *lo, v3 *hi) {
+  v3 a = X3(x[v[0]]), b = X3(x[v[1]]), c = X3(x[v[2]]);
+  v3 g = V(grow, grow, grow);
+  *lo = sub(vmin(vmin(a, b), c), g);
+  *hi = add(vmax(vmax(a, b), c), g);
+}
+
+static float tri_inv_cell(uint32_t maxbits) {
+  float side = as_f(maxbits);
+  return side > 0.0f ? 1.0f / (side * 1.01f) : 0.0f;
+}
+
+static void tri_cells(const dr_float4 *x, const uint32_t v[3], float grow, float inv, int c0[3],
+                      int c1[3]) {
+  v3 lo, hi;
+  tri_box(x, v, grow, &lo, &hi);
+  c0[0] = sc_coord(lo.x, inv); c0[1] = sc_coord(lo.y, inv); c0[2] = sc_coord(lo.z, inv);
+  c1[0] = sc_coord(hi.x, inv); c1[1] = sc_coord(hi.y, inv); c1[2] = sc_coord(hi.z, inv);
+  for (int a = 0; a < 3; a++)
+    if (c1[a] > c0[a] + 1) c1[a] = c0[a] + 1;
+}
+
+void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris) {
+  const selfcol_tables *t = &s->tb;
+  const float grow = t->t_max;
+  const size_t B = (size_t)t->mask_t + 1u;
+  uint32_t v[3];
+  s->maxbits = 0; /* hash_tri_extent */
+  for (int k = 0; k < t->n_tris; k++) {
+    if (!tri_ok(t, tris, k, v)) continue;
+    v3 lo, hi;
+    tri_box(x, v, grow, &lo, &hi);
+    v3 sd = sub(hi, lo);
+    float side = fmaxf(fmaxf(sd.x, sd.y), sd.z);
+    if (!(side < 1.0e30f)) side = 1.0e30f;
+    if (as_u(side) > s->maxbits) s->maxbits = as_u(side);
+  }
+  const float inv = tri_inv_cell(s->maxbits);
+  memset(s->tstart, 0, (B + 1u) * sizeof *s->tstart);
+  int c0[3], c1[3];
+  for (int k = 0; k < t->n_tris; k++) { /* hash_count_triangles */
+    if (!tri_ok(t, tris, k, v)) continue;
+    tri_cells(x, v, grow, inv, c0, c1);
+    for (int z = c0[2]; z <= c1[2]; z++)
+      for (int y = c0[1]; y <= c1[1]; y++)
+        for (int xx = c0[0]; xx <= c1[0]; xx++) s->tstart[sc_hash(xx, y, z, t->mask_t)]++;
+  }
+  exclusive_scan(s->tstart, B);
+  for (int k = 0; k < t->n_tris; k++) { /* hash_scatter_triangles (+ sort) */
+    if (!tri_ok(t, tris, k, v)) continue;
+    tri_cells(x, v, grow, inv, c0, c1);
+    for (int z = c0[2]; z <= c1[2]; z++)
+      for (int y = c0[1]; y <= c1[1]; y++)
+        for (int xx = c0[0]; xx <= c1[0]; xx++)
+          s->tvals[s->tstart[sc_hash(xx, y, z, t->mask_t)]++] = (uint32_t)k;
+  }
+  memmove(s->tstart + 1, s->tstart, B * sizeof *s->tstart);
+  s->tstart[0] = 0;
+}
+
+void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
+                                 const dr_uint *tris) {
+  const selfcol_tables *t = &s->tb;
+  const int K = SELFCOL_SLOTS;
+  const float inv = tri_inv_cell(s->maxbits);
+  for (int q = 0; q < t->n; q++) {
+    int oq = t->sobj[q];
+    int k = 0;
+    if (oq >= 0 && inv > 0.0f) {
+      dr_float4 xq4 = x[q];
+      v3 xq = X3(xq4), pq = X3(p[q]);
+      float tq = t->objp[oq].x, muq = t->objp[oq].y;
+      uint32_t h = sc_hash(sc_coord(xq.x, inv), sc_coord(xq.y, inv), sc_coord(xq.z, inv), t->mask_t);
+      uint32_t prev = 0xffffffffu;
+      for (uint32_t e = s->tstart[h]; e < s->tstart[h + 1u] && k < K; e++) {
+        uint32_t tr = s->tvals[e];
+        if (tr == prev) continue;
+        prev = tr;
+        uint32_t ia = tris[3 * tr], ib = tris[3 * tr + 1], ic = tris[3 * tr + 2];
+        if (ia == (uint32_t)q || ib == (uint32_t)q || ic == (uint32_t)q) continue;
+        int ot = t->tobj[tr];
+        int same = ot == oq;
+        float d = sc_pair_thickness(tq, t->objp[ot].x, same);
+        dr_float4 xa = x[ia], xb = x[ib], xc = x[ic];
+        float g = 1.01f * d;
+        v3 lo = vmin(vmin(X3(xa), X3(xb)), X3(xc)), hi = vmax(vmax(X3(xa), X3(xb)), X3(xc));
+        if (xq.x < lo.x - g || xq.y < lo.y - g || xq.z < lo.z - g || xq.x > hi.x + g ||
+            xq.y > hi.y + g || xq.z > hi.z + g)
+          continue;
+        v3 bary;
+        int face = sc_closest(xq, X3(xa), X3(xb), X3(xc), &bary);
+        if (face < 0) continue;
+        v3 ev = sub(xq, sc_point(X3(xa), X3(xb), X3(xc), bary));
+        float l2 = dot(ev, ev);
+        if (l2 >= d * d) continue;
+        if (same) {
+          v3 rb;
+          v3 rq = X3(t->rest[q]), ra = X3(t->rest[ia]), rbb = X3(t->rest[ib]), rc = X3(t->rest[ic]);
+          if (sc_closest(rq, ra, rbb, rc, &rb) < 0) continue;
+          v3 er = sub(rq, sc_point(ra, rbb, rc, rb));
+          float r2 = dot(er, er);
+          if (l2 >= r2) continue;
+          d = fminf(d, sqrtf(r2));
+        }
+        v3 pa = X3(p[ia]), pb = X3(p[ib]), pc = X3(p[ic]);
+        v3 n0 = cross(sub(pb, pa), sub(pc, pa));
+        float side = dot(n0, sub(pq, pa)) >= 0.0f ? 1.0f : -1.0f;
+        v3 nc = cross(sub(X3(xb), X3(xa)), sub(X3(xc), X3(xa)));
+        float nl = sqrtf(dot(nc, nc));
+        if (nl == 0.0f) continue;
+        v3 nrm = mul(nc, side / nl);
+        float hgt = dot(nrm, ev);
+        v3 dir;
+        float depth;
+        if (face > 0 || hgt < 0.0f || l2 == 0.0f) {
+          dir = nrm;
+          depth = d - hgt;
+        } else {
+          float len = sqrtf(l2);
+          dir = dvs(ev, len);
+          depth = d - len;
+        }
+        if (!(depth > 0.0f)) continue;
+        float wq = s->wsc[q], wa = s->wsc[ia], wb = s->wsc[ib], wc = s->wsc[ic], mode = 0.0f;
+        float sden = wq + bary.x * bary.x * wa + bary.y * bary.y * wb + bary.z * bary.z * wc;
+        if (sden == 0.0f) {
+          mode = 1.0f;
+          sden = xq4.w + bary.x * bary.x * xa.w + bary.y * bary.y * xb.w + bary.z * bary.z * xc.w;
+        }
+        if (sden == 0.0f) continue;
+        v3 rel = sub(sub(xq, pq), sc_point(sub(X3(xa), pa), sub(X3(xb), pb), sub(X3(xc), pc), bary));
+        float rn = dot(rel, dir);
+        v3 rt = sub(rel, mul(dir, rn));
+        float lt = sqrtf(dot(rt, rt));
+        float lim = fmaxf(muq, t->objp[ot].y) * depth;
+        float f = lt <= lim ? 1.0f : lim / lt;
+        v3 J = dvs(sub(mul(dir, depth), mul(rt, f)), sden);
+        int slot = q * K + k;
+        s->rec_a[slot] = (dr_float4){J.x, J.y, J.z, mode};
+        s->rec_b[slot] = (dr_float4){bary.x, bary.y, bary.z, 0.0f};
+        s->rec_t[slot] = tr;
+        k++;
+      }
+    }
+    s->nvt[q] = k;
+  }
+}
+
+void cpu_selfcol_vt_gather(selfcol_cpu *s, dr_float4 *x, const dr_uint *tris) {
+  const selfcol_tables *t = &s->tb;
+  const int K = SELFCOL_SLOTS;
+  const size_t n = (size_t)t->n;
+  /* selfcol_corner_count ▸ scan ▸ selfcol_corner_scatter (+ sort) */
+  memset(s->cstart, 0, (n + 1u) * sizeof *s->cstart);
+  for (int q = 0; q < t->n; q++)
+    for (int k = 0; k < s->nvt[q]; k++) {
+      uint32_t tr = s->rec_t[q * K + k];
+      for (int c = 0; c < 3; c++) s->cstart[tris[3 * tr + c]]++;
+    }
+  exclusive_scan(s->cstart, n);
+  for (int q = 0; q < t->n; q++)
+    for (int k = 0; k < s->nvt[q]; k++) {
+      uint32_t slot = (uint32_t)(q * K + k);
+      uint32_t tr = s->rec_t[slot];
+      for (int c = 0; c < 3; c++) s->cvals[s->cstart[tris[3 * tr + c]]++] = slot * 4u + (uint32_t)c;
+    }
+  memmove(s->cstart + 1, s->cstart, n * sizeof *s->cstart);
+  s->cstart[0] = 0;
+  /* selfcol_vt_gather */
+  for (int j = 0; j < t->n; j++) {
+    dr_float4 xj = x[j];
+    if (xj.w == 0.0f) continue;
+    int m = s->nvt[j];
+    uint32_t lo = s->cstart[j], hi = s->cstart[j + 1];
+    if (m == 0 && lo == hi) continue;
+    float ws = s->wsc[j];
+    v3 D = V(0, 0, 0);
+    for (int k = 0; k < m; k++) {
+      dr_float4 a = s->rec_a[j * K + k];
+      float w = a.w != 0.0f ? xj.w : ws;
+      if (w == 0.0f) continue;
+      D = sc_request(D, mul(X3(a), w));
+    }
+    for (uint32_t e = lo; e < hi; e++) {
+      uint32_t v = s->cvals[e];
+      uint32_t slot = v >> 2, c = v & 3u;
+      dr_float4 a = s->rec_a[slot];
+      float w = a.w != 0.0f ? xj.w : ws;
+      if (w == 0.0f) continue;
+      dr_float4 b = s->rec_b[slot];
+      float bk = c == 0u ? b.x : c == 1u ? b.y : b.z;
+      D = sc_request(D, mul(X3(a), -bk * w));
+    }
+    v3 nx = add(X3(xj), D);
+    x[j] = (dr_float4){nx.x, nx.y, nx.z, xj.w};
+  }
+}
+
+void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_uint *tris,
+                     const selfcol_colliders *col) {
+  if (!s->tb.any) return;
+  double t0 = drape_now();
+  cpu_selfcol_clamp(s, x, p, col);
+  double t1 = drape_now();
+  cpu_hash_particles(s, x);
+  double t2 = drape_now();
+  cpu_selfcol_particles(s, x, p);
+  cpu_selfcol_apply(s, x);
+  double t3 = drape_now();
+  s->ms[SELFCOL_T_CLAMP] += 1e3 * (t1 - t0);
+  s->ms[SELFCOL_T_HASH_PARTICLES] += 1e3 * (t2 - t1);
+  s->ms[SELFCOL_T_PARTICLES] += 1e3 * (t3 - t2);
+  if (!s->tb.any_tris) return;
+  cpu_hash_triangles(s, x, tris);
+  double t4 = drape_now();
+  cpu_selfcol_vertex_triangle(s, x, p, tris);
+  cpu_selfcol_vt_gather(s, x, tris);
+  double t5 = drape_now();
+  s->ms[SELFCOL_T_HASH_TRIANGLES] += 1e3 * (t4 - t3);
+  s->ms[SELFCOL_T_VERTEX_TRIANGLE] += 1e3 * (t5 - t4);
+}

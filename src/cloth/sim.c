@@ -1,0 +1,584 @@
+/* drape_sim: creation, parameters, grabs, spheres, read-back, statistics
+ * and OBJ output. The step itself is in step.c. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cloth/sim.h"
+
+int drape_backend_cpu_init(drape_sim *s, drape_err *e);
+int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e);
+uint64_t drape_backend_cl_bytes(const drape_sim *s);
+struct drape_cl *drape_backend_cl_runtime(const drape_sim *s);
+int drape_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out);
+
+static const char *const stage_names[DRAPE_STAGE_COUNT] = {
+    "wind", "predict", "drive", "self_collision", "project",
+    "tethers", "collide", "update", "tear", "normals"};
+
+const char *drape_stage_name(drape_stage st) {
+  return (st >= 0 && st < DRAPE_STAGE_COUNT) ? stage_names[st] : "?";
+}
+
+drape_sim_opts drape_sim_opts_default(void) {
+  drape_sim_opts o;
+  memset(&o, 0, sizeof o);
+  o.backend = DRAPE_BACKEND_CL;
+  o.device_index = -1;
+  return o;
+}
+
+void sim_fill_step_params(drape_sim *s) {
+  dr_step_params *sp = &s->sp;
+  const double h = s->dt / s->params.substeps;
+  memset(sp, 0, sizeof *sp);
+  sp->gravity = (dr_float4){(float)s->params.gravity[0], (float)s->params.gravity[1],
+                            (float)s->params.gravity[2], 0};
+  sp->wind = (dr_float4){(float)s->params.wind[0], (float)s->params.wind[1],
+                         (float)s->params.wind[2], (float)s->params.wind_drag};
+  sp->h = (float)h;
+  sp->inv_h = (float)(1.0 / h);
+  sp->inv_h2 = (float)(1.0 / (h * h));
+  sp->floor_y = (float)s->floor_y;
+  sp->floor_friction = (float)s->floor_friction;
+  sp->has_floor = s->has_floor;
+  sp->n_particles = s->m.n_particles;
+  sp->n_spheres = s->n_spheres;
+}
+
+void sim_fill_materials(drape_sim *s) {
+  const double h = s->dt / s->params.substeps;
+  for (int o = 0; o < s->m.n_objects; o++) {
+    s->mat[o] = s->m.mat[o];
+    s->mat[o].damping = (float)exp(-s->m.damping_rate[o] * h);
+  }
+}
+
+static int check_vec(const double v[3], const char *what, drape_err *e) {
+  for (int q = 0; q < 3; q++)
+    if (!isfinite(v[q]))
+      return drape_fail(e, DRAPE_EINVAL, "%s[%d] = %g: expected a finite number", what, q, v[q]);
+  return DRAPE_OK;
+}
+
+static int check_params(const drape_sim_params *p, drape_err *e) {
+  if (p->substeps < 1 || p->substeps > 100000)
+    return drape_fail(e, DRAPE_EINVAL, "substeps = %d: expected 1..100000", p->substeps);
+  if (p->iterations < 1 || p->iterations > 10000)
+    return drape_fail(e, DRAPE_EINVAL, "iterations = %d: expected 1..10000", p->iterations);
+  int rc;
+  if ((rc = check_vec(p->gravity, "gravity", e)) || (rc = check_vec(p->wind, "wind", e))) return rc;
+  if (!(p->wind_drag >= 0) || !isfinite(p->wind_drag))
+    return drape_fail(e, DRAPE_EINVAL, "wind_drag = %g: expected >= 0 N s/m^3", p->wind_drag);
+  return DRAPE_OK;
+}
+
+static int check_sphere(const drape_sphere_def *d, int k, drape_err *e) {
+  char what[64];
+  int rc;
+  snprintf(what, sizeof what, "sphere[%d].center", k);
+  if ((rc = check_vec(d->center, what, e))) return rc;
+  snprintf(what, sizeof what, "sphere[%d].velocity", k);
+  if ((rc = check_vec(d->velocity, what, e))) return rc;
+  if (!(d->radius > 0) || !isfinite(d->radius))
+    return drape_fail(e, DRAPE_EINVAL, "sphere[%d].radius = %g: expected > 0 m", k, d->radius);
+  if (!(d->friction >= 0) || !isfinite(d->friction))
+    return drape_fail(e, DRAPE_EINVAL, "sphere[%d].friction = %g: expected >= 0", k, d->friction);
+  return DRAPE_OK;
+}
+
+void drape_sim_destroy(drape_sim *s) {
+  if (!s) return;
+  if (s->be && s->bs) s->be->destroy(s);
+  drape_model_free(&s->m);
+  free(s->mat); free(s->compliance); free(s->spheres); free(s->spheres0); free(s->sph);
+  free(s->kin); free(s->grabs); free(s->hx); free(s->hv); free(s->ostats); free(s->hcons);
+  free(s->htris);
+  free(s);
+}
+
+int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_sim **out,
+                     drape_err *e) {
+  *out = NULL;
+  drape_sim_opts o = opts ? *opts : drape_sim_opts_default();
+  if (!(sc->dt > 0) || !isfinite(sc->dt))
+    return drape_fail(e, DRAPE_EINVAL, "dt = %g: expected a frame time > 0 s", sc->dt);
+  if (o.backend != DRAPE_BACKEND_CL && o.backend != DRAPE_BACKEND_CPU)
+    return drape_fail(e, DRAPE_EINVAL, "backend = %d: expected cl or cpu", (int)o.backend);
+  drape_sim_params p;
+  memset(&p, 0, sizeof p);
+  p.substeps = sc->substeps;
+  p.iterations = sc->iterations;
+  memcpy(p.gravity, sc->gravity, sizeof p.gravity);
+  memcpy(p.wind, sc->wind, sizeof p.wind);
+  p.wind_drag = sc->wind_drag;
+  p.wind_enabled = sc->wind[0] != 0 || sc->wind[1] != 0 || sc->wind[2] != 0;
+  p.tearing_enabled = 1;
+  p.tethers_enabled = 1;
+  p.normals_enabled = 1;
+  int rc = check_params(&p, e);
+  if (rc) return rc;
+  if (sc->has_floor && (!isfinite(sc->floor_height) || !(sc->floor_friction >= 0)))
+    return drape_fail(e, DRAPE_EINVAL, "floor: height %g, friction %g: expected finite, >= 0",
+                      sc->floor_height, sc->floor_friction);
+  for (int k = 0; k < sc->n_sphere; k++)
+    if ((rc = check_sphere(&sc->sphere[k], k, e))) return rc;
+
+  drape_sim *s = calloc(1, sizeof *s);
+  if (!s) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  if ((rc = drape_model_build(sc, &s->m, e))) { free(s); return rc; }
+  s->params = p;
+  s->dt = sc->dt;
+  s->wind_in_scene = p.wind_enabled;
+  s->has_floor = sc->has_floor;
+  s->floor_y = sc->floor_height;
+  s->floor_friction = sc->floor_friction;
+  s->n_spheres = sc->n_sphere;
+  const drape_model *m = &s->m;
+  for (int ob = 0; ob < m->n_objects; ob++) s->any_tear |= m->mat[ob].tear_ratio > 0;
+  s->cap_kin = m->n_paths + 8;
+  size_t np = (size_t)(m->n_particles > 0 ? m->n_particles : 1);
+  size_t nob = (size_t)m->n_objects + 1;
+  s->mat = calloc(nob, sizeof *s->mat);
+  s->compliance = calloc(nob, sizeof *s->compliance);
+  s->spheres = calloc((size_t)s->n_spheres + 1, sizeof *s->spheres);
+  s->spheres0 = calloc((size_t)s->n_spheres + 1, sizeof *s->spheres0);
+  s->sph = calloc((size_t)s->n_spheres + 1, sizeof *s->sph);
+  s->kin = calloc((size_t)s->cap_kin, sizeof *s->kin);
+  s->hx = calloc(np * 4, sizeof *s->hx);
+  s->hv = calloc(np * 4, sizeof *s->hv);
+  s->ostats = calloc(nob, sizeof *s->ostats);
+  if (!s->mat || !s->compliance || !s->spheres || !s->spheres0 || !s->sph || !s->kin || !s->hx ||
+      !s->hv || !s->ostats) {
+    drape_sim_destroy(s);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  }
+  if (s->n_spheres) {
+    memcpy(s->spheres, sc->sphere, sizeof *s->spheres * (size_t)s->n_spheres);
+    memcpy(s->spheres0, sc->sphere, sizeof *s->spheres0 * (size_t)s->n_spheres);
+  }
+  for (int k = 0; k < sc->n_cloth; k++) {
+    s->compliance[k][0] = sc->cloth[k].compliance_stretch;
+    s->compliance[k][1] = sc->cloth[k].compliance_shear;
+    s->compliance[k][2] = sc->cloth[k].compliance_bend;
+  }
+  for (int k = 0; k < sc->n_rope; k++) s->compliance[sc->n_cloth + k][0] = sc->rope[k].compliance;
+  sim_fill_materials(s);
+  sim_fill_step_params(s);
+  for (int k = 0; k < s->n_spheres; k++) {
+    const drape_sphere_def *d = &s->spheres[k];
+    s->sph[k].center_radius = (dr_float4){(float)d->center[0], (float)d->center[1],
+                                          (float)d->center[2], (float)d->radius};
+    s->sph[k].velocity_friction = (dr_float4){(float)d->velocity[0], (float)d->velocity[1],
+                                              (float)d->velocity[2], (float)d->friction};
+  }
+
+  s->mesh.n_particles = m->n_particles;
+  s->mesh.n_tris = m->n_tris;
+  s->mesh.tris = m->tris;
+  s->mesh.n_lines = m->n_lines;
+  s->mesh.lines = m->lines;
+  s->mesh.n_objects = m->n_objects;
+  s->mesh.objects = m->info;
+  s->mesh.n_constraints = m->n_cons;
+  s->mesh.n_colours = m->n_colours;
+  s->mesh.tether_slots = m->tether_slots;
+
+  if (o.backend == DRAPE_BACKEND_CPU) {
+    s->be = &drape_backend_cpu;
+    rc = drape_backend_cpu_init(s, e);
+  } else {
+    s->be = &drape_backend_cl;
+    rc = drape_backend_cl_init(s, &o, e);
+  }
+  if (rc || (rc = s->be->reset(s, e))) {
+    drape_sim_destroy(s);
+    return rc;
+  }
+  memset(&s->tm, 0, sizeof s->tm);
+  *out = s;
+  return DRAPE_OK;
+}
+
+int drape_sim_reset(drape_sim *s, drape_err *e) {
+  /* keep the current radius and friction of each sphere (viewer edits) */
+  for (int k = 0; k < s->n_spheres; k++) {
+    double r = s->spheres[k].radius, mu = s->spheres[k].friction;
+    s->spheres[k] = s->spheres0[k];
+    s->spheres[k].radius = r;
+    s->spheres[k].friction = mu;
+    s->sph[k].center_radius = (dr_float4){(float)s->spheres[k].center[0],
+                                          (float)s->spheres[k].center[1],
+                                          (float)s->spheres[k].center[2], (float)r};
+  }
+  s->spheres_dirty = 1;
+  for (int g = 0; g < s->n_grabs; g++) s->grabs[g].active = 0;
+  s->n_grabs = 0;
+  s->n_kin = 0;
+  s->time = 0;
+  s->frame = 0;
+  s->hx_valid = 0;
+  sim_fill_materials(s);
+  s->need_h_update = 0;
+  return s->be->reset(s, e);
+}
+
+double drape_sim_time(const drape_sim *s) { return s->time; }
+int drape_sim_frame(const drape_sim *s) { return s->frame; }
+const drape_mesh *drape_sim_mesh(const drape_sim *s) { return &s->mesh; }
+
+/* ---- read-back ---- */
+
+int drape_sim_read_positions(drape_sim *s, float *xyzw, drape_err *e) {
+  size_t bytes = (size_t)s->m.n_particles * sizeof(dr_float4);
+  if (xyzw == s->hx && s->hx_valid) return DRAPE_OK;
+  int rc = s->be->read(s, SIM_BUF_X, 0, bytes, xyzw, e);
+  if (!rc && xyzw != s->hx) memcpy(s->hx, xyzw, bytes);
+  if (!rc) s->hx_valid = 1;
+  return rc;
+}
+int drape_sim_read_normals(drape_sim *s, float *n, drape_err *e) {
+  return s->be->read(s, SIM_BUF_N, 0, (size_t)s->m.n_particles * sizeof(dr_float4), n, e);
+}
+int drape_sim_read_velocities(drape_sim *s, float *v, drape_err *e) {
+  return s->be->read(s, SIM_BUF_V, 0, (size_t)s->m.n_particles * sizeof(dr_float4), v, e);
+}
+int drape_sim_read_triangles(drape_sim *s, uint32_t *t, drape_err *e) {
+  if (!s->any_tear) {
+    memcpy(t, s->m.tris, (size_t)s->m.n_tris * 3 * sizeof *t);
+    return DRAPE_OK;
+  }
+  return s->be->read(s, SIM_BUF_TRIS, 0, (size_t)s->m.n_tris * 3 * sizeof *t, t, e);
+}
+int drape_sim_write_velocities(drape_sim *s, const float *v, drape_err *e) {
+  size_t n = (size_t)s->m.n_particles;
+  dr_float4 *tmp = malloc((n ? n : 1) * sizeof *tmp);
+  if (!tmp) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++) {
+    for (int q = 0; q < 3; q++)
+      if (!isfinite(v[4 * i + q])) {
+        free(tmp);
+        return drape_fail(e, DRAPE_EINVAL, "velocity of particle %zu is not finite", i);
+      }
+    tmp[i] = (dr_float4){v[4 * i], v[4 * i + 1], v[4 * i + 2], 0};
+  }
+  int rc = s->be->write(s, SIM_BUF_V, 0, n * sizeof *tmp, tmp, e);
+  free(tmp);
+  return rc;
+}
+
+int drape_sim_cl_buffers(const drape_sim *s, drape_sim_buffers *out) {
+  memset(out, 0, sizeof *out);
+  if (s->be != &drape_backend_cl) return DRAPE_EINVAL;
+  return drape_backend_cl_buffers(s, out);
+}
+struct drape_cl *drape_sim_cl(const drape_sim *s) {
+  return s->be == &drape_backend_cl ? drape_backend_cl_runtime(s) : NULL;
+}
+
+/* ---- parameters ---- */
+
+void drape_sim_get_params(const drape_sim *s, drape_sim_params *out) { *out = s->params; }
+
+int drape_sim_set_params(drape_sim *s, const drape_sim_params *p, drape_err *e) {
+  int rc = check_params(p, e);
+  if (rc) return rc;
+  if (p->substeps != s->params.substeps) s->need_h_update = 1;
+  s->params = *p;
+  return s->be->ensure(s, e);
+}
+
+static int check_object(const drape_sim *s, int object, drape_err *e) {
+  if (object >= s->m.n_objects)
+    return drape_fail(e, DRAPE_EINVAL, "object %d does not exist: expected -1 (all) or 0..%d",
+                      object, s->m.n_objects - 1);
+  return DRAPE_OK;
+}
+
+int drape_sim_set_compliance(drape_sim *s, int object, drape_compliance_kind kind,
+                             double compliance, drape_err *e) {
+  int rc = check_object(s, object, e);
+  if (rc) return rc;
+  if (kind < DRAPE_COMPLIANCE_STRETCH || kind > DRAPE_COMPLIANCE_BEND)
+    return drape_fail(e, DRAPE_EINVAL, "compliance kind %d: expected stretch, shear or bend",
+                      (int)kind);
+  if (!(compliance >= 0) || !isfinite(compliance))
+    return drape_fail(e, DRAPE_EINVAL, "compliance = %g: expected >= 0 m/N", compliance);
+  size_t bytes = (size_t)s->m.n_cons * sizeof(dr_distance);
+  if (!s->hcons && !(s->hcons = malloc(bytes ? bytes : 1)))
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  /* start from the device copy so torn constraints stay torn */
+  if ((rc = s->be->read(s, SIM_BUF_CONS, 0, bytes, s->hcons, e))) return rc;
+  for (int i = 0; i < s->m.n_cons; i++) {
+    int ob = s->m.cons_obj[i], t = s->m.cons_type[i];
+    if (object >= 0 && ob != object) continue;
+    int k = (t == DR_C_STRETCH || t == DR_C_ROPE) ? 0 : t == DR_C_SHEAR ? 1 : 2;
+    if (k != (int)kind) continue;
+    s->m.cons[i].compliance = (float)compliance;
+    if (s->hcons[i].compliance >= 0) s->hcons[i].compliance = (float)compliance;
+  }
+  for (int ob = 0; ob < s->m.n_objects; ob++)
+    if (object < 0 || ob == object) s->compliance[ob][kind] = compliance;
+  return s->be->write(s, SIM_BUF_CONS, 0, bytes, s->hcons, e);
+}
+
+int drape_sim_set_damping(drape_sim *s, int object, double rate, drape_err *e) {
+  int rc = check_object(s, object, e);
+  if (rc) return rc;
+  if (!(rate >= 0) || !isfinite(rate))
+    return drape_fail(e, DRAPE_EINVAL, "damping = %g: expected >= 0 (1/s)", rate);
+  for (int ob = 0; ob < s->m.n_objects; ob++)
+    if (object < 0 || ob == object) s->m.damping_rate[ob] = rate;
+  s->need_h_update = 1;
+  return DRAPE_OK;
+}
+
+/* ---- spheres ---- */
+
+int drape_sim_n_spheres(const drape_sim *s) { return s->n_spheres; }
+
+int drape_sim_get_sphere(const drape_sim *s, int k, drape_sphere_def *out) {
+  if (k < 0 || k >= s->n_spheres) return DRAPE_EINVAL;
+  *out = s->spheres[k];
+  return DRAPE_OK;
+}
+
+int drape_sim_set_sphere(drape_sim *s, int k, const double center[3], const double *radius,
+                         const double velocity[3], drape_err *e) {
+  if (k < 0 || k >= s->n_spheres)
+    return drape_fail(e, DRAPE_EINVAL, "sphere %d does not exist: the scene has %d", k,
+                      s->n_spheres);
+  drape_sphere_def d = s->spheres[k];
+  if (center) memcpy(d.center, center, sizeof d.center);
+  if (radius) d.radius = *radius;
+  if (velocity) memcpy(d.velocity, velocity, sizeof d.velocity);
+  int rc = check_sphere(&d, k, e);
+  if (rc) return rc;
+  s->spheres[k] = d;
+  s->spheres_dirty = 1;
+  return DRAPE_OK;
+}
+
+/* ---- grabs ---- */
+
+static int grow_kin(drape_sim *s, drape_err *e) {
+  int active = 0;
+  for (int g = 0; g < s->n_grabs; g++) active += s->grabs[g].active;
+  int need = s->m.n_paths + active;
+  if (need <= s->cap_kin) return DRAPE_OK;
+  int cap = 2 * need;
+  dr_kinematic *k = realloc(s->kin, sizeof *k * (size_t)cap);
+  if (!k) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  s->kin = k;
+  s->cap_kin = cap;
+  return s->be->ensure(s, e);
+}
+
+int drape_sim_grab(drape_sim *s, int particle, const double target[3], int *grab_id,
+                   drape_err *e) {
+  if (particle < 0 || particle >= s->m.n_particles)
+    return drape_fail(e, DRAPE_EINVAL, "grab: particle %d does not exist: expected 0..%d",
+                      particle, s->m.n_particles - 1);
+  int rc = check_vec(target, "grab target", e);
+  if (rc) return rc;
+  for (int g = 0; g < s->n_grabs; g++)
+    if (s->grabs[g].active && s->grabs[g].particle == particle)
+      return drape_fail(e, DRAPE_EINVAL, "grab: particle %d is already held by grab %d", particle,
+                        g);
+  for (int i = 0; i < s->m.n_paths; i++)
+    if (s->m.paths[i].particle == particle)
+      return drape_fail(e, DRAPE_EINVAL, "grab: particle %d follows a scripted pin path", particle);
+  int id = -1;
+  for (int g = 0; g < s->n_grabs; g++)
+    if (!s->grabs[g].active) { id = g; break; }
+  if (id < 0) {
+    sim_grab *ng = realloc(s->grabs, sizeof *ng * (size_t)(s->n_grabs + 1));
+    if (!ng) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    s->grabs = ng;
+    id = s->n_grabs++;
+  }
+  dr_float4 x;
+  if ((rc = s->be->read(s, SIM_BUF_X, (size_t)particle * sizeof x, sizeof x, &x, e))) return rc;
+  sim_grab *g = &s->grabs[id];
+  g->active = 1;
+  g->particle = particle;
+  g->saved_w = x.w;
+  g->from[0] = x.x; g->from[1] = x.y; g->from[2] = x.z;
+  memcpy(g->to, target, sizeof g->to);
+  const float zero = 0.0f;
+  if ((rc = s->be->write(s, SIM_BUF_X, (size_t)particle * sizeof x + 12, sizeof zero, &zero, e)))
+    return rc;
+  if ((rc = grow_kin(s, e))) return rc;
+  *grab_id = id;
+  return DRAPE_OK;
+}
+
+static int check_grab(const drape_sim *s, int id, drape_err *e) {
+  if (id < 0 || id >= s->n_grabs || !s->grabs[id].active)
+    return drape_fail(e, DRAPE_EINVAL, "grab %d is not active", id);
+  return DRAPE_OK;
+}
+
+int drape_sim_grab_move(drape_sim *s, int id, const double target[3], drape_err *e) {
+  int rc = check_grab(s, id, e);
+  if (rc || (rc = check_vec(target, "grab target", e))) return rc;
+  memcpy(s->grabs[id].to, target, sizeof s->grabs[id].to);
+  return DRAPE_OK;
+}
+
+int drape_sim_grab_release(drape_sim *s, int id, drape_err *e) {
+  int rc = check_grab(s, id, e);
+  if (rc) return rc;
+  sim_grab *g = &s->grabs[id];
+  g->active = 0;
+  return s->be->write(s, SIM_BUF_X, (size_t)g->particle * sizeof(dr_float4) + 12, sizeof(float),
+                      &g->saved_w, e);
+}
+
+static int ensure_hx(drape_sim *s, drape_err *e) {
+  if (s->hx_valid) return DRAPE_OK;
+  return drape_sim_read_positions(s, s->hx, e);
+}
+
+int drape_sim_pick(drape_sim *s, const double o[3], const double d[3], double max_dist,
+                   int *particle, drape_err *e) {
+  *particle = -1;
+  int rc = ensure_hx(s, e);
+  if (rc) return rc;
+  double best = max_dist;
+  for (int i = 0; i < s->m.n_particles; i++) {
+    double r[3] = {s->hx[4 * i] - o[0], s->hx[4 * i + 1] - o[1], s->hx[4 * i + 2] - o[2]};
+    double t = r[0] * d[0] + r[1] * d[1] + r[2] * d[2];
+    if (t < 0) continue;
+    double q[3] = {r[0] - t * d[0], r[1] - t * d[1], r[2] - t * d[2]};
+    double dist = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2]);
+    if (dist <= best) { best = dist; *particle = i; }
+  }
+  return DRAPE_OK;
+}
+
+/* ---- timings and statistics ---- */
+
+void drape_sim_timings(const drape_sim *s, drape_timings *out) {
+  *out = s->tm;
+  out->device_bytes = s->be == &drape_backend_cl ? drape_backend_cl_bytes(s) : 0;
+}
+
+int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {
+  memset(out, 0, sizeof *out);
+  const drape_model *m = &s->m;
+  int rc = ensure_hx(s, e);
+  if (rc || (rc = drape_sim_read_velocities(s, s->hv, e))) return rc;
+  const dr_distance *cons = m->cons;
+  if (s->any_tear) {
+    size_t bytes = (size_t)m->n_cons * sizeof(dr_distance);
+    if (!s->hcons && !(s->hcons = malloc(bytes ? bytes : 1)))
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    if ((rc = s->be->read(s, SIM_BUF_CONS, 0, bytes, s->hcons, e))) return rc;
+    cons = s->hcons;
+  }
+  const float *x = s->hx, *v = s->hv;
+  for (int i = 0; i < m->n_particles; i++)
+    if (!isfinite(x[4 * i]) || !isfinite(x[4 * i + 1]) || !isfinite(x[4 * i + 2]))
+      return drape_fail(e, DRAPE_EUNSTABLE,
+                        "the simulation diverged: particle %d has position (%g, %g, %g) at frame %d",
+                        i, x[4 * i], x[4 * i + 1], x[4 * i + 2], s->frame);
+  out->frame = s->frame;
+  out->time = s->time;
+  out->n_objects = m->n_objects;
+  out->objects = s->ostats;
+  for (int ob = 0; ob < m->n_objects; ob++) {
+    drape_object_stats *os = &s->ostats[ob];
+    memset(os, 0, sizeof *os);
+    double sum = 0, sum_abs = 0, mx = -INFINITY, mn = INFINITY;
+    int n = 0;
+    for (int k = m->strain_off[ob]; k < m->strain_off[ob + 1]; k++) {
+      const dr_distance *c = &cons[m->strain_idx[k]];
+      if (c->compliance < 0) continue;
+      const float *a = x + 4 * c->a, *b = x + 4 * c->b;
+      double dx = (double)a[0] - b[0], dy = (double)a[1] - b[1], dz = (double)a[2] - b[2];
+      double strain = sqrt(dx * dx + dy * dy + dz * dz) / c->rest - 1.0;
+      if (strain > mx) mx = strain;
+      if (strain < mn) mn = strain;
+      sum += strain > 0 ? strain : 0;
+      sum_abs += fabs(strain);
+      n++;
+    }
+    os->max_strain = n ? mx : 0;
+    os->min_strain = n ? mn : 0;
+    os->mean_strain = n ? sum / n : 0;
+    os->mean_abs_strain = n ? sum_abs / n : 0;
+    if (s->any_tear)
+      for (int i = 0; i < m->n_cons; i++) os->torn += m->cons_obj[i] == ob && cons[i].compliance < 0;
+  }
+  double ke = 0, clear = INFINITY, fclear = INFINITY;
+  for (int i = 0; i < m->n_particles; i++) {
+    const float *xi = x + 4 * i, *vi = v + 4 * i;
+    if (xi[3] == 0) continue;
+    ke += 0.5 * m->mass[i] * ((double)vi[0] * vi[0] + (double)vi[1] * vi[1] + (double)vi[2] * vi[2]);
+    for (int k = 0; k < s->n_spheres; k++) {
+      const double *c = s->spheres[k].center;
+      double dx = xi[0] - c[0], dy = xi[1] - c[1], dz = xi[2] - c[2];
+      double d = sqrt(dx * dx + dy * dy + dz * dz) - s->spheres[k].radius;
+      if (d < clear) clear = d;
+    }
+    if (s->has_floor && xi[1] - s->floor_y < fclear) fclear = xi[1] - s->floor_y;
+  }
+  out->kinetic_energy = ke;
+  out->min_sphere_clearance = clear;
+  out->min_floor_clearance = fclear;
+  return DRAPE_OK;
+}
+
+/* ---- OBJ ---- */
+
+int drape_sim_write_obj(drape_sim *s, const char *path, drape_err *e) {
+  const drape_model *m = &s->m;
+  int rc = ensure_hx(s, e);
+  if (rc) return rc;
+  const uint32_t *tris = m->tris;
+  if (s->any_tear) {
+    if (!s->htris && !(s->htris = malloc((size_t)m->n_tris * 3 * sizeof *s->htris + 4)))
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    if ((rc = drape_sim_read_triangles(s, s->htris, e))) return rc;
+    tris = s->htris;
+  }
+  char tmp[4200];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp)
+    return drape_fail(e, DRAPE_EINVAL, "OBJ path too long: %s", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return drape_fail(e, DRAPE_EIO, "cannot write %s: %s", tmp, strerror(errno));
+  fprintf(f, "# drape %s: frame %d, t = %.9g s\n", drape_version(), s->frame, s->time);
+  for (int ob = 0; ob < m->n_objects; ob++) {
+    const drape_object_info *inf = &m->info[ob];
+    fprintf(f, "o %s\n", inf->name);
+    for (int i = inf->first_particle; i < inf->first_particle + inf->n_particles; i++)
+      fprintf(f, "v %.9g %.9g %.9g\n", (double)s->hx[4 * i], (double)s->hx[4 * i + 1],
+              (double)s->hx[4 * i + 2]);
+    for (int t = inf->first_tri; t < inf->first_tri + inf->n_tris; t++) {
+      const uint32_t *q = tris + 3 * t;
+      if (q[0] == q[1] && q[1] == q[2]) continue; /* torn */
+      fprintf(f, "f %u %u %u\n", q[0] + 1, q[1] + 1, q[2] + 1);
+    }
+    if (inf->n_lines > 0) {
+      fputs("l", f);
+      for (int i = inf->first_particle; i < inf->first_particle + inf->n_particles; i++)
+        fprintf(f, " %d", i + 1);
+      fputc('\n', f);
+    }
+  }
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    remove(tmp);
+    return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", tmp, strerror(errno));
+  }
+  if (rename(tmp, path) != 0) {
+    int err = errno;
+    remove(tmp);
+    return drape_fail(e, DRAPE_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(err));
+  }
+  return DRAPE_OK;
+}

@@ -1,0 +1,127 @@
+/* Internals of drape_sim (include/drape/cloth.h).
+ *
+ * How the work is split:
+ *
+ *   sim.c      create/destroy, parameters, grabs, spheres, stats, OBJ
+ *   step.c     drape_sim_step: THE orchestrating function; every stage of a
+ *              substep in order, each one call into the backend
+ *   backend_cl.c   each stage = one kernel launch (kernels/<stage>.cl)
+ *   backend_cpu.c  each stage = one cpu_<kernel> call (cpu_stages.c)
+ *
+ *          step.c ──▶ sim_backend ops ──┬──▶ OpenCL: clEnqueueNDRangeKernel
+ *                                       └──▶ CPU:    cpu_predict(...) ...
+ *
+ * The host never touches particle data between substeps. Once per frame
+ * it sets the kernel parameters and uploads the few kinematic targets and
+ * moving spheres (counted in drape_timings.bytes_to_device).
+ */
+#ifndef DRAPE_CLOTH_SIM_H
+#define DRAPE_CLOTH_SIM_H
+
+#include "core/model.h"
+#include "drape/cloth.h"
+#include "drape_types.h"
+
+typedef enum {
+  SIM_BUF_X,      /* positions  (float4 x n_particles) */
+  SIM_BUF_V,      /* velocities */
+  SIM_BUF_N,      /* normals    */
+  SIM_BUF_CONS,   /* dr_distance x n_cons */
+  SIM_BUF_TRIS,   /* uint x 3 n_tris */
+  SIM_BUF_MAT,    /* dr_object x n_objects */
+  SIM_BUF_SPHERES,/* dr_sphere x n_spheres */
+  SIM_BUF_KIN     /* dr_kinematic x n_kin */
+} sim_buf;
+
+typedef struct sim_backend {
+  const char *name;
+  int host_timed; /* the orchestrator times each stage with the wall clock */
+  /* x <- x0, v <- 0, constraints and triangles as built, materials. */
+  int (*reset)(drape_sim *s, drape_err *e);
+  /* Stages (one kernel each; see kernels/). */
+  int (*wind)(drape_sim *s, drape_err *e);
+  int (*predict)(drape_sim *s, drape_err *e);
+  int (*drive)(drape_sim *s, float alpha, drape_err *e);
+  int (*project)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
+  int (*tethers)(drape_sim *s, drape_err *e);
+  int (*collide)(drape_sim *s, float t_end, drape_err *e);
+  int (*update_velocities)(drape_sim *s, drape_err *e);
+  int (*tear)(drape_sim *s, drape_err *e);
+  int (*tear_triangles)(drape_sim *s, drape_err *e);
+  int (*normals)(drape_sim *s, drape_err *e);
+  /* Frame bracket: begin sets per-frame kernel arguments; end waits for the
+   * device and collects per-stage times. */
+  int (*begin_frame)(drape_sim *s, drape_err *e);
+  int (*end_frame)(drape_sim *s, drape_err *e);
+  /* Buffer copies (bytes from offset; counted on OpenCL). */
+  int (*read)(drape_sim *s, sim_buf b, size_t offset, size_t bytes, void *dst, drape_err *e);
+  int (*write)(drape_sim *s, sim_buf b, size_t offset, size_t bytes, const void *src,
+               drape_err *e);
+  /* (Re)allocates buffers whose size depends on parameters: the lambda
+   * buffer (iterations > 1), the triangle forces (wind), kinematic slots. */
+  int (*ensure)(drape_sim *s, drape_err *e);
+  void (*destroy)(drape_sim *s);
+} sim_backend;
+
+extern const sim_backend drape_backend_cpu;
+extern const sim_backend drape_backend_cl;
+
+typedef struct sim_grab {
+  int active;
+  int particle;
+  float saved_w;        /* inverse mass to restore on release          */
+  double from[3], to[3];/* target at the start / end of the next frame */
+} sim_grab;
+
+struct drape_sim {
+  drape_model m;
+  const sim_backend *be;
+  void *bs;                     /* backend state                       */
+
+  drape_sim_params params;
+  double dt;
+  int has_floor;
+  double floor_y, floor_friction;
+  int any_tear;                 /* an object has tear_ratio > 0         */
+  int wind_in_scene;
+
+  /* host copies of the small per-frame data */
+  dr_step_params sp;            /* this frame's kernel parameters       */
+  dr_object *mat;               /* per object (damping factor for h)    */
+  double (*compliance)[3];      /* per object: stretch, shear, bend      */
+  int n_spheres;
+  drape_sphere_def *spheres;    /* current, in double (centre at `time`) */
+  drape_sphere_def *spheres0;   /* as in the scene                        */
+  dr_sphere *sph;               /* uploaded each frame when moving        */
+  int spheres_dirty;
+  int n_kin, cap_kin;
+  dr_kinematic *kin;
+  int n_grabs;
+  sim_grab *grabs;
+
+  double time;
+  int frame;
+  int cur_stage;                /* drape_stage being enqueued              */
+  drape_timings tm;             /* last frame                              */
+  int need_h_update;            /* h changed: recompute damping factors    */
+
+  /* scratch for stats / pick / OBJ */
+  float *hx, *hv;
+  int hx_valid;                 /* hx holds the current positions          */
+  drape_object_stats *ostats;
+  dr_distance *hcons;
+  uint32_t *htris;
+
+  drape_mesh mesh;
+};
+
+/* Counters the backends update. */
+static inline void sim_count_h2d(drape_sim *s, size_t bytes) { s->tm.bytes_to_device += bytes; }
+static inline void sim_count_d2h(drape_sim *s, size_t bytes) { s->tm.bytes_from_device += bytes; }
+
+/* Fills s->sp from the parameters (h, gravity, wind, floor, counts). */
+void sim_fill_step_params(drape_sim *s);
+/* Recomputes the per-object damping factors exp(-rate h). */
+void sim_fill_materials(drape_sim *s);
+
+#endif

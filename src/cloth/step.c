@@ -1,0 +1,143 @@
+/* drape_sim_step — one frame of the cloth and rope solver, every stage in
+ * order. XPBD (Macklin, Müller and Chentanez 2016) with small steps
+ * (Macklin, Storey, Lu et al. 2019, Algorithm 1): many substeps of one
+ * constraint iteration each by default; Lagrange multipliers live for one
+ * substep (kept across its iterations, reset at the next substep).
+ *
+ *   per frame:   begin (parameters, kinematic targets, moving spheres)
+ *   per substep: wind ▸ predict ▸ drive ▸ [self-collision] ▸
+ *                iterations × (colour 0 … colour K-1 ▸ tethers) ▸
+ *                collide ▸ update velocities ▸ tear
+ *   per frame:   tear triangles ▸ normals ▸ end (wait, collect timings)
+ *
+ * Each stage is one kernel in kernels/<stage>.cl and one cpu_<kernel> in
+ * cpu_stages.c; the backend (sim.h) runs one or the other. */
+#include <math.h>
+#include <string.h>
+
+#include "cloth/sim.h"
+
+/* Runs one stage call; on the CPU backend its wall time is added to the
+ * stage. On OpenCL the backend tags the launch's event with cur_stage. */
+#define STAGE(st, call)                                         \
+  do {                                                          \
+    s->cur_stage = (st);                                        \
+    double t0_ = be->host_timed ? drape_now() : 0.0;            \
+    int rc_ = (call);                                           \
+    if (rc_) return rc_;                                        \
+    if (be->host_timed) s->tm.ms[st] += 1e3 * (drape_now() - t0_); \
+    s->tm.launches++;                                           \
+  } while (0)
+
+/* Kinematic targets for this frame: scripted pin paths evaluated at the
+ * frame's start and end (in double), then the grabs. */
+static void path_at(const drape_model_path *p, double t, double out[3]) {
+  const double(*k)[4] = (const double(*)[4])p->keys;
+  int n = p->n_keys;
+  if (t <= k[0][0]) { memcpy(out, &k[0][1], 3 * sizeof(double)); return; }
+  if (t >= k[n - 1][0]) { memcpy(out, &k[n - 1][1], 3 * sizeof(double)); return; }
+  int j = 1;
+  while (k[j][0] < t) j++;
+  double f = (t - k[j - 1][0]) / (k[j][0] - k[j - 1][0]);
+  for (int q = 0; q < 3; q++) out[q] = k[j - 1][q + 1] + f * (k[j][q + 1] - k[j - 1][q + 1]);
+}
+
+static int begin_frame(drape_sim *s, drape_err *e) {
+  memset(&s->tm, 0, sizeof s->tm);
+  if (s->need_h_update) {
+    sim_fill_materials(s);
+    int rc = s->be->write(s, SIM_BUF_MAT, 0, sizeof(dr_object) * (size_t)s->m.n_objects, s->mat, e);
+    if (rc) return rc;
+    s->need_h_update = 0;
+  }
+  sim_fill_step_params(s);
+  /* kinematics */
+  int n = 0;
+  for (int i = 0; i < s->m.n_paths; i++) {
+    double a[3], b[3];
+    path_at(&s->m.paths[i], s->time, a);
+    path_at(&s->m.paths[i], s->time + s->dt, b);
+    dr_kinematic *k = &s->kin[n++];
+    memset(k, 0, sizeof *k);
+    k->particle = s->m.paths[i].particle;
+    k->from = (dr_float4){(float)a[0], (float)a[1], (float)a[2], 0};
+    k->to = (dr_float4){(float)b[0], (float)b[1], (float)b[2], 0};
+  }
+  for (int g = 0; g < s->n_grabs; g++) {
+    sim_grab *gr = &s->grabs[g];
+    if (!gr->active) continue;
+    dr_kinematic *k = &s->kin[n++];
+    memset(k, 0, sizeof *k);
+    k->particle = gr->particle;
+    k->from = (dr_float4){(float)gr->from[0], (float)gr->from[1], (float)gr->from[2], 0};
+    k->to = (dr_float4){(float)gr->to[0], (float)gr->to[1], (float)gr->to[2], 0};
+    memcpy(gr->from, gr->to, sizeof gr->from); /* next frame starts here */
+  }
+  s->n_kin = n;
+  int rc;
+  if (n > 0 && (rc = s->be->write(s, SIM_BUF_KIN, 0, sizeof(dr_kinematic) * (size_t)n, s->kin, e)))
+    return rc;
+  /* spheres: centre at the frame start; only uploaded when they move */
+  int moving = 0;
+  for (int k = 0; k < s->n_spheres; k++) {
+    const drape_sphere_def *d = &s->spheres[k];
+    moving |= d->velocity[0] != 0 || d->velocity[1] != 0 || d->velocity[2] != 0;
+    s->sph[k].center_radius = (dr_float4){(float)d->center[0], (float)d->center[1],
+                                          (float)d->center[2], (float)d->radius};
+    s->sph[k].velocity_friction = (dr_float4){(float)d->velocity[0], (float)d->velocity[1],
+                                              (float)d->velocity[2], (float)d->friction};
+  }
+  if ((moving || s->spheres_dirty) && s->n_spheres > 0) {
+    rc = s->be->write(s, SIM_BUF_SPHERES, 0, sizeof(dr_sphere) * (size_t)s->n_spheres, s->sph, e);
+    if (rc) return rc;
+    s->spheres_dirty = 0;
+  }
+  return s->be->begin_frame(s, e);
+}
+
+int drape_sim_step(drape_sim *s, drape_err *e) {
+  const sim_backend *be = s->be;
+  const double t_start = drape_now();
+  int rc = begin_frame(s, e);
+  if (rc) return rc;
+  const drape_sim_params *pr = &s->params;
+  const int S = pr->substeps, I = pr->iterations;
+  const int wind = pr->wind_enabled && s->m.n_tris > 0;
+  const int tethers = pr->tethers_enabled && s->m.tether_slots > 0;
+  const int contacts = s->n_spheres > 0 || s->has_floor;
+  const int tear = pr->tearing_enabled && s->any_tear;
+  const int drive = s->n_kin > 0;
+  uint64_t per_iteration = (uint64_t)s->m.n_cons + (tethers ? (uint64_t)s->m.n_tethers : 0);
+
+  for (int k = 0; k < S; k++) {
+    if (wind) STAGE(DRAPE_STAGE_WIND, be->wind(s, e));
+    STAGE(DRAPE_STAGE_PREDICT, be->predict(s, e));
+    if (drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)S, e));
+    /* DRAPE_STAGE_SELF_COLLISION — reserved for a later issue: rebuild the
+     * spatial hash on the device (count with atomics ▸ prefix sum ▸
+     * scatter) and separate particles closer than the thickness, skipping
+     * pairs close in the rest mesh (DESIGN.md). Nothing runs here yet. */
+    for (int it = 0; it < I; it++) {
+      const int mode = I == 1 ? DR_LAMBDA_NONE : it == 0 ? DR_LAMBDA_FIRST : DR_LAMBDA_KEEP;
+      for (int c = 0; c < s->m.n_colours; c++)
+        STAGE(DRAPE_STAGE_PROJECT, be->project(s, c, mode, e));
+      if (tethers) STAGE(DRAPE_STAGE_TETHERS, be->tethers(s, e));
+      s->tm.projections += per_iteration;
+    }
+    if (contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, (float)((k + 1) * s->sp.h), e));
+    STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, e));
+    if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear(s, e));
+  }
+  if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear_triangles(s, e));
+  if (pr->normals_enabled && s->m.n_tris > 0) STAGE(DRAPE_STAGE_NORMALS, be->normals(s, e));
+  if ((rc = be->end_frame(s, e))) return rc;
+
+  /* advance the clock and the moving spheres (kept in double on the host) */
+  for (int k = 0; k < s->n_spheres; k++)
+    for (int q = 0; q < 3; q++) s->spheres[k].center[q] += s->spheres[k].velocity[q] * s->dt;
+  s->frame++;
+  s->time = s->frame * s->dt;
+  s->hx_valid = 0;
+  s->tm.ms_frame = 1e3 * (drape_now() - t_start);
+  return DRAPE_OK;
+}

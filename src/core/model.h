@@ -1,0 +1,73 @@
+/* The solver's model: particles, constraints sorted by colour, triangles,
+ * rope lines, tethers and per-object data, built from a scene (model.c).
+ * Both backends upload or copy exactly these arrays. */
+#ifndef DRAPE_CORE_MODEL_H
+#define DRAPE_CORE_MODEL_H
+
+#include "drape/cloth.h"
+#include "drape/scene.h"
+#include "drape_types.h"
+
+/* Most pins one particle is tethered to (the nearest ones along the cloth). */
+#define DRAPE_TETHER_MAX_SLOTS 4
+
+/* A pinned particle that follows keyframes (t, x, y, z), linear between
+ * them, held before the first and after the last. */
+typedef struct drape_model_path {
+  int particle;
+  int n_keys;
+  double (*keys)[4];
+} drape_model_path;
+
+typedef struct drape_model {
+  int n_particles;
+  dr_float4 *x0;            /* initial position, inverse mass (0 = pinned)  */
+  float *mass;              /* kg, also for pinned particles                */
+  int *obj;                 /* object of each particle                      */
+
+  int n_cons;
+  dr_distance *cons;        /* sorted by colour                             */
+  unsigned char *cons_type; /* DR_C_* of each (sorted) constraint            */
+  int *cons_obj;            /* object of each (sorted) constraint            */
+  int n_colours;
+  int *colour_off;          /* n_colours + 1                                */
+
+  int n_tris;
+  dr_uint *tris;            /* 3 per triangle                               */
+  int *tri_edge;            /* 3 sorted-constraint indices per triangle     */
+  int *vt_off, *vt_list;    /* vertex -> triangles (n_particles + 1, 3 n_tris) */
+  int n_lines;
+  dr_uint *lines;           /* 2 per rope link                              */
+
+  int tether_slots;         /* K pins per particle (0: no tethers)          */
+  int *tether_pin;          /* n_particles * K, -1 = unused                 */
+  float *tether_rest;       /* m, rest distance along the cloth             */
+  int n_tethers;            /* used slots                                   */
+
+  int n_objects;
+  drape_object_info *info;
+  dr_object *mat;           /* damping is filled by the sim (depends on h)  */
+  double *damping_rate;     /* 1/s per object                               */
+  int *strain_off;          /* n_objects + 1 ranges into strain_idx         */
+  int *strain_idx;          /* sorted indices of stretch/rope links         */
+
+  int n_paths;
+  drape_model_path *paths;
+} drape_model;
+
+int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e);
+void drape_model_free(drape_model *m);
+
+/* Grid constraints of one cloth (seed 002): structural, shear, bending.
+ * DRAPE_GRID_BY_FAMILY emits each family and direction in turn, row by
+ * row (the builder's order: 12 colours); DRAPE_GRID_PER_PARTICLE emits
+ * them particle by particle as seed 002's loop does. out/type may be NULL
+ * to count. Returns the number of constraints. */
+typedef enum { DRAPE_GRID_BY_FAMILY = 0, DRAPE_GRID_PER_PARTICLE = 1 } drape_grid_order;
+int drape_grid_constraints(int rows, int cols, double spacing, int first, drape_grid_order order,
+                           const double compliance[3], dr_distance *out, unsigned char *type);
+/* Rope links i-(i+1) of `segments` links, first particle `first`. */
+int drape_rope_constraints(int segments, double rest, double compliance, int first,
+                           dr_distance *out, unsigned char *type);
+
+#endif

@@ -1,0 +1,607 @@
+/* The renderer's part of `drape run` (run_hook.h). */
+#include "render/run_hook.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/runtime.h"
+#include "render/interop.h"
+
+#define MAX_SPHERES 64
+
+typedef struct run_string {
+  int nodes;        /* N + 1 */
+  int first;        /* first vertex in the strings mesh */
+  int fed;          /* positions were set: drawn from then on */
+  float z;
+  float color[3];
+} run_string;
+
+struct drape_run_render {
+  /* flags (defaults filled in) */
+  const char *png_dir, *video;
+  int every, width, height, samples, png_level, progress_on;
+  drape_interop_mode interop;
+  /* scene copies */
+  double dt, fps;
+  int total_frames, has_floor;
+  float floor_y;
+  drape_camera_def camera;
+  drape_backend backend;
+  int tearing;
+  /* GL + capture */
+  drape_gl *gl;
+  drape_renderer *r;
+  drape_render_target *t;
+  drape_capture *cap;
+  uint8_t *rgb;
+  /* OpenCL runtime (owned when cl_ready) and the transfer */
+  drape_cl cl;
+  int cl_ready, shared;
+  char why[1100];
+  drape_interop *ip;
+  /* solver mesh */
+  drape_render_mesh *mesh;
+  int n_particles, n_tris;
+  float *host_pos, *host_nrm;
+  uint32_t *tris;
+  drape_render_object *objects;
+  int n_objects;
+  /* strings */
+  drape_render_mesh *smesh;
+  run_string *strings;
+  int n_strings, string_vertices;
+  float *spos;
+  uint32_t *slines;
+  drape_render_object *sobjs;
+  int n_slines;
+  /* per frame */
+  drape_render_scene scene;
+  drape_render_sphere spheres[MAX_SPHERES + 16];
+  int n_sim_spheres;
+  drape_progress prog;
+  int rendered;
+  double ms_xfer, ms_draw;
+};
+
+/* ---- flags ---- */
+
+static int bad(const char *flag, const char *value, const char *what) {
+  fprintf(stderr, "drape run: %s \"%s\": %s\n", flag, value ? value : "", what);
+  return -1;
+}
+
+static int parse_long(const char *text, long lo, long hi, long *out) {
+  if (!text || !*text) return 0;
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (*end != 0 || errno == ERANGE || v < lo || v > hi) return 0;
+  *out = v;
+  return 1;
+}
+
+static int parse_size(const char *text, int *w, int *h) {
+  if (!text) return 0;
+  const char *x = strpbrk(text, "xX");
+  if (!x) return 0;
+  char a[32], b[32];
+  size_t la = (size_t)(x - text), lb = strlen(x + 1);
+  if (la == 0 || la >= sizeof a || lb == 0 || lb >= sizeof b) return 0;
+  memcpy(a, text, la);
+  a[la] = 0;
+  memcpy(b, x + 1, lb + 1);
+  long lw, lh;
+  if (!parse_long(a, 16, 8192, &lw) || !parse_long(b, 16, 8192, &lh)) return 0;
+  *w = (int)lw;
+  *h = (int)lh;
+  return 1;
+}
+
+int drape_run_render_arg(drape_run_render_flags *f, int argc, char **argv, int i) {
+  static const char *flags[] = {"--png-dir", "--video",   "--every",   "--size", "--samples",
+                                "--interop", "--png-level", "--no-progress"};
+  const char *a = argv[i];
+  int known = 0;
+  for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) known |= !strcmp(a, flags[k]);
+  if (!known) return 0;
+  if (!strcmp(a, "--no-progress")) {
+    f->no_progress = 1;
+    return 1;
+  }
+  const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+  long n;
+  if (!strcmp(a, "--png-dir")) {
+    if (!v || !*v) return bad(a, v, "expected a folder for frame_0001.png ...");
+    f->png_dir = v;
+  } else if (!strcmp(a, "--video")) {
+    if (!v || !*v) return bad(a, v, "expected a video file name (e.g. out.mp4)");
+    f->video = v;
+  } else if (!strcmp(a, "--every")) {
+    if (!parse_long(v, 1, 1000000, &n))
+      return bad(a, v, "expected a whole number of frames, 1..1000000 (render every K-th frame)");
+    f->every = (int)n;
+    f->every_set = 1;
+  } else if (!strcmp(a, "--size")) {
+    if (!parse_size(v, &f->width, &f->height))
+      return bad(a, v, "expected WIDTHxHEIGHT in pixels, each 16..8192 (e.g. 1280x720)");
+    f->size_set = 1;
+  } else if (!strcmp(a, "--samples")) {
+    if (!parse_long(v, 1, 16, &n))
+      return bad(a, v, "expected multisampling samples per pixel, 1..16 (1 = off)");
+    f->samples = (int)n;
+    f->samples_set = 1;
+  } else if (!strcmp(a, "--png-level")) {
+    if (!parse_long(v, 1, 9, &n)) return bad(a, v, "expected a PNG compression level, 1..9");
+    f->png_level = (int)n;
+  } else if (!strcmp(a, "--interop")) {
+    drape_err e = {0};
+    drape_interop_mode m;
+    if (drape_interop_parse_mode(v, &m, &e)) {
+      fprintf(stderr, "drape run: %s\n", e.msg);
+      return -1;
+    }
+    f->interop = (int)m;
+    f->interop_set = 1;
+  }
+  return 2;
+}
+
+const char *drape_run_render_help(void) {
+  return "  --png-dir DIR      render frames headlessly (EGL, no display needed) to\n"
+         "                     DIR/frame_0001.png ... (numbered by simulation frame);\n"
+         "                     DIR is created\n"
+         "  --video FILE.mp4   render a video through ffmpeg (.mp4 .mkv .mov .m4v .webm\n"
+         "                     .avi .gif; H.264 for mp4/mkv/mov), played at 1/(dt*K) fps\n"
+         "  --every K          render frames 1, 1+K, 1+2K, ... (default 1)\n"
+         "  --size WxH         frame size in pixels, 16..8192 each (default: the scene's\n"
+         "                     \"render\" size, else 1280x720)\n"
+         "  --samples N        multisampling per pixel, 1..16 (default 4)\n"
+         "  --interop MODE     OpenCL->OpenGL transfer: auto (default), copy, share\n"
+         "                     (cl_khr_gl_sharing; an error where the device lacks it)\n"
+         "  --png-level N      PNG compression 1 (fast) .. 9 (small), default 6\n"
+         "  --no-progress      no progress line (frame i/N, fps, ETA) on stderr\n";
+}
+
+int drape_run_render_active(const drape_run_render *rr) { return rr != NULL; }
+
+int drape_run_render_owns_progress(const drape_run_render *rr) {
+  return drape_run_render_active(rr);
+}
+
+/* ---- set-up ---- */
+
+int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene *scene,
+                             int total_frames, drape_sim_opts *opts, drape_run_render **out,
+                             drape_err *e) {
+  *out = NULL;
+  if (!f->png_dir && !f->video && !f->discard) {
+    if (f->size_set || f->every_set || f->samples_set || f->interop_set)
+      fprintf(stderr, "drape run: note: --size/--every/--samples/--interop only matter with "
+              "--png-dir or --video\n");
+    return DRAPE_OK;
+  }
+  drape_run_render *rr = calloc(1, sizeof *rr);
+  if (!rr) return drape_fail(e, DRAPE_ENOMEM, "out of memory (renderer)");
+  *out = rr;
+  rr->png_dir = f->png_dir;
+  rr->video = f->video;
+  rr->every = f->every > 0 ? f->every : 1;
+  rr->samples = f->samples > 0 ? f->samples : 4;
+  rr->png_level = f->png_level > 0 ? f->png_level : 6;
+  rr->progress_on = !f->no_progress;
+  rr->interop = (drape_interop_mode)f->interop;
+  if (f->size_set) {
+    rr->width = f->width;
+    rr->height = f->height;
+  } else {
+    rr->width = scene->width > 0 ? scene->width : 1280;
+    rr->height = scene->height > 0 ? scene->height : 720;
+  }
+  rr->dt = scene->dt > 0 ? scene->dt : 1.0 / 60.0;
+  rr->total_frames = total_frames;
+  rr->has_floor = scene->has_floor;
+  rr->floor_y = (float)scene->floor_height;
+  rr->camera = scene->camera;
+  rr->backend = opts->backend;
+  for (int i = 0; i < scene->n_cloth; i++) rr->tearing |= scene->cloth[i].tear_ratio > 0;
+  if (opts->backend == DRAPE_BACKEND_CPU && rr->interop == DRAPE_INTEROP_SHARE)
+    return drape_fail(e, DRAPE_EINVAL, "--interop share: the CPU backend (--backend cpu) keeps "
+                      "its particles in host memory, nothing to share; use --interop auto or copy");
+
+  /* Outputs first: a bad folder or a missing ffmpeg fails before anything
+   * heavy starts and before any file is made. */
+  drape_capture_opts co = drape_capture_opts_default();
+  co.png_dir = rr->png_dir;
+  co.video_path = rr->video;
+  co.width = rr->width;
+  co.height = rr->height;
+  co.png_level = rr->png_level;
+  /* dt = 0.016666 means 60 fps: snap to a whole rate when that close, so
+   * players see 30/1, not 75003/2500. */
+  co.fps = 1.0 / (rr->dt * rr->every);
+  if (fabs(co.fps - floor(co.fps + 0.5)) < 0.01) co.fps = floor(co.fps + 0.5);
+  rr->fps = co.fps;
+  if (co.fps > 1000) co.fps = 1000;
+  if (co.fps < 0.01) co.fps = 0.01;
+  /* Large frames: fewer queued copies (a 8192x8192 frame is 192 MiB). */
+  size_t frame = (size_t)rr->width * (size_t)rr->height * 3;
+  co.queue_frames = frame > ((size_t)64 << 20) ? 2 : 4;
+  int rc = (rr->png_dir || rr->video) ? drape_capture_open(&rr->cap, &co, e) : DRAPE_OK;
+  if (rc) return rc;
+
+  if ((rc = drape_gl_open_headless(&rr->gl, e))) return rc;
+  fprintf(stderr, "drape run: rendering %dx%d (%d samples) with %s\n", rr->width, rr->height,
+          rr->samples, drape_gl_describe(rr->gl));
+  if (opts->backend == DRAPE_BACKEND_CL) {
+    drape_cl_opts clo = drape_cl_default_opts();
+    clo.device_index = opts->device_index;
+    clo.profiling = opts->profiling;
+    rr->why[0] = 0;
+    rc = drape_interop_cl_init(rr->gl, rr->interop, &clo, &rr->cl, &rr->shared, rr->why,
+                               sizeof rr->why, e);
+    if (rc) return rc;
+    rr->cl_ready = 1;
+    opts->cl = &rr->cl;
+  }
+  drape_render_opts ro = drape_render_opts_default();
+  if ((rc = drape_renderer_create(&rr->r, &ro, e))) return rc;
+  if ((rc = drape_render_target_create(rr->width, rr->height, rr->samples, &rr->t, e))) return rc;
+  rr->rgb = malloc(frame);
+  if (!rr->rgb) return drape_fail(e, DRAPE_ENOMEM, "out of memory (%dx%d frame)", rr->width,
+                                  rr->height);
+  rr->n_strings = scene->n_string;
+  if (rr->n_strings > 16) rr->n_strings = 16;
+  if (rr->n_strings > 0) {
+    rr->strings = calloc((size_t)rr->n_strings, sizeof *rr->strings);
+    if (!rr->strings) return drape_fail(e, DRAPE_ENOMEM, "out of memory (strings)");
+    for (int k = 0; k < rr->n_strings; k++) {
+      const drape_string_def *d = &scene->string[k];
+      run_string *s = &rr->strings[k];
+      s->nodes = d->nodes + 1;
+      s->first = rr->string_vertices;
+      s->z = (float)d->z;
+      memcpy(s->color, d->color, sizeof s->color);
+      rr->string_vertices += s->nodes;
+    }
+    rr->spos = calloc((size_t)rr->string_vertices, 16);
+    if (!rr->spos) return drape_fail(e, DRAPE_ENOMEM, "out of memory (strings)");
+    /* Each string lies straight to the right of its anchor, as the solver
+     * starts it (seed 000 §7.16); it is drawn once its positions are set. */
+    for (int k = 0; k < rr->n_strings; k++) {
+      const drape_string_def *d = &scene->string[k];
+      run_string *s = &rr->strings[k];
+      for (int i = 0; i < s->nodes; i++) {
+        float *p = rr->spos + 4 * (s->first + i);
+        p[0] = (float)(d->anchor[0] + d->length * i / d->nodes);
+        p[1] = (float)d->anchor[1];
+        p[2] = s->z;
+        p[3] = 1;
+      }
+    }
+  }
+  return DRAPE_OK;
+}
+
+static void grow(float bmin[3], float bmax[3], const float p[3], float pad) {
+  for (int k = 0; k < 3; k++) {
+    if (p[k] - pad < bmin[k]) bmin[k] = p[k] - pad;
+    if (p[k] + pad > bmax[k]) bmax[k] = p[k] + pad;
+  }
+}
+
+/* Strings as tubes; a string's object draws nothing until its positions
+ * were set (count 0), see strings_topology(). */
+static int build_strings_mesh(drape_run_render *rr, drape_err *e) {
+  if (rr->n_strings == 0) return DRAPE_OK;
+  int nl = rr->string_vertices - rr->n_strings;
+  rr->slines = malloc(sizeof(uint32_t) * 2 * (size_t)nl);
+  rr->sobjs = calloc((size_t)rr->n_strings, sizeof *rr->sobjs);
+  if (!rr->slines || !rr->sobjs) return drape_fail(e, DRAPE_ENOMEM, "out of memory (strings)");
+  int l = 0;
+  for (int k = 0; k < rr->n_strings; k++) {
+    run_string *s = &rr->strings[k];
+    drape_render_object *o = &rr->sobjs[k];
+    o->kind = DRAPE_RO_TUBE;
+    o->first = l;
+    o->count = 0;
+    memcpy(o->color_front, s->color, sizeof s->color);
+    memcpy(o->color_back, s->color, sizeof s->color);
+    o->radius = 0.012f;
+    for (int i = 0; i + 1 < s->nodes; i++) {
+      rr->slines[2 * l] = (uint32_t)(s->first + i);
+      rr->slines[2 * l + 1] = (uint32_t)(s->first + i + 1);
+      l++;
+    }
+  }
+  rr->n_slines = nl;
+  drape_render_mesh_desc d = {rr->string_vertices, NULL, 0, rr->slines, nl, NULL, rr->sobjs,
+                              rr->n_strings};
+  int rc = drape_render_mesh_create(rr->r, &d, &rr->smesh, e);
+  if (!rc) rc = drape_render_mesh_upload(rr->smesh, rr->spos, NULL, 0, rr->string_vertices, e);
+  return rc;
+}
+
+/* Shows the strings whose positions have been set. */
+static int strings_topology(drape_run_render *rr, drape_err *e) {
+  int changed = 0;
+  for (int k = 0; k < rr->n_strings; k++) {
+    int want = rr->strings[k].fed ? rr->strings[k].nodes - 1 : 0;
+    changed |= rr->sobjs[k].count != want;
+    rr->sobjs[k].count = want;
+  }
+  if (!changed) return DRAPE_OK;
+  drape_render_mesh_desc d = {rr->string_vertices, NULL, 0, rr->slines, rr->n_slines, NULL,
+                              rr->sobjs, rr->n_strings};
+  return drape_render_mesh_set_topology(rr->smesh, &d, e);
+}
+
+int drape_run_render_begin(drape_run_render *rr, drape_sim *sim, drape_err *e) {
+  if (!drape_run_render_active(rr)) return DRAPE_OK;
+  const drape_mesh *m = drape_sim_mesh(sim);
+  rr->n_particles = m->n_particles;
+  rr->n_tris = m->n_tris;
+  rr->host_pos = malloc((size_t)m->n_particles * 16);
+  rr->host_nrm = malloc((size_t)m->n_particles * 16);
+  float *uv = calloc((size_t)m->n_particles, 8);
+  rr->objects = calloc((size_t)(m->n_objects ? m->n_objects : 1), sizeof *rr->objects);
+  if (rr->tearing) rr->tris = malloc(sizeof(uint32_t) * 3 * (size_t)(m->n_tris ? m->n_tris : 1));
+  if (!rr->host_pos || !rr->host_nrm || !uv || !rr->objects || (rr->tearing && !rr->tris)) {
+    free(uv);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory (render mesh, %d particles)",
+                      m->n_particles);
+  }
+  int rc = drape_sim_read_positions(sim, rr->host_pos, e);
+  if (rc) {
+    free(uv);
+    return rc;
+  }
+  /* Cloth gets a woven check of 10 cm squares: uv in metres along the
+   * grid, from the spacing of the first two particles of each row. */
+  rr->n_objects = m->n_objects;
+  for (int i = 0; i < m->n_objects; i++) {
+    const drape_object_info *o = &m->objects[i];
+    drape_render_object *ro = &rr->objects[i];
+    memcpy(ro->color_front, o->color_front, sizeof ro->color_front);
+    memcpy(ro->color_back, o->color_back, sizeof ro->color_back);
+    if (o->kind == DRAPE_OBJ_CLOTH) {
+      ro->kind = DRAPE_RO_SURFACE;
+      ro->first = o->first_tri;
+      ro->count = o->n_tris;
+      ro->checker = 1;
+      ro->checker_cells = 10.0f;
+      float sp = 0.0f;
+      if (o->cols >= 2) {
+        const float *a = rr->host_pos + 4 * o->first_particle, *b = a + 4;
+        sp = sqrtf((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) +
+                   (b[2] - a[2]) * (b[2] - a[2]));
+      }
+      for (int r = 0; r < o->rows; r++)
+        for (int c = 0; c < o->cols; c++) {
+          int v = o->first_particle + r * o->cols + c;
+          if (v >= m->n_particles) continue;
+          uv[2 * v] = (float)c * sp;
+          uv[2 * v + 1] = (float)r * sp;
+        }
+    } else {
+      ro->kind = DRAPE_RO_TUBE;
+      ro->first = o->first_line;
+      ro->count = o->n_lines;
+      /* Drawn as thick as the collision margin, never hair-thin. */
+      ro->radius = (float)fmax(o->thickness, 0.006);
+    }
+  }
+  drape_render_mesh_desc d = {m->n_particles, m->tris, m->n_tris, m->lines, m->n_lines,
+                              uv, rr->objects, rr->n_objects};
+  rc = drape_render_mesh_create(rr->r, &d, &rr->mesh, e);
+  free(uv);
+  if (rc) return rc;
+  if ((rc = build_strings_mesh(rr, e))) return rc;
+
+  if (rr->backend == DRAPE_BACKEND_CL) {
+    if ((rc = drape_interop_create(&rr->cl, rr->shared, rr->mesh, 0, &rr->ip, e))) return rc;
+    drape_xfer_path p = drape_interop_path(rr->ip);
+    fprintf(stderr, "drape run: CL->GL transfer: %s%s%s%s\n", drape_xfer_path_name(p),
+            p == DRAPE_XFER_SHARE     ? " (cl_khr_gl_sharing, device copy)"
+            : p == DRAPE_XFER_HOSTPTR ? " (CL copies into GL's persistently mapped memory)"
+                                      : " (map + glBufferSubData)",
+            rr->why[0] ? "; sharing off: " : "", rr->why);
+  } else {
+    fprintf(stderr, "drape run: CPU backend: vertices uploaded from host memory\n");
+  }
+
+  /* Bounds for the shadow map and the default camera: the particles now,
+   * the spheres, the strings' reach, down to the floor. */
+  float bmin[3] = {1e30f, 1e30f, 1e30f}, bmax[3] = {-1e30f, -1e30f, -1e30f};
+  for (int i = 0; i < m->n_particles; i++) grow(bmin, bmax, rr->host_pos + 4 * i, 0);
+  rr->n_sim_spheres = drape_sim_n_spheres(sim);
+  if (rr->n_sim_spheres > MAX_SPHERES) rr->n_sim_spheres = MAX_SPHERES;
+  for (int k = 0; k < rr->n_sim_spheres; k++) {
+    drape_sphere_def sd;
+    drape_sim_get_sphere(sim, k, &sd);
+    float c[3] = {(float)sd.center[0], (float)sd.center[1], (float)sd.center[2]};
+    grow(bmin, bmax, c, (float)sd.radius);
+  }
+  for (int k = 0; k < rr->n_strings; k++) {
+    const run_string *s = &rr->strings[k];
+    const float *a = rr->spos + 4 * s->first, *b = rr->spos + 4 * (s->first + s->nodes - 1);
+    float len = fabsf(b[0] - a[0]);
+    grow(bmin, bmax, a, len); /* it swings within its length of the anchor */
+  }
+  if (bmin[0] > bmax[0]) { /* nothing at all: a unit box */
+    for (int k = 0; k < 3; k++) { bmin[k] = -0.5f; bmax[k] = 0.5f; }
+  }
+  if (rr->has_floor) {
+    if (rr->floor_y < bmin[1]) bmin[1] = rr->floor_y;
+    if (bmax[1] < rr->floor_y + 0.1f) bmax[1] = rr->floor_y + 0.1f;
+  }
+  drape_render_scene *sc = &rr->scene;
+  memset(sc, 0, sizeof *sc);
+  memcpy(sc->bounds_min, bmin, sizeof bmin);
+  memcpy(sc->bounds_max, bmax, sizeof bmax);
+  sc->has_floor = rr->has_floor;
+  sc->floor_y = rr->floor_y;
+  float extent = fmaxf(bmax[0] - bmin[0], bmax[2] - bmin[2]);
+  sc->floor_cell = extent > 8 ? 1.0f : extent > 3 ? 0.5f : 0.25f;
+  float aspect = (float)rr->width / (float)rr->height;
+  float fov = rr->camera.fov_deg > 0 ? (float)rr->camera.fov_deg : 45.0f;
+  drape_camera_frame_box(bmin, bmax, fov, aspect, &sc->camera);
+  if (rr->camera.has_target)
+    for (int k = 0; k < 3; k++) sc->camera.target[k] = (float)rr->camera.target[k];
+  if (rr->camera.has_eye)
+    for (int k = 0; k < 3; k++) sc->camera.eye[k] = (float)rr->camera.eye[k];
+  sc->spheres = rr->spheres;
+  drape_progress_start(&rr->prog, rr->total_frames, stderr, rr->progress_on);
+  return DRAPE_OK;
+}
+
+int drape_run_render_set_string(drape_run_render *rr, int k, const double *xy, int n_nodes,
+                                double z, drape_err *e) {
+  if (!drape_run_render_active(rr)) return DRAPE_OK;
+  if (k < 0 || k >= rr->n_strings || n_nodes != rr->strings[k].nodes)
+    return drape_fail(e, DRAPE_EINVAL, "render: string %d with %d nodes, expected one of %d "
+                      "strings with its node count", k, n_nodes, rr->n_strings);
+  run_string *s = &rr->strings[k];
+  s->fed = 1;
+  for (int i = 0; i < n_nodes; i++) {
+    float *p = rr->spos + 4 * (s->first + i);
+    p[0] = (float)xy[2 * i];
+    p[1] = (float)xy[2 * i + 1];
+    p[2] = (float)z;
+    p[3] = 1;
+  }
+  return DRAPE_OK;
+}
+
+int drape_run_render_frame(drape_run_render *rr, drape_sim *sim, int frame, drape_err *e) {
+  if (!drape_run_render_active(rr)) return DRAPE_OK;
+  if ((frame - 1) % rr->every != 0) {
+    drape_progress_update(&rr->prog, frame);
+    return DRAPE_OK;
+  }
+  double t0 = drape_now();
+  int rc;
+  if (rr->ip) {
+    drape_sim_buffers b;
+    if ((rc = drape_sim_cl_buffers(sim, &b)))
+      return drape_fail(e, DRAPE_ECL, "render: the solver has no OpenCL buffers");
+    if ((rc = drape_interop_update(rr->ip, b.positions, b.normals, e))) return rc;
+  } else {
+    if ((rc = drape_sim_read_positions(sim, rr->host_pos, e)) ||
+        (rc = drape_sim_read_normals(sim, rr->host_nrm, e)) ||
+        (rc = drape_render_mesh_upload(rr->mesh, rr->host_pos, rr->host_nrm, 0, rr->n_particles,
+                                       e)))
+      return rc;
+  }
+  if (rr->tearing) {
+    /* Torn triangles come back degenerate (i0 i0 i0) and draw nothing. */
+    drape_render_mesh_desc d = {rr->n_particles, rr->tris, rr->n_tris, NULL, 0, NULL,
+                                rr->objects, rr->n_objects};
+    const drape_mesh *m = drape_sim_mesh(sim);
+    d.lines = m->lines;
+    d.n_lines = m->n_lines;
+    if ((rc = drape_sim_read_triangles(sim, rr->tris, e)) ||
+        (rc = drape_render_mesh_set_topology(rr->mesh, &d, e)))
+      return rc;
+  }
+  if (rr->smesh &&
+      ((rc = strings_topology(rr, e)) ||
+       (rc = drape_render_mesh_upload(rr->smesh, rr->spos, NULL, 0, rr->string_vertices, e))))
+    return rc;
+  double t1 = drape_now();
+  /* Spheres can move (scripted velocity, viewer): read them every frame.
+   * Colliders are drawn a neutral grey, the strings' held ends as balls of
+   * the string's colour. */
+  int ns = 0;
+  for (int k = 0; k < rr->n_sim_spheres; k++) {
+    drape_sphere_def sd;
+    if (drape_sim_get_sphere(sim, k, &sd)) continue;
+    drape_render_sphere *s = &rr->spheres[ns++];
+    for (int j = 0; j < 3; j++) s->center[j] = (float)sd.center[j];
+    s->radius = (float)sd.radius;
+    s->color[0] = 0.50f;
+    s->color[1] = 0.52f;
+    s->color[2] = 0.56f;
+  }
+  for (int k = 0; k < rr->n_strings; k++) {
+    const run_string *st = &rr->strings[k];
+    if (!st->fed) continue;
+    drape_render_sphere *s = &rr->spheres[ns++];
+    memcpy(s->center, rr->spos + 4 * (st->first + st->nodes - 1), sizeof s->center);
+    s->radius = 0.035f;
+    memcpy(s->color, st->color, sizeof s->color);
+  }
+  rr->scene.n_spheres = ns;
+  if ((rc = drape_render_target_bind(rr->t, e)) ||
+      (rc = drape_render_draw(rr->r, &rr->scene, rr->width, rr->height, e)) ||
+      (rc = drape_render_target_read(rr->t, rr->rgb, e)) ||
+      (rr->cap && (rc = drape_capture_frame(rr->cap, frame, rr->rgb, e))))
+    return rc;
+  double t2 = drape_now();
+  rr->ms_xfer += (t1 - t0) * 1e3;
+  rr->ms_draw += (t2 - t1) * 1e3;
+  rr->rendered++;
+  drape_progress_update(&rr->prog, frame);
+  return DRAPE_OK;
+}
+
+int drape_run_render_end(drape_run_render *rr, drape_err *e) {
+  if (!drape_run_render_active(rr)) return DRAPE_OK;
+  drape_progress_end(&rr->prog);
+  drape_capture *c = rr->cap;
+  rr->cap = NULL;
+  int rc = c ? drape_capture_close(c, 1, e) : DRAPE_OK;
+  if (rc) return rc;
+  if (rr->rendered > 0)
+    fprintf(stderr, "drape run: rendered %d frames, %.2f ms transfer + %.1f ms draw/read per "
+            "frame\n", rr->rendered, rr->ms_xfer / rr->rendered, rr->ms_draw / rr->rendered);
+  if (rr->png_dir)
+    fprintf(stderr, "drape run: wrote %d PNG frames (%dx%d) to %s/frame_NNNN.png\n",
+            rr->rendered, rr->width, rr->height, rr->png_dir);
+  if (rr->video)
+    fprintf(stderr, "drape run: wrote %s (%d frames, %dx%d, %.3g fps)\n", rr->video,
+            rr->rendered, rr->width, rr->height, rr->fps);
+  return DRAPE_OK;
+}
+
+void drape_run_render_timings(const drape_run_render *rr, int *frames, double *ms_transfer,
+                              double *ms_draw) {
+  int n = rr ? rr->rendered : 0;
+  *frames = n;
+  *ms_transfer = n ? rr->ms_xfer / n : 0;
+  *ms_draw = n ? rr->ms_draw / n : 0;
+}
+
+void drape_run_render_abort(drape_run_render *rr) {
+  if (!rr) return;
+  if (rr->prog.enabled) drape_progress_end(&rr->prog);
+  if (rr->cap) {
+    drape_capture_close(rr->cap, 0, NULL);
+    rr->cap = NULL;
+  }
+}
+
+void drape_run_render_free(drape_run_render *rr) {
+  if (!rr) return;
+  drape_run_render_abort(rr);
+  drape_interop_destroy(rr->ip);
+  if (rr->gl) drape_gl_make_current(rr->gl, NULL);
+  drape_render_mesh_destroy(rr->mesh);
+  drape_render_mesh_destroy(rr->smesh);
+  drape_render_target_destroy(rr->t);
+  drape_renderer_destroy(rr->r);
+  if (rr->cl_ready) drape_cl_release(&rr->cl);
+  drape_gl_close(rr->gl);
+  free(rr->rgb);
+  free(rr->host_pos);
+  free(rr->host_nrm);
+  free(rr->tris);
+  free(rr->objects);
+  free(rr->strings);
+  free(rr->spos);
+  free(rr->slines);
+  free(rr->sobjs);
+  free(rr);
+}

@@ -1,0 +1,81 @@
+/* The renderer's part of `drape run`: flags, headless GL + OpenCL set-up,
+ * and one hook per frame that draws the solver's buffers and hands the
+ * frame to the capture (PNG files, video). src/app/cmd_run.c calls these;
+ * everything else lives in src/render.
+ *
+ *   parse_args:          drape_run_render_arg() for each unknown flag
+ *                        (fills a drape_run_render_flags, allocates nothing)
+ *   before the solver:   drape_run_render_prepare()  (validates the outputs,
+ *                        opens EGL, creates the OpenCL runtime with GL
+ *                        sharing per --interop, sets opts->cl)
+ *   hooks[]:             begin / frame / end / abort
+ *   after the solver:    drape_run_render_free()
+ */
+#ifndef DRAPE_RENDER_RUN_HOOK_H
+#define DRAPE_RENDER_RUN_HOOK_H
+
+#include "drape/cloth.h"
+#include "drape/render.h"
+#include "drape/scene.h"
+
+typedef struct drape_run_render drape_run_render;
+
+/* The render flags of `drape run`; all zero = defaults (nothing rendered,
+ * every frame, the scene's size, 4 samples, interop auto, PNG level 6). */
+typedef struct drape_run_render_flags {
+  const char *png_dir, *video;
+  int every, width, height, samples, png_level, no_progress;
+  int interop; /* drape_interop_mode */
+  int discard;  /* render and read back, write nothing (benchmarks; no flag) */
+  int size_set, every_set, samples_set, interop_set;
+} drape_run_render_flags;
+
+/* Looks at argv[i]: a render flag (--png-dir, --video, --every, --size,
+ * --samples, --interop, --png-level, --no-progress) with its value. Returns
+ * the number of argv entries it took (0: not a render flag); on a bad value
+ * prints "drape run: FLAG "VALUE": what is allowed" to stderr and returns
+ * -1 (the caller exits with 2). Allocates nothing. */
+int drape_run_render_arg(drape_run_render_flags *f, int argc, char **argv, int i);
+
+/* Help lines for the render flags (for `drape run --help`). */
+const char *drape_run_render_help(void);
+
+/* 1 when frames are to be rendered (--png-dir or --video given). */
+int drape_run_render_active(const drape_run_render *rr);
+/* 1 when the render hook prints the progress line (so the caller's own
+ * progress line should stay quiet). */
+int drape_run_render_owns_progress(const drape_run_render *rr);
+
+/* Before drape_sim_create: checks the outputs (folder writable, ffmpeg on
+ * PATH) and starts the capture, opens the headless GL context, and, for
+ * the OpenCL backend, creates the OpenCL runtime (GL sharing per
+ * --interop) and points opts->cl at it. *out stays NULL when nothing is
+ * to be rendered; otherwise it is set even on failure (free it with
+ * drape_run_render_free after drape_sim_destroy). */
+int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene *scene,
+                             int total_frames, drape_sim_opts *opts, drape_run_render **out,
+                             drape_err *e);
+int drape_run_render_begin(drape_run_render *rr, drape_sim *sim, drape_err *e);
+/* After each step: renders when frame % every hits, hands the frame over. */
+int drape_run_render_frame(drape_run_render *rr, drape_sim *sim, int frame, drape_err *e);
+/* After the last frame: waits for the encoder, finishes the video, prints
+ * where the frames went. */
+int drape_run_render_end(drape_run_render *rr, drape_err *e);
+/* On failure: stops the capture and removes the partial video. */
+void drape_run_render_abort(drape_run_render *rr);
+/* After drape_sim_destroy: GL, OpenCL runtime, memory. NULL is fine. */
+void drape_run_render_free(drape_run_render *rr);
+
+/* Frames rendered so far and the mean ms per rendered frame spent in the
+ * CL->GL transfer and in drawing + read-back (+ handing to the capture). */
+void drape_run_render_timings(const drape_run_render *rr, int *frames, double *ms_transfer,
+                              double *ms_draw);
+
+/* Host-simulated strings (the CPU string solver): positions of string k as
+ * x,y pairs in the plane z, n_nodes of them; drawn as tubes with an end
+ * marker from the next rendered frame on. k must be < the scene's
+ * string count. */
+int drape_run_render_set_string(drape_run_render *rr, int k, const double *xy, int n_nodes,
+                                double z, drape_err *e);
+
+#endif

@@ -1,0 +1,97 @@
+/* Scenes built in code and small helpers shared by tests/test_cloth_*.c
+ * (header-only: every test file is its own executable). */
+#ifndef DRAPE_TEST_CLOTH_UTIL_H
+#define DRAPE_TEST_CLOTH_UTIL_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drape/cloth.h"
+#include "drape/scene.h"
+#include "support.h"
+
+/* n x n cloth in the xy plane, hanging from its two top corners. */
+static inline void scene_hanging_cloth(drape_scene *s, int n, double spacing, int tethers) {
+  drape_scene_init(s);
+  drape_cloth_def c = drape_cloth_def_default();
+  snprintf(c.name, sizeof c.name, "hanging");
+  c.rows = c.cols = n;
+  c.spacing = spacing;
+  c.plane = DRAPE_PLANE_XY;
+  c.origin[0] = -0.5 * spacing * (n - 1);
+  c.origin[1] = 2.0;
+  c.tethers = tethers;
+  c.damping = 0.5;
+  c.n_pins = 2;
+  c.pins = malloc(2 * sizeof *c.pins);
+  c.pins[0][0] = 0; c.pins[0][1] = 0;
+  c.pins[1][0] = 0; c.pins[1][1] = n - 1;
+  drape_scene_add_cloth(s, &c);
+}
+
+/* The issue's sphere scene: a 64 x 64 cloth, 2 cm spacing, falling flat
+ * onto a sphere of radius 0.4 and onto the floor; `y0` is its height. */
+static inline void scene_sphere_drop(drape_scene *s, int n, double y0) {
+  drape_scene_init(s);
+  drape_cloth_def c = drape_cloth_def_default();
+  snprintf(c.name, sizeof c.name, "sheet");
+  c.rows = c.cols = n;
+  c.spacing = 0.02;
+  c.origin[0] = -0.01 * (n - 1);
+  c.origin[1] = y0;
+  c.origin[2] = -0.01 * (n - 1);
+  drape_scene_add_cloth(s, &c);
+  drape_sphere_def sp = drape_sphere_def_default();
+  sp.center[1] = 0.5;
+  sp.radius = 0.4;
+  drape_scene_add_sphere(s, &sp);
+  s->has_floor = 1;
+  s->floor_height = 0;
+  s->floor_friction = 0.5;
+}
+
+static inline drape_sim *make_sim(const drape_scene *s, drape_backend be) {
+  drape_sim_opts o = drape_sim_opts_default();
+  o.backend = be;
+  drape_sim *sim = NULL;
+  drape_err e = {0};
+  if (drape_sim_create(s, &o, &sim, &e)) {
+    print_error("drape_sim_create: %s\n", e.msg);
+    fail();
+  }
+  return sim;
+}
+
+static inline void step_frames(drape_sim *sim, int n) {
+  drape_err e = {0};
+  for (int i = 0; i < n; i++)
+    if (drape_sim_step(sim, &e)) {
+      print_error("drape_sim_step: %s\n", e.msg);
+      fail();
+    }
+}
+
+static inline float *read_x(drape_sim *sim) {
+  int n = drape_sim_mesh(sim)->n_particles;
+  float *x = malloc(sizeof(float) * 4 * (size_t)n);
+  drape_err e = {0};
+  if (!x || drape_sim_read_positions(sim, x, &e)) {
+    print_error("read positions: %s\n", e.msg);
+    fail();
+  }
+  return x;
+}
+
+static inline drape_stats get_stats(drape_sim *sim) {
+  drape_stats st;
+  drape_err e = {0};
+  if (drape_sim_stats(sim, &st, &e)) {
+    print_error("drape_sim_stats: %s\n", e.msg);
+    fail();
+  }
+  return st;
+}
+
+#endif

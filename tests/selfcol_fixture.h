@@ -1,0 +1,117 @@
+/* Shared helpers of the self-collision tests (test_selfcol_*.c): a small
+ * "world" of particles, triangles and objects in host arrays, and its copy
+ * on the OpenCL device. Header-only: each test is its own executable. */
+#ifndef DRAPE_TEST_SELFCOL_FIXTURE_H
+#define DRAPE_TEST_SELFCOL_FIXTURE_H
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+#include "cl/runtime.h"
+#include "cloth/selfcol.h"
+#include "cloth/selfcol_cl.h"
+
+typedef struct sc_world {
+  int n, nt, nobj;
+  dr_float4 *x, *p, *rest;
+  int *obj;
+  dr_uint *tris;
+  selfcol_object objects[4];
+} sc_world;
+
+static inline void sc_world_alloc(sc_world *w, int n, int nt) {
+  memset(w, 0, sizeof *w);
+  w->n = n;
+  w->nt = nt;
+  w->x = calloc((size_t)n + 1, sizeof *w->x);
+  w->p = calloc((size_t)n + 1, sizeof *w->p);
+  w->rest = calloc((size_t)n + 1, sizeof *w->rest);
+  w->obj = calloc((size_t)n + 1, sizeof *w->obj);
+  w->tris = calloc(3 * (size_t)nt + 3, sizeof *w->tris);
+  assert_non_null(w->x);
+  assert_non_null(w->p);
+  assert_non_null(w->rest);
+  assert_non_null(w->obj);
+  assert_non_null(w->tris);
+}
+
+static inline void sc_world_free(sc_world *w) {
+  free(w->x);
+  free(w->p);
+  free(w->rest);
+  free(w->obj);
+  free(w->tris);
+  memset(w, 0, sizeof *w);
+}
+
+static inline selfcol_object sc_cloth(float thickness, float friction, int vt) {
+  selfcol_object o = {thickness, friction, 0, 1, vt};
+  return o;
+}
+
+static inline selfcol_desc sc_desc(const sc_world *w) {
+  selfcol_desc d = {w->n, w->rest, w->obj, w->nt, w->tris, w->nobj, w->objects};
+  return d;
+}
+
+/* Deterministic pseudo-random numbers in [0, 1). */
+static inline float sc_rand(unsigned *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return (float)(*s >> 8) / 16777216.0f;
+}
+
+typedef struct sc_dev {
+  cl_mem x, p, tris;
+} sc_dev;
+
+static inline cl_mem sc_buf(drape_cl *cl, const void *src, size_t bytes) {
+  cl_int rc;
+  cl_mem m = clCreateBuffer(cl->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes ? bytes : 16,
+                            (void *)src, &rc);
+  if (rc != CL_SUCCESS) fprintf(stderr, "clCreateBuffer: %s\n", drape_cl_errstr(rc));
+  assert_int_equal(rc, CL_SUCCESS);
+  return m;
+}
+
+static inline void sc_dev_upload(drape_cl *cl, const sc_world *w, sc_dev *d) {
+  d->x = sc_buf(cl, w->x, sizeof(dr_float4) * ((size_t)w->n + 1));
+  d->p = sc_buf(cl, w->p, sizeof(dr_float4) * ((size_t)w->n + 1));
+  d->tris = sc_buf(cl, w->tris, sizeof(dr_uint) * (3 * (size_t)w->nt + 3));
+}
+
+static inline void sc_dev_free(sc_dev *d) {
+  if (d->x) clReleaseMemObject(d->x);
+  if (d->p) clReleaseMemObject(d->p);
+  if (d->tris) clReleaseMemObject(d->tris);
+  memset(d, 0, sizeof *d);
+}
+
+static inline void sc_read(drape_cl *cl, cl_mem m, void *dst, size_t bytes) {
+  cl_int rc = clEnqueueReadBuffer(cl->queue, m, CL_TRUE, 0, bytes, dst, 0, NULL, NULL);
+  if (rc != CL_SUCCESS) fprintf(stderr, "clEnqueueReadBuffer: %s\n", drape_cl_errstr(rc));
+  assert_int_equal(rc, CL_SUCCESS);
+}
+
+/* Fails the test with the message of a drape_err. */
+#define SC_OK(call)                                            \
+  do {                                                         \
+    drape_err e_ = {0};                                        \
+    drape_err *e = &e_;                                        \
+    int rc_ = (call);                                          \
+    if (rc_) fprintf(stderr, "%s: %s\n", #call, e_.msg);       \
+    assert_int_equal(rc_, 0);                                  \
+  } while (0)
+
+static inline int sc_cl_setup(drape_cl *cl) {
+  drape_err e = {0};
+  drape_cl_opts o = drape_cl_default_opts();
+  if (drape_cl_init(cl, &o, &e)) {
+    fprintf(stderr, "%s\n", e.msg);
+    return -1;
+  }
+  return 0;
+}
+
+#endif

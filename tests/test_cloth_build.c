@@ -1,0 +1,187 @@
+/* Building the model: graph colouring (valid, colour counts), constraints
+ * sorted by colour, masses, ropes, tethers and triangles. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloth_util.h"
+#include "core/colour.h"
+#include "core/model.h"
+#include "support.h"
+
+/* Largest number of constraints at one particle: a lower bound on the
+ * colours any valid colouring needs. */
+static int max_degree(const dr_distance *c, int n, int np) {
+  int *deg = calloc((size_t)np, sizeof *deg), mx = 0;
+  for (int i = 0; i < n; i++) {
+    if (++deg[c[i].a] > mx) mx = deg[c[i].a];
+    if (++deg[c[i].b] > mx) mx = deg[c[i].b];
+  }
+  free(deg);
+  return mx;
+}
+
+static int colour_list(dr_distance *c, int n, int np, int *n_colours) {
+  int *col = malloc(sizeof *col * (size_t)(n + 1));
+  int *off = malloc(sizeof *off * (DRAPE_MAX_COLOURS + 1));
+  drape_err e = {0};
+  assert_int_equal(drape_colour_greedy(c, n, np, col, n_colours, &e), 0);
+  assert_int_equal(drape_colour_sort(c, n, col, *n_colours, off, NULL, &e), 0);
+  /* offsets cover the list in order */
+  assert_int_equal(off[0], 0);
+  assert_int_equal(off[*n_colours], n);
+  for (int k = 0; k < *n_colours; k++) assert_true(off[k + 1] > off[k]);
+  int bad = -1, ok = drape_colour_valid(c, off, *n_colours, np, &bad);
+  free(col);
+  free(off);
+  return ok;
+}
+
+static void test_grid_colouring(void **state) {
+  (void)state;
+  const int sizes[][2] = {{2, 2}, {3, 5}, {5, 5}, {8, 8}, {17, 31}, {64, 64}, {128, 37}, {256, 256}};
+  const double comp[3] = {0, 1e-6, 1e-3};
+  for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+    int r = sizes[t][0], c = sizes[t][1], np = r * c;
+    for (int order = 0; order < 2; order++) {
+      int n = drape_grid_constraints(r, c, 0.01, 0, (drape_grid_order)order, comp, NULL, NULL);
+      /* seed 002: structural, shear on both diagonals, bending two apart */
+      assert_int_equal(n, r * (c - 1) + (r - 1) * c + 2 * (r - 1) * (c - 1) + r * (c - 2 > 0 ? c - 2 : 0) +
+                              (r - 2 > 0 ? r - 2 : 0) * c);
+      dr_distance *cons = malloc(sizeof *cons * (size_t)n);
+      drape_grid_constraints(r, c, 0.01, 0, (drape_grid_order)order, comp, cons, NULL);
+      int deg = max_degree(cons, n, np), k = 0;
+      assert_true(colour_list(cons, n, np, &k));
+      assert_true(k >= deg);       /* no colouring can do better */
+      assert_true(k <= deg + 1);   /* the greedy bound */
+      if (order == DRAPE_GRID_BY_FAMILY) assert_int_equal(k, deg); /* optimal */
+      if (r >= 5 && c >= 5) assert_int_equal(deg, 12);
+      print_message("grid %3d x %3d: %6d constraints, max degree %2d, %s order: %d colours\n", r, c,
+                    n, deg, order ? "per-particle (seed 002)" : "by family", k);
+      free(cons);
+    }
+  }
+}
+
+static void test_rope_colouring(void **state) {
+  (void)state;
+  const int segs[] = {1, 2, 3, 7, 80, 1000};
+  for (size_t t = 0; t < sizeof segs / sizeof segs[0]; t++) {
+    int n = segs[t], k = 0;
+    dr_distance *cons = malloc(sizeof *cons * (size_t)n);
+    assert_int_equal(drape_rope_constraints(n, 0.05, 0, 0, cons, NULL), n);
+    assert_true(colour_list(cons, n, n + 1, &k));
+    assert_int_equal(k, n == 1 ? 1 : 2);
+    free(cons);
+  }
+}
+
+/* The checker itself must catch a colour that shares a particle. */
+static void test_colour_check_rejects_conflict(void **state) {
+  (void)state;
+  dr_distance c[3] = {{0, 1, 1, 0}, {1, 2, 1, 0}, {3, 4, 1, 0}};
+  int off[2] = {0, 3}, bad = -1;
+  assert_false(drape_colour_valid(c, off, 1, 5, &bad));
+  assert_int_equal(bad, 0);
+  int off2[3] = {0, 1, 3};
+  assert_true(drape_colour_valid(c, off2, 2, 5, NULL));
+}
+
+/* Scene with two cloths and a rope: colours, masses, pins, tethers, tris. */
+static void test_model_build(void **state) {
+  (void)state;
+  drape_scene s;
+  drape_scene_init(&s);
+  drape_cloth_def c = drape_cloth_def_default();
+  c.rows = 20; c.cols = 30; c.spacing = 0.05; c.mass_per_area = 0.3;
+  c.n_pins = 2;
+  c.pins = malloc(2 * sizeof *c.pins);
+  c.pins[0][0] = 0; c.pins[0][1] = 0; c.pins[1][0] = 0; c.pins[1][1] = 29;
+  drape_scene_add_cloth(&s, &c);
+  drape_cloth_def c2 = drape_cloth_def_default();
+  c2.rows = 7; c2.cols = 9; c2.tear_ratio = 1.5;
+  drape_scene_add_cloth(&s, &c2);
+  drape_rope_def r = drape_rope_def_default();
+  r.segments = 40; r.length = 2.0; r.mass_per_length = 0.5; r.pin_start = 1; r.pin_end = 1;
+  drape_scene_add_rope(&s, &r);
+
+  drape_model m;
+  drape_err e = {0};
+  assert_int_equal(drape_model_build(&s, &m, &e), 0);
+  assert_int_equal(m.n_particles, 600 + 63 + 41);
+  assert_int_equal(m.n_colours, 12);
+  int bad = -1;
+  assert_true(drape_colour_valid(m.cons, m.colour_off, m.n_colours, m.n_particles, &bad));
+  /* masses: each cloth's total = mass_per_area * area; rope = mu * length */
+  double mc = 0, mr = 0;
+  for (int i = 0; i < 600; i++) mc += m.mass[i];
+  for (int i = 663; i < 704; i++) mr += m.mass[i];
+  assert_near(mc, 0.3 * (19 * 0.05) * (29 * 0.05), 1e-6);
+  assert_near(mr, 0.5 * 2.0, 1e-6);
+  assert_near(m.mass[663], 0.5 * m.mass[664], 1e-9); /* rope end: half */
+  assert_near(m.mass[0], 0.25 * m.mass[31], 1e-9);   /* cloth corner: a quarter */
+  /* pins */
+  assert_true(m.x0[0].w == 0 && m.x0[29].w == 0 && m.x0[663].w == 0 && m.x0[703].w == 0);
+  assert_true(m.x0[1].w > 0);
+  /* tethers: 2 slots, nearest pin first, rest = distance in the flat grid */
+  assert_int_equal(m.tether_slots, 2);
+  int i = 5 * 30 + 3; /* row 5, col 3 */
+  assert_int_equal(m.tether_pin[2 * i], 0);
+  assert_int_equal(m.tether_pin[2 * i + 1], 29);
+  assert_near(m.tether_rest[2 * i], 0.05 * hypot(5, 3), 1e-6);
+  assert_near(m.tether_rest[2 * i + 1], 0.05 * hypot(5, 26), 1e-6);
+  assert_int_equal(m.tether_pin[2 * 610], -1); /* second cloth has no pins */
+  assert_int_equal(m.n_tethers, 2 * 598);
+  /* triangles and their edges: the edges are constraints of that triangle */
+  assert_int_equal(m.n_tris, 2 * 19 * 29 + 2 * 6 * 8);
+  for (int t = 0; t < m.n_tris; t++)
+    for (int q = 0; q < 3; q++) {
+      const dr_distance *d = &m.cons[m.tri_edge[3 * t + q]];
+      int hits = 0;
+      for (int v = 0; v < 3; v++) hits += (int)m.tris[3 * t + v] == d->a || (int)m.tris[3 * t + v] == d->b;
+      assert_int_equal(hits, 2);
+    }
+  /* vertex->triangle lists: interior particle has 6 triangles */
+  assert_int_equal(m.vt_off[31 + 1] - m.vt_off[31], 6);
+  /* rope lines */
+  assert_int_equal(m.n_lines, 40);
+  assert_int_equal(m.lines[0], 663);
+  assert_int_equal(m.lines[79], 703);
+  drape_model_free(&m);
+  drape_scene_free(&s);
+}
+
+static void test_bad_definitions(void **state) {
+  (void)state;
+  drape_scene s;
+  drape_scene_init(&s);
+  drape_cloth_def c = drape_cloth_def_default();
+  c.spacing = -0.1;
+  drape_scene_add_cloth(&s, &c);
+  drape_model m;
+  drape_err e = {0};
+  assert_int_equal(drape_model_build(&s, &m, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[0].grid.spacing = -0.1"));
+  s.cloth[0].spacing = 0.02;
+  s.cloth[0].n_pins = 1;
+  s.cloth[0].pins = malloc(sizeof *s.cloth[0].pins);
+  s.cloth[0].pins[0][0] = 32; s.cloth[0].pins[0][1] = 0;
+  assert_int_equal(drape_model_build(&s, &m, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[0].pins[0] = [32, 0]: outside the grid"));
+  s.cloth[0].pins[0][0] = 31;
+  s.cloth[0].mass_per_area = NAN;
+  assert_int_equal(drape_model_build(&s, &m, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[0].mass_per_area"));
+  drape_scene_free(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_grid_colouring),
+      cmocka_unit_test(test_rope_colouring),
+      cmocka_unit_test(test_colour_check_rejects_conflict),
+      cmocka_unit_test(test_model_build),
+      cmocka_unit_test(test_bad_definitions),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,314 @@
+/* Self-collision spatial hashes (issue 4): the parallel prefix sum, and that
+ * every pair found by brute force within d is found through the hash —
+ * random particle sets and triangle soups of several sizes, on the OpenCL
+ * device (PoCL here) and in the CPU reference; the device's sorted buckets
+ * equal the reference's entry for entry. */
+#include "selfcol_fixture.h"
+
+static drape_cl g_cl;
+static int setup(void **state) { (void)state; return sc_cl_setup(&g_cl); }
+static int teardown(void **state) { (void)state; drape_cl_release(&g_cl); return 0; }
+
+/* ---- the scan ---- */
+static void test_scan_matches_serial(void **state) {
+  (void)state;
+  const size_t sizes[] = {1, 2, 511, 512, 513, 1023, 1025, 70001, 300000};
+  unsigned seed = 11;
+  for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
+    size_t n = sizes[k];
+    uint32_t *d = malloc(n * sizeof *d), *ref = malloc(n * sizeof *ref);
+    assert_non_null(d);
+    assert_non_null(ref);
+    uint32_t acc = 0;
+    for (size_t i = 0; i < n; i++) {
+      d[i] = (uint32_t)(sc_rand(&seed) * 9.0f); /* 0..8, like bucket counts */
+      ref[i] = acc;
+      acc += d[i];
+    }
+    uint32_t total = 0;
+    SC_OK(selfcol_cl_scan_host(&g_cl, d, n, &total, e));
+    assert_int_equal(total, acc);
+    size_t bad = 0;
+    for (size_t i = 0; i < n; i++) bad += d[i] != ref[i];
+    if (bad) fprintf(stderr, "n = %zu: %zu wrong prefix sums\n", n, bad);
+    assert_int_equal(bad, 0);
+    free(d);
+    free(ref);
+  }
+}
+
+/* ---- particles ---- */
+
+/* n particles of one cloth in a cube of side L (or a tight cluster); rest
+ * positions far apart so that d = thickness for every pair. */
+static void make_particles(sc_world *w, int n, float t, float L, unsigned seed, float off) {
+  sc_world_alloc(w, n, 0);
+  w->nobj = 1;
+  w->objects[0] = sc_cloth(t, 0.0f, 0);
+  for (int i = 0; i < n; i++) {
+    w->x[i] = (dr_float4){off + L * sc_rand(&seed) - 0.3f, off + L * sc_rand(&seed) + 0.7f,
+                          -off + L * sc_rand(&seed) - 0.5f * L, 1.0f};
+    w->p[i] = w->x[i];
+    w->rest[i] = (dr_float4){(float)i * 10.0f * t, 0.0f, 0.0f, 0.0f};
+  }
+}
+
+/* Brute force: for each particle, the number of others closer than d (same
+ * float expression as the pass, so the comparison is exact). */
+static int *brute_pairs(const sc_world *w, float d, long *total) {
+  int *c = calloc((size_t)w->n, sizeof *c);
+  assert_non_null(c);
+  *total = 0;
+  for (int i = 0; i < w->n; i++)
+    for (int j = 0; j < w->n; j++) {
+      if (i == j) continue;
+      float dx = w->x[i].x - w->x[j].x, dy = w->x[i].y - w->x[j].y, dz = w->x[i].z - w->x[j].z;
+      float l2 = dx * dx + dy * dy + dz * dz;
+      if (l2 < d * d && l2 != 0.0f) {
+        c[i]++;
+        (*total)++;
+      }
+    }
+  return c;
+}
+
+static void check_particle_set(int n, float L, unsigned seed, float off) {
+  const float t = 0.01f;
+  sc_world w;
+  make_particles(&w, n, t, L, seed, off);
+  long total = 0;
+  int *bf = brute_pairs(&w, t, &total);
+  selfcol_desc d = sc_desc(&w);
+
+  /* CPU reference */
+  selfcol_cpu cpu;
+  SC_OK(selfcol_cpu_create(&d, &cpu, e));
+  cpu_selfcol_clamp(&cpu, w.x, w.p, NULL); /* p = x: fills the pass masses only */
+  cpu_hash_particles(&cpu, w.x);
+  cpu_selfcol_particles(&cpu, w.x, w.p);
+  long missed = 0;
+  for (int i = 0; i < n; i++) missed += labs((long)(bf[i] - cpu.ncon[i]));
+  if (missed) fprintf(stderr, "CPU: n=%d: %ld of %ld pairs differ\n", n, missed, total);
+  assert_int_equal(missed, 0);
+
+  /* OpenCL */
+  selfcol_cl g;
+  sc_dev dev;
+  sc_dev_upload(&g_cl, &w, &dev);
+  SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
+  SC_OK(selfcol_cl_clamp(&g, dev.x, dev.p, NULL, NULL, e));
+  SC_OK(selfcol_cl_hash_particles(&g, dev.x, e));
+  SC_OK(selfcol_cl_particles(&g, dev.x, dev.p, e));
+  int *ncon = calloc((size_t)n, sizeof *ncon);
+  size_t B = (size_t)cpu.tb.mask_p + 1;
+  uint32_t *start = calloc(B + 1, sizeof *start), *vals = calloc((size_t)n, sizeof *vals);
+  sc_read(&g_cl, g.ncon, ncon, (size_t)n * sizeof *ncon);
+  sc_read(&g_cl, g.pcount, start, (B + 1) * sizeof *start);
+  sc_read(&g_cl, g.pvals, vals, (size_t)n * sizeof *vals);
+  missed = 0;
+  for (int i = 0; i < n; i++) missed += labs((long)(bf[i] - ncon[i]));
+  if (missed) fprintf(stderr, "OpenCL: n=%d: %ld of %ld pairs differ\n", n, missed, total);
+  assert_int_equal(missed, 0);
+  /* the device's counting sort (atomics + scan + scatter + bucket sort)
+   * equals the sequential one entry for entry */
+  assert_memory_equal(start, cpu.pstart, (B + 1) * sizeof *start);
+  assert_memory_equal(vals, cpu.pvals, (size_t)n * sizeof *vals);
+  assert_int_equal(start[B], n);
+  if (n >= 1000) assert_true(total > n / 4); /* the set has contacts to find */
+
+  free(ncon);
+  free(start);
+  free(vals);
+  free(bf);
+  selfcol_cl_destroy(&g);
+  sc_dev_free(&dev);
+  selfcol_cpu_destroy(&cpu);
+  sc_world_free(&w);
+}
+
+static void test_particle_hash_finds_every_pair(void **state) {
+  (void)state;
+  /* side chosen for ~1-2 neighbours within t per particle */
+  check_particle_set(10, 0.02f, 1, 0.0f);
+  check_particle_set(300, 0.08f, 2, 0.0f);
+  check_particle_set(3000, 0.17f, 3, 0.0f);
+  check_particle_set(6000, 0.2f, 4, 0.0f);
+  /* a tight cluster: large buckets, hundreds of neighbours each */
+  check_particle_set(800, 0.025f, 5, 0.0f);
+  /* far from the origin (negative cells, big coordinates) */
+  check_particle_set(500, 0.1f, 6, -137.5f);
+}
+
+/* ---- triangles ---- */
+
+/* nt random triangles (object 1, their own three corners each, edges up to
+ * ~3t) and nv free vertices (object 0) in a cube of side L. */
+static void make_soup(sc_world *w, int nt, int nv, float t, float L, unsigned seed) {
+  sc_world_alloc(w, nv + 3 * nt, nt);
+  w->nobj = 2;
+  w->objects[0] = sc_cloth(t, 0.0f, 1);
+  w->objects[1] = sc_cloth(t, 0.0f, 1);
+  for (int i = 0; i < nv; i++) {
+    w->x[i] = (dr_float4){L * sc_rand(&seed), L * sc_rand(&seed), L * sc_rand(&seed), 1.0f};
+    w->obj[i] = 0;
+  }
+  for (int k = 0; k < nt; k++) {
+    float cx = L * sc_rand(&seed), cy = L * sc_rand(&seed), cz = L * sc_rand(&seed);
+    for (int c = 0; c < 3; c++) {
+      int i = nv + 3 * k + c;
+      w->x[i] = (dr_float4){cx + 3.0f * t * (sc_rand(&seed) - 0.5f),
+                            cy + 3.0f * t * (sc_rand(&seed) - 0.5f),
+                            cz + 3.0f * t * (sc_rand(&seed) - 0.5f), 1.0f};
+      w->obj[i] = 1;
+      w->tris[3 * k + c] = (dr_uint)i;
+    }
+  }
+  for (int i = 0; i < w->n; i++) {
+    w->p[i] = w->x[i];
+    /* object 0: rest far apart; object 1: rest = now, so its own vertices
+     * never count as closer than at rest (the rest rule) */
+    w->rest[i] = w->obj[i] == 0 ? (dr_float4){(float)i * 10.0f * t, -5.0f, 0.0f, 0.0f} : w->x[i];
+  }
+}
+
+static int tri_hits(const sc_world *w, int q, float t, uint32_t *list) {
+  int m = 0;
+  float xq[3] = {w->x[q].x, w->x[q].y, w->x[q].z};
+  for (int k = 0; k < w->nt; k++) {
+    float a[3], b[3], c[3], bary[3];
+    const dr_float4 *A = &w->x[w->tris[3 * k]], *B = &w->x[w->tris[3 * k + 1]],
+                    *C = &w->x[w->tris[3 * k + 2]];
+    a[0] = A->x; a[1] = A->y; a[2] = A->z;
+    b[0] = B->x; b[1] = B->y; b[2] = B->z;
+    c[0] = C->x; c[1] = C->y; c[2] = C->z;
+    if (selfcol_closest(xq, a, b, c, bary) < 0) continue;
+    float px = a[0] * bary[0] + b[0] * bary[1] + c[0] * bary[2];
+    float py = a[1] * bary[0] + b[1] * bary[1] + c[1] * bary[2];
+    float pz = a[2] * bary[0] + b[2] * bary[1] + c[2] * bary[2];
+    float ex = xq[0] - px, ey = xq[1] - py, ez = xq[2] - pz;
+    if (ex * ex + ey * ey + ez * ez < t * t) list[m++] = (uint32_t)k;
+  }
+  return m;
+}
+
+static void check_soup(int nt, int nv, float L, unsigned seed) {
+  const float t = 0.01f;
+  const int K = SELFCOL_SLOTS;
+  sc_world w;
+  make_soup(&w, nt, nv, t, L, seed);
+  selfcol_desc d = sc_desc(&w);
+  selfcol_cpu cpu;
+  SC_OK(selfcol_cpu_create(&d, &cpu, e));
+  cpu_selfcol_clamp(&cpu, w.x, w.p, NULL);
+  cpu_hash_triangles(&cpu, w.x, w.tris);
+  cpu_selfcol_vertex_triangle(&cpu, w.x, w.p, w.tris);
+
+  selfcol_cl g;
+  sc_dev dev;
+  sc_dev_upload(&g_cl, &w, &dev);
+  SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
+  SC_OK(selfcol_cl_clamp(&g, dev.x, dev.p, NULL, NULL, e));
+  SC_OK(selfcol_cl_hash_triangles(&g, dev.x, dev.tris, e));
+  SC_OK(selfcol_cl_vertex_triangle(&g, dev.x, dev.p, dev.tris, e));
+  int *nvt = calloc((size_t)w.n, sizeof *nvt);
+  uint32_t *rec_t = calloc((size_t)w.n * K, sizeof *rec_t), maxbits = 0;
+  size_t B = (size_t)cpu.tb.mask_t + 1;
+  uint32_t *start = calloc(B + 1, sizeof *start), *vals = calloc(8 * (size_t)nt, sizeof *vals);
+  sc_read(&g_cl, g.nvt, nvt, (size_t)w.n * sizeof *nvt);
+  sc_read(&g_cl, g.rec_t, rec_t, (size_t)w.n * K * sizeof *rec_t);
+  sc_read(&g_cl, g.maxbits, &maxbits, sizeof maxbits);
+  sc_read(&g_cl, g.tcount, start, (B + 1) * sizeof *start);
+  assert_int_equal(maxbits, cpu.maxbits);
+  assert_memory_equal(start, cpu.tstart, (B + 1) * sizeof *start);
+  sc_read(&g_cl, g.tvals, vals, start[B] * sizeof *vals);
+  assert_memory_equal(vals, cpu.tvals, start[B] * sizeof *vals);
+  assert_true(start[B] <= 8u * (uint32_t)nt);
+
+  uint32_t *list = calloc((size_t)nt, sizeof *list);
+  long pairs = 0, wrong = 0;
+  for (int q = 0; q < nv; q++) {
+    int m = tri_hits(&w, q, t, list);
+    pairs += m;
+    int want = m < K ? m : K; /* the first K in triangle order */
+    if (cpu.nvt[q] != want || nvt[q] != want) {
+      wrong++;
+      continue;
+    }
+    for (int k = 0; k < want; k++)
+      if (cpu.rec_t[q * K + k] != list[k] || rec_t[q * K + k] != list[k]) wrong++;
+  }
+  if (wrong) fprintf(stderr, "soup %d tris / %d vertices: %ld wrong of %ld pairs\n", nt, nv, wrong,
+                     pairs);
+  assert_int_equal(wrong, 0);
+  if (nt >= 1000) assert_true(pairs > nv / 4);
+
+  free(list);
+  free(nvt);
+  free(rec_t);
+  free(start);
+  free(vals);
+  selfcol_cl_destroy(&g);
+  sc_dev_free(&dev);
+  selfcol_cpu_destroy(&cpu);
+  sc_world_free(&w);
+}
+
+static void test_triangle_hash_finds_every_pair(void **state) {
+  (void)state;
+  check_soup(20, 50, 0.05f, 21);
+  check_soup(500, 1000, 0.2f, 22);
+  check_soup(3000, 3000, 0.3f, 23);
+  /* dense: vertices touch many triangles (the K-slot cap is exercised) */
+  check_soup(600, 400, 0.05f, 24);
+}
+
+/* The closest-point function against dense sampling of the triangle in
+ * double precision: the sampled minimum is never below the returned
+ * distance (minus float rounding) and is close to it. */
+static void test_closest_point_brute_force(void **state) {
+  (void)state;
+  unsigned s = 99;
+  for (int it = 0; it < 300; it++) {
+    float a[3], b[3], c[3], q[3], bary[3];
+    for (int k = 0; k < 3; k++) {
+      a[k] = sc_rand(&s) - 0.5f;
+      b[k] = sc_rand(&s) - 0.5f;
+      c[k] = sc_rand(&s) - 0.5f;
+      q[k] = 2.0f * (sc_rand(&s) - 0.5f);
+    }
+    int r = selfcol_closest(q, a, b, c, bary);
+    assert_true(r >= 0);
+    assert_near(bary[0] + bary[1] + bary[2], 1.0, 1e-5);
+    for (int k = 0; k < 3; k++) assert_true(bary[k] >= -1e-6f);
+    double got = 0;
+    for (int k = 0; k < 3; k++) {
+      double pk = a[k] * (double)bary[0] + b[k] * (double)bary[1] + c[k] * (double)bary[2];
+      got += (q[k] - pk) * (q[k] - pk);
+    }
+    got = sqrt(got);
+    double best = 1e30;
+    const int S = 120;
+    for (int i = 0; i <= S; i++)
+      for (int j = 0; i + j <= S; j++) {
+        double u = (double)i / S, v = (double)j / S, w = 1.0 - u - v, dd = 0;
+        for (int k = 0; k < 3; k++) {
+          double pk = a[k] * u + b[k] * v + c[k] * w;
+          dd += (q[k] - pk) * (q[k] - pk);
+        }
+        if (dd < best) best = dd;
+      }
+    best = sqrt(best);
+    assert_true(got <= best + 1e-5);
+    assert_near(got, best, 0.02); /* sampling step ~1/120 of the triangle */
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_scan_matches_serial),
+      cmocka_unit_test(test_particle_hash_finds_every_pair),
+      cmocka_unit_test(test_triangle_hash_finds_every_pair),
+      cmocka_unit_test(test_closest_point_brute_force),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
