@@ -12,7 +12,9 @@
  *
  * Prints a table and writes PREFIX.csv and PREFIX.json (machine, device,
  * date). Usage:
- *   bench_cloth [--out PREFIX] [--sizes 64,128,...] [--frames N] [--quick]
+ *   bench_cloth [--out PREFIX] [--sizes 64,128,...] [--frames N] [--quick] [--scene-only]
+ * (--scene-only skips the ladder: part 2 alone, e.g. to repeat it when the
+ * shared machine is quiet).
  * Default PREFIX: bench/results/cloth-HOST-DATE (relative to the current
  * directory; run it from the repository root). */
 #include <errno.h>
@@ -34,7 +36,8 @@ typedef struct ladder_row {
   int n;
   const char *backend;
   int particles, constraints, colours, frames;
-  double ms_frame, ms_substep, mproj_s;
+  double ms_frame, ms_substep, mproj_s; /* from the median frame        */
+  double ms_min;                       /* fastest frame                 */
   double h2d, d2h, launches;
   double device_mb;
   double mean_strain, max_strain;
@@ -45,13 +48,19 @@ typedef struct scene_row {
   const char *label;
   const char *backend;
   int tethers, frames;
-  double ms_frame;              /* mean over the timed frames            */
+  double ms_frame;              /* median over the timed frames          */
   double ms_frame_min;
+  double ms_frame_mean;
   double mean_strain_end, max_strain_end, mean_abs_end;
   double mean_strain_peak, max_strain_peak; /* over the frames after 2 s */
   double ms_stage[DRAPE_STAGE_COUNT];
   int has_stages;
 } scene_row;
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
 
 static void die(const drape_err *e) {
   fprintf(stderr, "bench_cloth: %s\n", e->msg);
@@ -134,24 +143,27 @@ static void run_ladder(int n, drape_backend be, double budget_s, ladder_row *r) 
   r->constraints = m->n_constraints;
   r->colours = m->n_colours;
   step(sim); /* warm-up: first launches, page faults */
-  double t0 = drape_now(), sum_ms = 0;
+  double t0 = drape_now();
   drape_timings tm;
   uint64_t h2d = 0, d2h = 0, launches = 0, proj = 0;
+  double ms[400];
   int frames = 0;
   do {
     step(sim);
     drape_sim_timings(sim, &tm);
-    sum_ms += tm.ms_frame;
+    ms[frames] = tm.ms_frame;
     h2d += tm.bytes_to_device;
     d2h += tm.bytes_from_device;
     launches += tm.launches;
     proj += tm.projections;
     frames++;
-  } while (drape_now() - t0 < budget_s && frames < 200);
+  } while ((drape_now() - t0 < budget_s || frames < 3) && frames < 400);
+  qsort(ms, (size_t)frames, sizeof ms[0], cmp_double);
   r->frames = frames;
-  r->ms_frame = sum_ms / frames;
+  r->ms_frame = ms[frames / 2];
+  r->ms_min = ms[0];
   r->ms_substep = r->ms_frame / s.substeps;
-  r->mproj_s = (double)proj / (sum_ms * 1e-3) * 1e-6;
+  r->mproj_s = (double)proj / frames / (r->ms_frame * 1e-3) * 1e-6;
   r->h2d = (double)h2d / frames;
   r->d2h = (double)d2h / frames;
   r->launches = (double)launches / frames;
@@ -175,14 +187,14 @@ static void run_large(drape_backend be, int tethers, int frames, int profile_fra
   r->backend = be == DRAPE_BACKEND_CL ? "opencl" : "cpu";
   r->tethers = tethers;
   drape_sim *sim = create(&s, be, 0);
-  double sum = 0, mn = INFINITY;
+  double *ms = malloc(sizeof *ms * (size_t)frames), sum = 0;
   drape_err e = {0};
   for (int f = 1; f <= frames; f++) {
     step(sim);
     drape_timings tm;
     drape_sim_timings(sim, &tm);
+    ms[f - 1] = tm.ms_frame;
     sum += tm.ms_frame;
-    if (tm.ms_frame < mn) mn = tm.ms_frame;
     if (f * s.dt >= 2.0 || f == frames) {
       drape_stats st;
       if (drape_sim_stats(sim, &st, &e)) die(&e);
@@ -193,9 +205,12 @@ static void run_large(drape_backend be, int tethers, int frames, int profile_fra
       if (st.objects[0].max_strain > r->max_strain_peak) r->max_strain_peak = st.objects[0].max_strain;
     }
   }
+  qsort(ms, (size_t)frames, sizeof *ms, cmp_double);
   r->frames = frames;
-  r->ms_frame = sum / frames;
-  r->ms_frame_min = mn;
+  r->ms_frame = ms[frames / 2];
+  r->ms_frame_min = ms[0];
+  r->ms_frame_mean = sum / frames;
+  free(ms);
   drape_sim_destroy(sim);
   if (profile_frames > 0) {
     /* per-stage times: a separate profiled run (events add a little time) */
@@ -211,6 +226,18 @@ static void run_large(drape_backend be, int tethers, int frames, int profile_fra
     drape_sim_destroy(sim);
   }
   drape_scene_free(&s);
+}
+
+/* The 1-minute load average: the machine is shared, so every result file
+ * says how busy it was. */
+static double loadavg(void) {
+  double l = -1;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f) {
+    if (fscanf(f, "%lf", &l) != 1) l = -1;
+    fclose(f);
+  }
+  return l;
 }
 
 static void cpu_model(char *out, size_t cap) {
@@ -233,19 +260,20 @@ static void cpu_model(char *out, size_t cap) {
 
 int main(int argc, char **argv) {
   int sizes[MAX_SIZES] = {64, 128, 256, 512, 1024}, n_sizes = 5;
-  int frames = 300, quick = 0;
+  int frames = 300, quick = 0, scene_only = 0;
   const char *prefix = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--out") && i + 1 < argc) prefix = argv[++i];
     else if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strcmp(argv[i], "--scene-only")) scene_only = 1;
     else if (!strcmp(argv[i], "--sizes") && i + 1 < argc) {
       n_sizes = 0;
       for (char *t = strtok(argv[++i], ","); t && n_sizes < MAX_SIZES; t = strtok(NULL, ","))
         sizes[n_sizes++] = atoi(t);
     } else {
       fprintf(stderr, "usage: bench_cloth [--out PREFIX] [--sizes 64,128,...] [--frames N] "
-                      "[--quick]\n");
+                      "[--quick] [--scene-only]\n");
       return 2;
     }
   }
@@ -273,24 +301,28 @@ int main(int argc, char **argv) {
     snprintf(def_prefix, sizeof def_prefix, "bench/results/cloth-%s-%s", host, date);
     prefix = def_prefix;
   }
-  printf("bench_cloth: %s, %ld CPUs (%s); OpenCL device: %s; %s\n\n", host, ncpu, cpu, dev, date);
+  const double load0 = loadavg();
+  printf("bench_cloth: %s, %ld CPUs (%s); OpenCL device: %s; %s; load average %.2f\n\n", host,
+         ncpu, cpu, dev, date, load0);
 
   /* ---- 1. ladder ---- */
   ladder_row lad[2 * MAX_SIZES];
   int nl = 0;
   printf("1. n x n cloth, 1 cm, two corners pinned, 20 substeps x 1 iteration, tethers on\n");
-  printf("%6s %-7s %9s %11s %4s %9s %9s %9s %8s %8s %8s %9s\n", "n", "backend", "particles",
-         "constraints", "col", "ms/frame", "ms/subst", "Mproj/s", "launch/f", "h2d B/f", "d2h B/f",
-         "device MB");
+  printf("(ms/frame: median frame; min: fastest frame; Mproj/s from the median)\n");
+  printf("%6s %-7s %9s %11s %4s %9s %8s %9s %9s %8s %8s %8s %9s\n", "n", "backend", "particles",
+         "constraints", "col", "ms/frame", "min", "ms/subst", "Mproj/s", "launch/f", "h2d B/f",
+         "d2h B/f", "device MB");
+  if (scene_only) n_sizes = 0;
   for (int k = 0; k < n_sizes; k++)
     for (int b = 0; b < 2; b++) {
       ladder_row *r = &lad[nl++];
       drape_backend be = b ? DRAPE_BACKEND_CPU : DRAPE_BACKEND_CL;
       double budget = quick ? 0.5 : 2.0;
       run_ladder(sizes[k], be, budget, r);
-      printf("%6d %-7s %9d %11d %4d %9.2f %9.3f %9.1f %8.0f %8.0f %8.0f %9.1f\n", r->n, r->backend,
-             r->particles, r->constraints, r->colours, r->ms_frame, r->ms_substep, r->mproj_s,
-             r->launches, r->h2d, r->d2h, b ? 0.0 : r->device_mb);
+      printf("%6d %-7s %9d %11d %4d %9.2f %8.2f %9.3f %9.1f %8.0f %8.0f %8.0f %9.1f\n", r->n,
+             r->backend, r->particles, r->constraints, r->colours, r->ms_frame, r->ms_min,
+             r->ms_substep, r->mproj_s, r->launches, r->h2d, r->d2h, b ? 0.0 : r->device_mb);
       fflush(stdout);
     }
   printf("(speed-up of OpenCL over the CPU reference:");
@@ -304,13 +336,13 @@ int main(int argc, char **argv) {
   run_large(DRAPE_BACKEND_CL, 1, frames, quick ? 10 : 30, &sc[0]);
   run_large(DRAPE_BACKEND_CL, 0, frames, 0, &sc[1]);
   run_large(DRAPE_BACKEND_CPU, 1, quick ? 10 : 30, 0, &sc[2]);
-  printf("%-7s %-8s %6s %9s %9s %12s %12s %12s %12s\n", "backend", "tethers", "frames",
-         "ms/frame", "min ms", "mean strain", "max strain", "peak mean", "peak max");
+  printf("%-7s %-8s %6s %9s %9s %9s %12s %12s %12s %12s\n", "backend", "tethers", "frames",
+         "ms/frame", "min ms", "mean ms", "mean strain", "max strain", "peak mean", "peak max");
   for (int i = 0; i < 3; i++) {
     scene_row *r = &sc[i];
-    printf("%-7s %-8s %6d %9.2f %9.2f %12.5f %12.4f %12.5f %12.4f\n", r->backend,
-           r->tethers ? "on" : "off", r->frames, r->ms_frame, r->ms_frame_min, r->mean_strain_end,
-           r->max_strain_end, r->mean_strain_peak, r->max_strain_peak);
+    printf("%-7s %-8s %6d %9.2f %9.2f %9.2f %12.5f %12.4f %12.5f %12.4f\n", r->backend,
+           r->tethers ? "on" : "off", r->frames, r->ms_frame, r->ms_frame_min, r->ms_frame_mean,
+           r->mean_strain_end, r->max_strain_end, r->mean_strain_peak, r->max_strain_peak);
   }
   printf("(strain: at the last frame; peaks over t >= 2 s; mean = mean stretch of structural "
          "links, compression not counted; mean |strain| at the end: %.5f with tethers, %.5f "
@@ -319,7 +351,12 @@ int main(int argc, char **argv) {
   printf("OpenCL per stage (ms per frame, event profiling):");
   for (int k = 0; k < DRAPE_STAGE_COUNT; k++)
     if (sc[0].ms_stage[k] > 0) printf(" %s %.2f", drape_stage_name((drape_stage)k), sc[0].ms_stage[k]);
-  printf("\nspeed-up over the CPU reference on this scene: %.2fx\n", sc[2].ms_frame / sc[0].ms_frame);
+  printf("\nspeed-up over the CPU reference on this scene: %.2fx (median frames), %.2fx (fastest)\n",
+         sc[2].ms_frame / sc[0].ms_frame, sc[2].ms_frame_min / sc[0].ms_frame_min);
+
+  const double load1 = loadavg();
+  printf("load average at the start %.2f, at the end %.2f (other processes share the %ld CPUs)\n",
+         load0, load1, ncpu);
 
   /* ---- files ---- */
   char path[700];
@@ -329,21 +366,22 @@ int main(int argc, char **argv) {
     fprintf(stderr, "bench_cloth: cannot write %s: %s\n", path, strerror(errno));
     return 1;
   }
-  fprintf(f, "# bench_cloth %s on %s (%ld CPUs, %s), OpenCL device %s\n", date, host, ncpu, cpu, dev);
+  fprintf(f, "# bench_cloth %s on %s (%ld CPUs, %s), OpenCL device %s, load average %.2f -> %.2f\n",
+          date, host, ncpu, cpu, dev, load0, load1);
   fprintf(f, "part,n,backend,tethers,particles,constraints,colours,frames,ms_frame,ms_substep,"
              "mproj_per_s,launches_per_frame,h2d_bytes_per_frame,d2h_bytes_per_frame,device_mb,"
              "mean_strain,max_strain,peak_mean_strain,peak_max_strain\n");
   for (int i = 0; i < nl; i++) {
     ladder_row *r = &lad[i];
-    fprintf(f, "ladder,%d,%s,1,%d,%d,%d,%d,%.4f,%.5f,%.2f,%.0f,%.0f,%.0f,%.2f,%.6f,%.6f,,\n", r->n,
+    fprintf(f, "ladder,%d,%s,1,%d,%d,%d,%d,%.4f,%.4f,%.5f,%.2f,%.0f,%.0f,%.0f,%.2f,%.6f,%.6f,,\n", r->n,
             r->backend, r->particles, r->constraints, r->colours, r->frames, r->ms_frame,
-            r->ms_substep, r->mproj_s, r->launches, r->h2d, r->d2h,
+            r->ms_min, r->ms_substep, r->mproj_s, r->launches, r->h2d, r->d2h,
             strcmp(r->backend, "cpu") ? r->device_mb : 0.0, r->mean_strain, r->max_strain);
   }
   for (int i = 0; i < 3; i++) {
     scene_row *r = &sc[i];
-    fprintf(f, "large_sphere,256,%s,%d,65536,,,%d,%.4f,%.5f,,,,,,%.6f,%.6f,%.6f,%.6f\n", r->backend,
-            r->tethers, r->frames, r->ms_frame, r->ms_frame / 20, r->mean_strain_end,
+    fprintf(f, "large_sphere,256,%s,%d,65536,,,%d,%.4f,%.4f,%.5f,,,,,,%.6f,%.6f,%.6f,%.6f\n", r->backend,
+            r->tethers, r->frames, r->ms_frame, r->ms_frame_min, r->ms_frame / 20, r->mean_strain_end,
             r->max_strain_end, r->mean_strain_peak, r->max_strain_peak);
   }
   fclose(f);
@@ -355,14 +393,15 @@ int main(int argc, char **argv) {
     return 1;
   }
   fprintf(f, "{\n  \"benchmark\": \"bench_cloth\", \"date\": \"%s\", \"host\": \"%s\", \"cpus\": %ld,\n"
-             "  \"cpu\": \"%s\", \"opencl_device\": \"%s\",\n  \"ladder\": [\n", date, host, ncpu, cpu, dev);
+             "  \"cpu\": \"%s\", \"opencl_device\": \"%s\", \"load_average\": [%.2f, %.2f],\n"
+             "  \"ladder\": [\n", date, host, ncpu, cpu, dev, load0, load1);
   for (int i = 0; i < nl; i++) {
     ladder_row *r = &lad[i];
     fprintf(f, "    {\"n\": %d, \"backend\": \"%s\", \"particles\": %d, \"constraints\": %d, "
-               "\"colours\": %d, \"frames\": %d, \"ms_frame\": %.4f, \"ms_substep\": %.5f, "
+               "\"colours\": %d, \"frames\": %d, \"ms_frame\": %.4f, \"ms_frame_min\": %.4f, \"ms_substep\": %.5f, "
                "\"mproj_per_s\": %.2f, \"launches_per_frame\": %.0f, \"h2d_bytes_per_frame\": %.0f, "
                "\"d2h_bytes_per_frame\": %.0f, \"device_mb\": %.2f}%s\n", r->n, r->backend,
-            r->particles, r->constraints, r->colours, r->frames, r->ms_frame, r->ms_substep,
+            r->particles, r->constraints, r->colours, r->frames, r->ms_frame, r->ms_min, r->ms_substep,
             r->mproj_s, r->launches, r->h2d, r->d2h, strcmp(r->backend, "cpu") ? r->device_mb : 0.0,
             i + 1 < nl ? "," : "");
   }
@@ -370,10 +409,10 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 3; i++) {
     scene_row *r = &sc[i];
     fprintf(f, "    {\"backend\": \"%s\", \"tethers\": %s, \"frames\": %d, \"ms_frame\": %.4f, "
-               "\"ms_frame_min\": %.4f, \"mean_strain\": %.6f, \"max_strain\": %.6f, "
+               "\"ms_frame_min\": %.4f, \"ms_frame_mean\": %.4f, \"mean_strain\": %.6f, \"max_strain\": %.6f, "
                "\"mean_abs_strain\": %.6f, \"peak_mean_strain\": %.6f, \"peak_max_strain\": %.6f",
             r->backend, r->tethers ? "true" : "false", r->frames, r->ms_frame, r->ms_frame_min,
-            r->mean_strain_end, r->max_strain_end, r->mean_abs_end, r->mean_strain_peak,
+            r->ms_frame_mean, r->mean_strain_end, r->max_strain_end, r->mean_abs_end, r->mean_strain_peak,
             r->max_strain_peak);
     if (r->has_stages) {
       fprintf(f, ", \"ms_stage\": {");

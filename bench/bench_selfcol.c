@@ -47,6 +47,7 @@ typedef struct {
   long contacts;
   /* inside the solver (backend "sim"): every stage, ms per substep */
   double stage[DRAPE_STAGE_COUNT], substep, share;
+  double device_mb;     /* OpenCL: memory the stage holds on the device */
 } row;
 
 typedef struct {
@@ -138,6 +139,7 @@ static int run_cl(drape_cl *cl, int N, int K, row *out, drape_err *e) {
       out->total += out->ms[q];
     }
     out->ns_per_particle = 1e6 * out->total / f.n;
+    out->device_mb = (double)s.bytes / (1024.0 * 1024.0);
     int *nvt = malloc((size_t)f.n * sizeof *nvt);
     out->contacts = 0;
     if (nvt && clEnqueueReadBuffer(cl->queue, s.nvt, CL_TRUE, 0, (size_t)f.n * sizeof *nvt, nvt, 0,
@@ -216,7 +218,9 @@ static int run_sim(drape_cl *cl, int N, int K, row *out, drape_err *e) {
     rc = drape_sim_step(sim, e);
     if (rc) break;
     if (f < 5) {
+#ifdef SELFCOL_IN_SIM /* until the stage is wired into the solver */
       memcpy(part0, sim->sc_part_ms, sizeof part0);
+#endif
       continue;
     }
     drape_timings tm;
@@ -228,7 +232,11 @@ static int run_sim(drape_cl *cl, int N, int K, row *out, drape_err *e) {
     out->n = N * N;
     out->backend = "sim";
     for (int q = 0; q < SELFCOL_T_COUNT; q++) {
+#ifdef SELFCOL_IN_SIM
       out->ms[q] = (sim->sc_part_ms[q] - part0[q]) / K;
+#else
+      out->ms[q] = part0[q];
+#endif
       out->total += out->ms[q];
     }
     for (int st = 0; st < DRAPE_STAGE_COUNT; st++) out->substep += out->stage[st];
@@ -305,13 +313,14 @@ int main(int argc, char **argv) {
   }
   printf("\nms per substep of the self-collision stage (opencl, cpu: the stage alone on a "
          "folded sheet; sim: inside the solver)\n");
-  printf("%-7s %-9s %9s %8s %8s %8s %8s %8s %8s %9s %9s\n", "backend", "N", "particles", "clamp",
-         "hash_p", "particle", "hash_t", "vert_tri", "total", "ns/part", "contacts");
+  printf("%-7s %-9s %9s %8s %8s %8s %8s %8s %8s %9s %9s %8s\n", "backend", "N", "particles",
+         "clamp", "hash_p", "particle", "hash_t", "vert_tri", "total", "ns/part", "contacts",
+         "dev_MB");
   for (int i = 0; i < nr; i++) {
     row *r = &rows[i];
-    printf("%-7s %4dx%-4d %9d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.1f %9ld\n", r->backend, r->N,
-           r->N, r->n, r->ms[0], r->ms[1], r->ms[2], r->ms[3], r->ms[4], r->total,
-           r->ns_per_particle, r->contacts);
+    printf("%-7s %4dx%-4d %9d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.1f %9ld %8.1f\n", r->backend,
+           r->N, r->N, r->n, r->ms[0], r->ms[1], r->ms[2], r->ms[3], r->ms[4], r->total,
+           r->ns_per_particle, r->contacts, r->device_mb);
   }
   if (sim) {
     printf("\ninside the solver (OpenCL): ms per substep of every stage, self-collision share\n");
@@ -333,12 +342,13 @@ int main(int argc, char **argv) {
     return 1;
   }
   fprintf(f, "device,backend,N,particles,clamp_ms,hash_particles_ms,particles_ms,hash_triangles_ms,"
-             "vertex_triangle_ms,total_ms,ns_per_particle,vertex_contacts,substep_ms,share\n");
+             "vertex_triangle_ms,total_ms,ns_per_particle,vertex_contacts,substep_ms,share,device_mb\n");
   for (int i = 0; i < nr; i++) {
     row *r = &rows[i];
-    fprintf(f, "\"%s\",%s,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%ld,%.4f,%.4f\n",
+    fprintf(f, "\"%s\",%s,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%ld,%.4f,%.4f,%.1f\n",
             cl.device_name, r->backend, r->N, r->n, r->ms[0], r->ms[1], r->ms[2], r->ms[3],
-            r->ms[4], r->total, r->ns_per_particle, r->contacts, r->substep, r->share);
+            r->ms[4], r->total, r->ns_per_particle, r->contacts, r->substep, r->share,
+            r->device_mb);
   }
   fclose(f);
   printf("wrote %s\n", csv);
@@ -356,9 +366,10 @@ int main(int argc, char **argv) {
               "    {\"backend\": \"%s\", \"N\": %d, \"particles\": %d, \"ms\": {\"clamp\": %.4f, "
               "\"hash_particles\": %.4f, \"particles\": %.4f, \"hash_triangles\": %.4f, "
               "\"vertex_triangle\": %.4f, \"total\": %.4f}, \"ns_per_particle\": %.2f, "
-              "\"vertex_contacts\": %ld, \"substep_ms\": %.4f, \"share\": %.4f}%s\n",
+              "\"vertex_contacts\": %ld, \"substep_ms\": %.4f, \"share\": %.4f, \"device_mb\": %.1f}%s\n",
               r->backend, r->N, r->n, r->ms[0], r->ms[1], r->ms[2], r->ms[3], r->ms[4], r->total,
-              r->ns_per_particle, r->contacts, r->substep, r->share, i + 1 < nr ? "," : "");
+              r->ns_per_particle, r->contacts, r->substep, r->share, r->device_mb,
+              i + 1 < nr ? "," : "");
     }
     fprintf(f, "  ]\n}\n");
     fclose(f);

@@ -5,11 +5,14 @@
  *   x <- x + h * v
  * Wind has already been added to v by wind_gather (wind.cl). `damping` is
  * the object's exp(-rate h). Pinned and kinematic particles (inverse mass 0)
- * keep their position here and get v = 0; drive_kinematic (drive.cl) moves
- * the latter. One particle per work item: this stage only streams memory,
- * and the 8-lane form of collide.cl measured slower here (README).
+ * keep their position here; drive_kinematic (drive.cl) moves
+ * the latter. The new v is not stored: nothing reads it before
+ * update_velocities replaces it with (x - p) / h, and the store would cost
+ * a sixth of this stage's memory traffic. One particle per work item: this
+ * stage only streams memory, and the 8-lane form of collide.cl measured
+ * slower here (README).
  * The shared layout (drape_types.h) is prepended by the host; no #include. */
-__kernel void predict(__global float4 *x, __global float4 *p, __global float4 *v,
+__kernel void predict(__global float4 *x, __global float4 *p, __global const float4 *v,
                       __global const int *obj, __global const dr_object *objects,
                       const dr_step_params sp) {
   int i = get_global_id(0);
@@ -17,13 +20,9 @@ __kernel void predict(__global float4 *x, __global float4 *p, __global float4 *v
   float4 xi = x[i];
   float4 vi = v[i];
   p[i] = xi;
-  if (xi.w == 0.0f) {
-    v[i] = (float4)(0.0f);
-    return;
-  }
+  if (xi.w == 0.0f) return;
   float d = objects[obj[i]].damping;
   vi.xyz = (vi.xyz + sp.h * sp.gravity.xyz) * d;
   xi.xyz = xi.xyz + sp.h * vi.xyz;
-  v[i] = vi;
   x[i] = xi;
 }

@@ -235,6 +235,30 @@ static void test_params_api(void **state) {
   assert_true(soft > 3 * stiff);
   drape_sim_destroy(sim);
   drape_scene_free(&s);
+
+  /* wind switched on at run time in a scene without wind (the triangle
+   * force buffer is made then), on both backends alike */
+  scene_hanging_cloth(&s, 12, 0.05, 1);
+  drape_sim *w[2] = {make_sim(&s, DRAPE_BACKEND_CL), make_sim(&s, DRAPE_BACKEND_CPU)};
+  float *xw[2];
+  for (int k = 0; k < 2; k++) {
+    drape_sim_get_params(w[k], &p);
+    assert_int_equal(p.wind_enabled, 0);
+    p.wind_enabled = 1;
+    p.wind[2] = 4.0;
+    assert_int_equal(drape_sim_set_params(w[k], &p, &e), 0);
+    step_frames(w[k], 20);
+    xw[k] = read_x(w[k]);
+  }
+  double z = 0;
+  for (int i = 0; i < 144; i++) z += xw[0][4 * i + 2] / 144.0;
+  assert_true(z > 0.05);
+  assert_memory_equal(xw[0], xw[1], sizeof(float) * 4 * 144);
+  free(xw[0]);
+  free(xw[1]);
+  drape_sim_destroy(w[0]);
+  drape_sim_destroy(w[1]);
+  drape_scene_free(&s);
 }
 
 /* A grab holds its particle at the target; on release the particle keeps
@@ -379,6 +403,33 @@ static void test_existing_runtime(void **state) {
   drape_scene_free(&s);
 }
 
+/* A scene with no cloth or rope (strings only, or nothing) steps, reports
+ * and writes an OBJ with no objects, on both backends. */
+static void test_empty_scene(void **state) {
+  (void)state;
+  drape_scene s;
+  drape_scene_init(&s);
+  drape_sphere_def sp = drape_sphere_def_default();
+  drape_scene_add_sphere(&s, &sp);
+  s.has_floor = 1;
+  const char *dir = drape_test_tmpdir("cloth-empty");
+  char path[1200];
+  snprintf(path, sizeof path, "%s/empty.obj", dir);
+  for (int b = 0; b < 2; b++) {
+    drape_sim *sim = make_sim(&s, b ? DRAPE_BACKEND_CPU : DRAPE_BACKEND_CL);
+    assert_int_equal(drape_sim_mesh(sim)->n_particles, 0);
+    step_frames(sim, 3);
+    drape_stats st = get_stats(sim);
+    assert_int_equal(st.n_objects, 0);
+    assert_true(isinf(st.min_sphere_clearance));
+    drape_err e = {0};
+    assert_int_equal(drape_sim_write_obj(sim, path, &e), 0);
+    assert_int_equal(drape_sim_reset(sim, &e), 0);
+    drape_sim_destroy(sim);
+  }
+  drape_scene_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cl_matches_cpu_sphere),
@@ -389,6 +440,7 @@ int main(void) {
       cmocka_unit_test(test_sphere_api),
       cmocka_unit_test(test_shared_buffers),
       cmocka_unit_test(test_existing_runtime),
+      cmocka_unit_test(test_empty_scene),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -278,6 +278,41 @@ static void test_support_by_colliders(void **state) {
   }
 }
 
+/* Particle mode and torn triangles: a vertex 0.5 t over the middle of a
+ * triangle whose cloth is in particle mode, or over a torn (degenerate)
+ * triangle, gets no vertex-triangle contact (and is far from the corners,
+ * so the particle pass leaves it too); the same triangle in the default
+ * mode pushes it to t. */
+static void test_modes_and_torn(void **state) {
+  (void)state;
+  const float t = 0.01f, S = 0.03f;
+  for (int c = 0; c < 3; c++) { /* vertex-triangle, particle mode, torn */
+    sc_world w;
+    sc_world_alloc(&w, 4, 1);
+    w.nobj = 2;
+    w.objects[0] = sc_cloth(t, 0.0f, c != 1);
+    w.objects[1] = sc_cloth(t, 0.0f, 1);
+    w.x[0] = (dr_float4){0, 0, 0, 1};
+    w.x[1] = (dr_float4){S, 0, 0, 1};
+    w.x[2] = (dr_float4){0, 0, S, 1};
+    if (c == 2) { w.tris[0] = w.tris[1] = w.tris[2] = 0; }
+    else { w.tris[0] = 0; w.tris[1] = 2; w.tris[2] = 1; }
+    w.x[3] = (dr_float4){S / 3, 0.5f * t, S / 3, 1}; w.obj[3] = 1;
+    memcpy(w.p, w.x, sizeof(dr_float4) * 4);
+    for (int i = 0; i < 4; i++) w.rest[i] = (dr_float4){(float)i, 5, 0, 0};
+    dr_float4 x0[4];
+    memcpy(x0, w.x, sizeof x0);
+    run_both(&w, 1e-7);
+    if (c == 0) {
+      double ytri = (w.x[0].y + w.x[1].y + w.x[2].y) / 3.0;
+      assert_near(w.x[3].y - ytri, t, 1e-6);
+    } else {
+      assert_memory_equal(w.x, x0, sizeof x0);
+    }
+    sc_world_free(&w);
+  }
+}
+
 /* A vertex of the triangle itself, and a vertex of the same cloth that is
  * as close as at rest, get no contact. */
 static void test_vertex_triangle_skips_own(void **state) {
@@ -447,6 +482,7 @@ int main(void) {
       cmocka_unit_test(test_vertex_triangle_pushes_back),
       cmocka_unit_test(test_vertex_triangle_skips_own),
       cmocka_unit_test(test_support_by_colliders),
+      cmocka_unit_test(test_modes_and_torn),
       cmocka_unit_test(test_cl_matches_cpu_and_repeats),
       cmocka_unit_test(test_layers_separate),
   };

@@ -28,7 +28,7 @@
  *    length length/segments, link mass mass_per_length*rest shared by its
  *    two nodes (so the end nodes carry half).
  *  - Substep (h = dt/substeps): wind, predict, kinematic pins/grabs,
- *    [self-collision: later], iterations x (every colour, tethers),
+ *    iterations x (every colour, tethers), [self-collision: issue 4],
  *    collide, update velocities, tearing. After the substeps: normals.
  */
 #ifndef DRAPE_CLOTH_H

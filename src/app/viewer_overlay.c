@@ -173,18 +173,22 @@ void vw_overlay(viewer *v, int fb_w, int fb_h) {
   if (s > 5) s = 5;
   float line = 12 * s, pad = 8 * s;
   char buf[4096], pbuf[2048];
-  if (fb_w < 640 || fb_h < 360) {
-    if (!v->hide_panels) {
+  int sel;
+  float w, h, sw, sh;
+  if (fb_w < 900 || fb_h < 500) {
+    if (!v->hide_panels && !v->show_help) {
       compact_text(v, buf, sizeof buf);
       drape_render_text_panel(v->r, pad * 0.5f, pad * 0.5f, s, buf);
+    }
+    if (v->show_help) {
+      drape_render_text_size(HELP, s, &w, &h);
+      drape_render_text_panel(v->r, pad * 0.5f, pad * 0.5f, s, HELP);
     }
     if (v->message[0] && drape_now() < v->message_until)
       drape_render_text(v->r, pad * 0.5f, (float)fb_h - line - pad * 0.5f, s, ORANGE,
                         v->message);
     return;
   }
-  int sel;
-  float w, h, sw, sh;
   params_text(v, pbuf, sizeof pbuf, &sel);
   drape_render_text_size(pbuf, s, &w, &h);
   /* The parameter panel goes top right when it fits beside the stats;

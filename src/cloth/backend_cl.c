@@ -152,16 +152,18 @@ static int cl_reset(drape_sim *s, drape_err *e) {
   int rc;
   size_t np = (size_t)s->m.n_particles;
   const float zero = 0.0f;
-  /* padding particles: pinned (w = 0) at the origin, referenced by nothing */
-  DRAPE_CL_TRY(e, clEnqueueFillBuffer(c->cl->queue, c->x, &zero, sizeof zero, 0,
-                                      c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
-  if ((rc = cl_write(s, SIM_BUF_X, 0, np * sizeof(dr_float4), s->m.x0, e))) return rc;
-  DRAPE_CL_TRY(e, clEnqueueFillBuffer(c->cl->queue, c->v, &zero, sizeof zero, 0,
-                                      c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
-  DRAPE_CL_TRY(e, clEnqueueFillBuffer(c->cl->queue, c->n, &zero, sizeof zero, 0,
-                                      c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
-  DRAPE_CL_TRY(e, clEnqueueCopyBuffer(c->cl->queue, c->x, c->p, 0, 0,
-                                      c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
+  if (c->np_pad > 0) { /* a scene may have no cloth or rope at all */
+    /* padding particles: pinned (w = 0) at the origin, referenced by nothing */
+    DRAPE_CL_TRY(e, clEnqueueFillBuffer(c->cl->queue, c->x, &zero, sizeof zero, 0,
+                                        c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
+    if ((rc = cl_write(s, SIM_BUF_X, 0, np * sizeof(dr_float4), s->m.x0, e))) return rc;
+    DRAPE_CL_TRY(e, clEnqueueFillBuffer(c->cl->queue, c->v, &zero, sizeof zero, 0,
+                                        c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
+    DRAPE_CL_TRY(e, clEnqueueFillBuffer(c->cl->queue, c->n, &zero, sizeof zero, 0,
+                                        c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
+    DRAPE_CL_TRY(e, clEnqueueCopyBuffer(c->cl->queue, c->x, c->p, 0, 0,
+                                        c->np_pad * sizeof(dr_float4), 0, NULL, NULL));
+  }
   if ((rc = cl_write(s, SIM_BUF_CONS, 0, (size_t)s->m.n_cons * sizeof(dr_distance), s->m.cons, e)))
     return rc;
   /* padding read by the last lanes of project_distance: torn, particle 0 */

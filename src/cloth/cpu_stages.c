@@ -4,16 +4,13 @@
 
 #include <math.h>
 
-void cpu_predict(dr_float4 *x, dr_float4 *p, dr_float4 *v, const dr_int *obj,
+void cpu_predict(dr_float4 *x, dr_float4 *p, const dr_float4 *v, const dr_int *obj,
                  const dr_object *objects, const dr_step_params *sp) {
   const float h = sp->h;
   for (int i = 0; i < sp->n_particles; i++) {
     dr_float4 xi = x[i], vi = v[i];
     p[i] = xi;
-    if (xi.w == 0.0f) {
-      v[i] = (dr_float4){0, 0, 0, 0};
-      continue;
-    }
+    if (xi.w == 0.0f) continue;
     const float d = objects[obj[i]].damping;
     vi.x = (vi.x + h * sp->gravity.x) * d;
     vi.y = (vi.y + h * sp->gravity.y) * d;
@@ -21,7 +18,6 @@ void cpu_predict(dr_float4 *x, dr_float4 *p, dr_float4 *v, const dr_int *obj,
     xi.x = xi.x + h * vi.x;
     xi.y = xi.y + h * vi.y;
     xi.z = xi.z + h * vi.z;
-    v[i] = vi;
     x[i] = xi;
   }
 }

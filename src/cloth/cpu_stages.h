@@ -7,8 +7,8 @@
 
 #include "drape_types.h"
 
-/* kernels/predict.cl: gravity, damping, p <- x, x <- x + h v. */
-void cpu_predict(dr_float4 *x, dr_float4 *p, dr_float4 *v, const dr_int *obj,
+/* kernels/predict.cl: gravity, damping, p <- x, x <- x + h v (v not stored). */
+void cpu_predict(dr_float4 *x, dr_float4 *p, const dr_float4 *v, const dr_int *obj,
                  const dr_object *objects, const dr_step_params *sp);
 /* kernels/drive.cl */
 void cpu_drive_kinematic(dr_float4 *x, const dr_kinematic *kin, int n_kin, float alpha);

@@ -121,6 +121,7 @@ typedef struct selfcol_cpu {
   /* triangle hash */
   uint32_t maxbits;      /* bits of the largest grown box side              */
   uint32_t *tstart, *tvals;
+  dr_float4 *tbox;       /* grown box of each triangle (lo, hi)             */
   /* vertex-triangle contacts */
   dr_float4 *rec_a, *rec_b;
   uint32_t *rec_t;

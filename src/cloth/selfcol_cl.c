@@ -173,6 +173,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->ncon, n * u, NULL, "particle contact counts", e)) ||
       (rc = mk(s, &s->maxbits, u, NULL, "triangle extent", e)) ||
       (rc = mk(s, &s->tkey, 8 * nt * u, NULL, "triangle keys", e)) ||
+      (rc = mk(s, &s->tbox, 2 * nt * f4, NULL, "triangle boxes", e)) ||
       (rc = mk(s, &s->trank, 8 * nt * u, NULL, "triangle ranks", e)) ||
       (rc = mk(s, &s->tcount, (Bt + 1) * u, NULL, "triangle buckets", e)) ||
       (rc = mk(s, &s->tvals, 8 * nt * u, NULL, "triangle entries", e)) ||
@@ -206,7 +207,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
     if (s->k[k]) clReleaseKernel(s->k[k]);
   cl_mem *all[] = {&s->sobj,   &s->tobj,  &s->objp,  &s->objf,    &s->rest,  &s->pkey,
                    &s->prank,  &s->pcount, &s->pvals, &s->delta, &s->wsc,  &s->ncon,  &s->maxbits,
-                   &s->tkey,   &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
+                   &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
                    &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   scan_free(&s->scan_p);
@@ -278,12 +279,12 @@ int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e
   int rc;
   if ((rc = fill0(s, s->maxbits, sizeof(cl_uint), e)) ||
       (rc = fill0(s, s->tcount, (B + 1) * sizeof(cl_uint), e)) ||
-      (rc = drape_cl_set_args(s->k[SK_TRI_EXTENT], sk_names[SK_TRI_EXTENT], e, 6, A(x), A(tris),
-                              A(s->tobj), A(nt), A(grow), A(s->maxbits))) ||
+      (rc = drape_cl_set_args(s->k[SK_TRI_EXTENT], sk_names[SK_TRI_EXTENT], e, 7, A(x), A(tris),
+                              A(s->tobj), A(nt), A(grow), A(s->maxbits), A(s->tbox))) ||
       (rc = launch(s, SK_TRI_EXTENT, (size_t)nt, 0, e)) ||
-      (rc = drape_cl_set_args(s->k[SK_COUNT_T], sk_names[SK_COUNT_T], e, 10, A(x), A(tris),
+      (rc = drape_cl_set_args(s->k[SK_COUNT_T], sk_names[SK_COUNT_T], e, 9, A(s->tbox), A(tris),
                               A(s->tobj), A(s->maxbits), A(s->tkey), A(s->trank), A(s->tcount),
-                              A(nt), A(grow), A(mask))) ||
+                              A(nt), A(mask))) ||
       (rc = launch(s, SK_COUNT_T, (size_t)nt, 0, e)) ||
       (rc = scan_run(s, &s->scan_t, s->tcount, e)) ||
       (rc = drape_cl_set_args(s->k[SK_SCATTER_T], sk_names[SK_SCATTER_T], e, 5, A(s->tkey),
@@ -299,9 +300,10 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
   const cl_int n = t->n, K = SELFCOL_SLOTS;
   const cl_uint mask = t->mask_t;
   int rc;
-  if ((rc = drape_cl_set_args(s->k[SK_VT], sk_names[SK_VT], e, 19, A(x), A(p), A(s->wsc), A(s->rest),
+  const float grow = t->t_max;
+  if ((rc = drape_cl_set_args(s->k[SK_VT], sk_names[SK_VT], e, 21, A(x), A(p), A(s->wsc), A(s->rest),
                               A(s->sobj), A(s->objf), A(s->objp), A(tris), A(s->tobj),
-                              A(s->maxbits), A(s->tcount), A(s->tvals), A(s->rec_a),
+                              A(s->tbox), A(grow), A(s->maxbits), A(s->tcount), A(s->tvals), A(s->rec_a),
                               A(s->rec_b), A(s->rec_t), A(s->nvt), A(n), A(K), A(mask))) ||
       (rc = launch(s, SK_VT, (size_t)n, 0, e)) ||
       (rc = fill0(s, s->ccount, ((size_t)n + 1) * sizeof(cl_uint), e)) ||

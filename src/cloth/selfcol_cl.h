@@ -39,7 +39,7 @@ typedef struct selfcol_cl {
   cl_mem pkey, prank, pcount, pvals, delta, ncon;
   cl_mem wsc;                   /* inverse masses of the passes (0: supported) */
   /* triangle hash: up to 8 (key, rank) slots per triangle */
-  cl_mem maxbits, tkey, trank, tcount, tvals;
+  cl_mem maxbits, tkey, tbox, trank, tcount, tvals;
   /* vertex-triangle contacts and their corner regrouping */
   cl_mem rec_a, rec_b, rec_t, nvt, ccount, crank, cvals;
   selfcol_scan scan_p, scan_t, scan_c;

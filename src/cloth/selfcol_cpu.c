@@ -34,8 +34,7 @@ static inline int sc_coord(float v, float inv_cell) {
   return (int)f;
 }
 static inline uint32_t sc_hash(int ix, int iy, int iz, uint32_t mask) {
-  return (((uint32_t)ix * 73856093u) ^ ((uint32_t)iy * 19349663u) ^ ((uint32_t)iz * 83492791u)) &
-         mask;
+  return ((uint32_t)ix + (uint32_t)iy * 19349663u + (uint32_t)iz * 83492791u) & mask;
 }
 static inline float sc_pair_thickness(float ti, float tj, int same) {
   return same ? ti : 0.5f * (ti + tj);
@@ -127,6 +126,11 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
                         "self-collision: object %d thickness = %g: must be > 0", o,
                         (double)ob->thickness);
   }
+  /* corner entries are slot*4 + corner in 32 bits, slot = particle*K + k */
+  if ((int64_t)d->n_particles * SELFCOL_SLOTS * 4 >= ((int64_t)1 << 32))
+    return drape_fail(e, DRAPE_EINVAL,
+                      "self-collision: %d particles: at most %d can collide (32-bit contact slots)",
+                      d->n_particles, (int)(((int64_t)1 << 32) / (SELFCOL_SLOTS * 4) - 1));
   t->n = d->n_particles;
   t->n_tris = d->n_tris;
   t->n_objects = d->n_objects;
@@ -198,13 +202,14 @@ int selfcol_cpu_create(const selfcol_desc *d, selfcol_cpu *s, drape_err *e) {
   s->wsc = calloc(n, sizeof *s->wsc);
   s->tstart = calloc((size_t)s->tb.mask_t + 2u, sizeof *s->tstart);
   s->tvals = malloc(8u * nt * sizeof *s->tvals);
+  s->tbox = malloc(2u * nt * sizeof *s->tbox);
   s->rec_a = malloc(K * n * sizeof *s->rec_a);
   s->rec_b = malloc(K * n * sizeof *s->rec_b);
   s->rec_t = malloc(K * n * sizeof *s->rec_t);
   s->nvt = calloc(n, sizeof *s->nvt);
   s->cstart = calloc(n + 1u, sizeof *s->cstart);
   s->cvals = malloc(3u * K * n * sizeof *s->cvals);
-  if (!s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals ||
+  if (!s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
       !s->rec_a || !s->rec_b || !s->rec_t || !s->nvt || !s->cstart || !s->cvals) {
     selfcol_cpu_destroy(s);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision, %d particles)", s->tb.n);
@@ -215,7 +220,7 @@ int selfcol_cpu_create(const selfcol_desc *d, selfcol_cpu *s, drape_err *e) {
 void selfcol_cpu_destroy(selfcol_cpu *s) {
   selfcol_tables_free(&s->tb);
   free(s->pkey); free(s->pstart); free(s->pvals); free(s->delta); free(s->ncon); free(s->wsc);
-  free(s->tstart); free(s->tvals);
+  free(s->tstart); free(s->tvals); free(s->tbox);
   free(s->rec_a); free(s->rec_b); free(s->rec_t); free(s->nvt);
   free(s->cstart); free(s->cvals);
   memset(s, 0, sizeof *s);
@@ -386,10 +391,8 @@ static float tri_inv_cell(uint32_t maxbits) {
   return side > 0.0f ? 1.0f / (side * 1.01f) : 0.0f;
 }
 
-static void tri_cells(const dr_float4 *x, const uint32_t v[3], float grow, float inv, int c0[3],
-                      int c1[3]) {
-  v3 lo, hi;
-  tri_box(x, v, grow, &lo, &hi);
+static void tri_cells(const dr_float4 *tbox, int k, float inv, int c0[3], int c1[3]) {
+  v3 lo = X3(tbox[2 * k]), hi = X3(tbox[2 * k + 1]);
   c0[0] = sc_coord(lo.x, inv); c0[1] = sc_coord(lo.y, inv); c0[2] = sc_coord(lo.z, inv);
   c1[0] = sc_coord(hi.x, inv); c1[1] = sc_coord(hi.y, inv); c1[2] = sc_coord(hi.z, inv);
   for (int a = 0; a < 3; a++)
@@ -406,6 +409,8 @@ void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris)
     if (!tri_ok(t, tris, k, v)) continue;
     v3 lo, hi;
     tri_box(x, v, grow, &lo, &hi);
+    s->tbox[2 * k] = (dr_float4){lo.x, lo.y, lo.z, 0.0f};
+    s->tbox[2 * k + 1] = (dr_float4){hi.x, hi.y, hi.z, 0.0f};
     v3 sd = sub(hi, lo);
     float side = fmaxf(fmaxf(sd.x, sd.y), sd.z);
     if (!(side < 1.0e30f)) side = 1.0e30f;
@@ -416,7 +421,7 @@ void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris)
   int c0[3], c1[3];
   for (int k = 0; k < t->n_tris; k++) { /* hash_count_triangles */
     if (!tri_ok(t, tris, k, v)) continue;
-    tri_cells(x, v, grow, inv, c0, c1);
+    tri_cells(s->tbox, k, inv, c0, c1);
     for (int z = c0[2]; z <= c1[2]; z++)
       for (int y = c0[1]; y <= c1[1]; y++)
         for (int xx = c0[0]; xx <= c1[0]; xx++) s->tstart[sc_hash(xx, y, z, t->mask_t)]++;
@@ -424,7 +429,7 @@ void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris)
   exclusive_scan(s->tstart, B);
   for (int k = 0; k < t->n_tris; k++) { /* hash_scatter_triangles (+ sort) */
     if (!tri_ok(t, tris, k, v)) continue;
-    tri_cells(x, v, grow, inv, c0, c1);
+    tri_cells(s->tbox, k, inv, c0, c1);
     for (int z = c0[2]; z <= c1[2]; z++)
       for (int y = c0[1]; y <= c1[1]; y++)
         for (int xx = c0[0]; xx <= c1[0]; xx++)
@@ -452,17 +457,17 @@ void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_fl
         uint32_t tr = s->tvals[e];
         if (tr == prev) continue;
         prev = tr;
+        const float gm = 0.01f * t->t_max;
+        v3 blo = sub(X3(s->tbox[2 * tr]), V(gm, gm, gm)), bhi = add(X3(s->tbox[2 * tr + 1]), V(gm, gm, gm));
+        if (xq.x < blo.x || xq.y < blo.y || xq.z < blo.z || xq.x > bhi.x || xq.y > bhi.y ||
+            xq.z > bhi.z)
+          continue;
         uint32_t ia = tris[3 * tr], ib = tris[3 * tr + 1], ic = tris[3 * tr + 2];
         if (ia == (uint32_t)q || ib == (uint32_t)q || ic == (uint32_t)q) continue;
         int ot = t->tobj[tr];
         int same = ot == oq;
         float d = sc_pair_thickness(tq, t->objp[ot].x, same);
         dr_float4 xa = x[ia], xb = x[ib], xc = x[ic];
-        float g = 1.01f * d;
-        v3 lo = vmin(vmin(X3(xa), X3(xb)), X3(xc)), hi = vmax(vmax(X3(xa), X3(xb)), X3(xc));
-        if (xq.x < lo.x - g || xq.y < lo.y - g || xq.z < lo.z - g || xq.x > hi.x + g ||
-            xq.y > hi.y + g || xq.z > hi.z + g)
-          continue;
         v3 bary;
         int face = sc_closest(xq, X3(xa), X3(xb), X3(xc), &bary);
         if (face < 0) continue;

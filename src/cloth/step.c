@@ -5,9 +5,9 @@
  * substep (kept across its iterations, reset at the next substep).
  *
  *   per frame:   begin (parameters, kinematic targets, moving spheres)
- *   per substep: wind ▸ predict ▸ drive ▸ [self-collision] ▸
+ *   per substep: wind ▸ predict ▸ drive ▸
  *                iterations × (colour 0 … colour K-1 ▸ tethers) ▸
- *                collide ▸ update velocities ▸ tear
+ *                [self-collision] ▸ collide ▸ update velocities ▸ tear
  *   per frame:   tear triangles ▸ normals ▸ end (wait, collect timings)
  *
  * Each stage is one kernel in kernels/<stage>.cl and one cpu_<kernel> in
@@ -113,10 +113,6 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
     if (wind) STAGE(DRAPE_STAGE_WIND, be->wind(s, e));
     STAGE(DRAPE_STAGE_PREDICT, be->predict(s, e));
     if (drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)S, e));
-    /* DRAPE_STAGE_SELF_COLLISION — reserved for a later issue: rebuild the
-     * spatial hash on the device (count with atomics ▸ prefix sum ▸
-     * scatter) and separate particles closer than the thickness, skipping
-     * pairs close in the rest mesh (DESIGN.md). Nothing runs here yet. */
     for (int it = 0; it < I; it++) {
       const int mode = I == 1 ? DR_LAMBDA_NONE : it == 0 ? DR_LAMBDA_FIRST : DR_LAMBDA_KEEP;
       for (int c = 0; c < s->m.n_colours; c++)
@@ -124,6 +120,12 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
       if (tethers) STAGE(DRAPE_STAGE_TETHERS, be->tethers(s, e));
       s->tm.projections += per_iteration;
     }
+    /* DRAPE_STAGE_SELF_COLLISION — reserved for issue 4: rebuild the
+     * spatial hash on the device (count with atomics ▸ prefix sum ▸
+     * scatter) and separate particles closer than the thickness, skipping
+     * pairs close in the rest mesh (DESIGN.md); after the projections so
+     * its separation is the last word before the contacts and the velocity
+     * update. Nothing runs here yet. */
     if (contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, (float)((k + 1) * s->sp.h), e));
     STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, e));
     if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear(s, e));
