@@ -19,6 +19,7 @@
 #include "drape/cloth.h"
 #include "drape/scene.h"
 #include "render/run_hook.h"
+#include "app/run_strings.h"
 
 static const char *usage_text =
     "usage: drape [--device K] run SCENE [--frames N] [--obj-dir DIR] [--stats FILE.json]\n"
@@ -62,6 +63,8 @@ typedef struct run_ctx {
   /* rendered frames: PNG files, video (src/render/run_hook.h) */
   drape_run_render_flags render_flags;
   drape_run_render *render;
+  /* the seed 000 strings, advanced on a worker thread (app/run_strings.h) */
+  run_strings *strings;
 } run_ctx;
 
 static int bad(const char *flag, const char *value, const char *what) {
@@ -111,7 +114,24 @@ static int obj_frame(run_ctx *r, drape_err *e) {
   if (!r->obj_dir) return DRAPE_OK;
   char path[4200];
   snprintf(path, sizeof path, "%s/frame_%04d.obj", r->obj_dir, r->frame);
-  return drape_sim_write_obj(r->sim, path, e);
+  if (!r->strings) return drape_sim_write_obj(r->sim, path, e);
+  /* Strings are appended to the solver's objects: the solver writes a
+   * ".part" file, the strings follow, and only then does it get its name. */
+  char part[4300];
+  snprintf(part, sizeof part, "%s.part", path);
+  int rc = drape_sim_write_obj(r->sim, part, e);
+  if (rc) return rc;
+  FILE *f = fopen(part, "a");
+  if (!f) {
+    remove(part);
+    return drape_fail(e, DRAPE_EIO, "cannot append to %s: %s", part, strerror(errno));
+  }
+  int bad_write = run_strings_write_obj(r->strings, f, drape_sim_mesh(r->sim)->n_particles);
+  if (fclose(f) != 0 || bad_write || rename(part, path) != 0) {
+    remove(part);
+    return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", path, strerror(errno));
+  }
+  return DRAPE_OK;
 }
 
 /* ---- hook: statistics JSON ---- */
@@ -345,9 +365,6 @@ int cmd_run(drape_app *app, int argc, char **argv) {
               "cloth collides with spheres and the floor only\n", i);
       break;
     }
-  if (r.scene.n_string)
-    fprintf(stderr, "drape run: note: the scene's %d string object(s) are not simulated by this "
-            "command yet\n", r.scene.n_string);
 
   drape_sim_opts o = drape_sim_opts_default();
   o.backend = r.backend;
@@ -357,6 +374,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
    * context (GL sharing), which the solver then uses through o.cl. */
   int rc = drape_run_render_prepare(&r.render_flags, &r.scene, r.frames, &o, &r.render, &e);
   if (!rc) rc = drape_sim_create(&r.scene, &o, &r.sim, &e);
+  if (!rc) rc = run_strings_create(&r.scene, &r.strings, &e);
   int h = 0;
   if (!rc)
     for (; h < N_HOOKS; h++)
@@ -364,7 +382,24 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   const double t0 = drape_now();
   double last = t0;
   for (r.frame = 1; !rc && r.frame <= r.frames; r.frame++) {
-    if ((rc = drape_sim_step(r.sim, &e))) break;
+    /* The strings advance on the worker thread while this one steps the
+     * cloth (and waits for the device). */
+    run_strings_start(r.strings, r.frame * r.scene.dt);
+    rc = drape_sim_step(r.sim, &e);
+    drape_err se = {0};
+    int src = run_strings_wait(r.strings, &se);
+    if (!rc && src) {
+      rc = src;
+      e = se;
+    }
+    for (int k = 0; !rc && k < run_strings_count(r.strings); k++) {
+      const drape_string *st = run_strings_get(r.strings, k);
+      if (r.render)
+        rc = drape_run_render_set_string(r.render, k, drape_string_positions(st),
+                                         drape_string_node_count(st), run_strings_z(r.strings, k),
+                                         &e);
+    }
+    if (rc) break;
     for (int k = 0; k < N_HOOKS && !rc; k++)
       if (hooks[k].frame) rc = hooks[k].frame(&r, &e);
     if (!rc && !drape_run_render_owns_progress(r.render))
@@ -376,6 +411,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   if (rc)
     for (int k = 0; k < N_HOOKS; k++)
       if (hooks[k].abort) hooks[k].abort(&r);
+  run_strings_free(r.strings);
   drape_sim_destroy(r.sim);
   drape_run_render_free(r.render); /* after the solver: it may own the OpenCL runtime */
   drape_scene_free(&r.scene);

@@ -343,9 +343,10 @@ int drape_run_render_begin(drape_run_render *rr, drape_sim *sim, drape_err *e) {
   const drape_mesh *m = drape_sim_mesh(sim);
   rr->n_particles = m->n_particles;
   rr->n_tris = m->n_tris;
-  rr->host_pos = malloc((size_t)m->n_particles * 16);
-  rr->host_nrm = malloc((size_t)m->n_particles * 16);
-  float *uv = calloc((size_t)m->n_particles, 8);
+  /* +1: a scene of strings only has no particles, and malloc(0) may be NULL. */
+  rr->host_pos = malloc((size_t)m->n_particles * 16 + 16);
+  rr->host_nrm = malloc((size_t)m->n_particles * 16 + 16);
+  float *uv = calloc((size_t)m->n_particles + 1, 8);
   rr->objects = calloc((size_t)(m->n_objects ? m->n_objects : 1), sizeof *rr->objects);
   if (rr->tearing) rr->tris = malloc(sizeof(uint32_t) * 3 * (size_t)(m->n_tris ? m->n_tris : 1));
   if (!rr->host_pos || !rr->host_nrm || !uv || !rr->objects || (rr->tearing && !rr->tris)) {
@@ -395,12 +396,15 @@ int drape_run_render_begin(drape_run_render *rr, drape_sim *sim, drape_err *e) {
   }
   drape_render_mesh_desc d = {m->n_particles, m->tris, m->n_tris, m->lines, m->n_lines,
                               uv, rr->objects, rr->n_objects};
-  rc = drape_render_mesh_create(rr->r, &d, &rr->mesh, e);
+  /* No cloth or rope (a string-only scene): no solver mesh to draw. */
+  rc = m->n_particles > 0 ? drape_render_mesh_create(rr->r, &d, &rr->mesh, e) : DRAPE_OK;
   free(uv);
   if (rc) return rc;
   if ((rc = build_strings_mesh(rr, e))) return rc;
 
-  if (rr->backend == DRAPE_BACKEND_CL) {
+  if (!rr->mesh) {
+    fprintf(stderr, "drape run: no cloth or rope to transfer; strings come from the CPU\n");
+  } else if (rr->backend == DRAPE_BACKEND_CL) {
     if ((rc = drape_interop_create(&rr->cl, rr->shared, rr->mesh, 0, &rr->ip, e))) return rc;
     drape_xfer_path p = drape_interop_path(rr->ip);
     fprintf(stderr, "drape run: CL->GL transfer: %s%s%s%s\n", drape_xfer_path_name(p),
@@ -483,7 +487,9 @@ int drape_run_render_frame(drape_run_render *rr, drape_sim *sim, int frame, drap
   }
   double t0 = drape_now();
   int rc;
-  if (rr->ip) {
+  if (!rr->mesh) {
+    /* strings only: nothing from the solver */
+  } else if (rr->ip) {
     drape_sim_buffers b;
     if ((rc = drape_sim_cl_buffers(sim, &b)))
       return drape_fail(e, DRAPE_ECL, "render: the solver has no OpenCL buffers");
@@ -495,7 +501,7 @@ int drape_run_render_frame(drape_run_render *rr, drape_sim *sim, int frame, drap
                                        e)))
       return rc;
   }
-  if (rr->tearing) {
+  if (rr->tearing && rr->mesh) {
     /* Torn triangles come back degenerate (i0 i0 i0) and draw nothing. */
     drape_render_mesh_desc d = {rr->n_particles, rr->tris, rr->n_tris, NULL, 0, NULL,
                                 rr->objects, rr->n_objects};

@@ -1,0 +1,29 @@
+/* The scene's seed 000 strings inside `drape run`'s frame loop: the CPU
+ * string solver advances every string to the frame's end time on a worker
+ * thread while the calling thread steps the cloth solver (the host works
+ * while the OpenCL device computes), then the frame's outputs read them. */
+#ifndef DRAPE_APP_RUN_STRINGS_H
+#define DRAPE_APP_RUN_STRINGS_H
+
+#include <stdio.h>
+
+#include "drape/scene.h"
+#include "drape/string.h"
+
+typedef struct run_strings run_strings;
+
+/* NULL *out (and 0) when the scene has no strings. */
+int run_strings_create(const drape_scene *scene, run_strings **out, drape_err *e);
+/* Starts advancing every string to t_end (s) on the worker thread. */
+void run_strings_start(run_strings *rs, double t_end);
+/* Waits for the worker; returns its first error. */
+int run_strings_wait(run_strings *rs, drape_err *e);
+int run_strings_count(const run_strings *rs);
+const drape_string *run_strings_get(const run_strings *rs, int k);
+double run_strings_z(const run_strings *rs, int k);
+/* Appends `o NAME`, the nodes as `v` lines (x, y, z) and one `l` polyline
+ * per string; vertex numbers start after `first_vertex` earlier ones. */
+int run_strings_write_obj(const run_strings *rs, FILE *f, int first_vertex);
+void run_strings_free(run_strings *rs);
+
+#endif
