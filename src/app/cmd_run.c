@@ -359,12 +359,6 @@ int cmd_run(drape_app *app, int argc, char **argv) {
     drape_scene_free(&r.scene);
     return bad("--frames", "", "missing: the scene has no \"frames\" key, so give --frames N");
   }
-  for (int i = 0; i < r.scene.n_cloth; i++)
-    if (r.scene.cloth[i].self_collision) {
-      fprintf(stderr, "drape run: note: cloth[%d].self_collision is not implemented yet; the "
-              "cloth collides with spheres and the floor only\n", i);
-      break;
-    }
 
   drape_sim_opts o = drape_sim_opts_default();
   o.backend = r.backend;

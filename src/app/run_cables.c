@@ -1,0 +1,235 @@
+/* Implicit ropes in the frame loop: see run_cables.h. */
+#include "app/run_cables.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "drape/cable.h"
+
+typedef struct one_cable {
+  char name[DRAPE_NAME_MAX];
+  int scene_index;     /* rope[i] of the scene                          */
+  int nodes;
+  double rest;         /* m per link                                    */
+  int substeps;
+  double *x0;          /* nodes x 3                                     */
+  int pins[2], n_pins;
+  drape_cable_def def;
+  drape_cable *cable;
+} one_cable;
+
+struct run_cables {
+  int n;
+  one_cable *c;
+  drape_rope_def *kept; /* the non-implicit ropes, for the sim's scene view */
+};
+
+int run_cables_count(const run_cables *c) { return c ? c->n : 0; }
+const char *run_cables_name(const run_cables *c, int k) { return c->c[k].name; }
+int run_cables_nodes(const run_cables *c, int k) { return c->c[k].nodes; }
+
+void run_cables_free(run_cables *c) {
+  if (!c) return;
+  for (int i = 0; i < c->n; i++) {
+    drape_cable_free(c->c[i].cable);
+    free(c->c[i].x0);
+  }
+  free(c->c);
+  free(c->kept);
+  free(c);
+}
+
+int run_cables_prepare(const drape_scene *sc, run_cables **out, drape_scene *view, drape_err *e) {
+  *out = NULL;
+  *view = *sc;
+  run_cables *rc = calloc(1, sizeof *rc);
+  int n_impl = 0;
+  for (int i = 0; i < sc->n_rope; i++) n_impl += sc->rope[i].solver == DRAPE_SOLVER_IMPLICIT;
+  if (rc) {
+    rc->c = calloc((size_t)n_impl + 1, sizeof *rc->c);
+    rc->kept = calloc((size_t)(sc->n_rope - n_impl) + 1, sizeof *rc->kept);
+  }
+  if (!rc || !rc->c || !rc->kept) {
+    run_cables_free(rc);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  }
+  int kept = 0;
+  const double h = sc->dt / (sc->substeps > 0 ? sc->substeps : 1);
+  for (int i = 0; i < sc->n_rope; i++) {
+    const drape_rope_def *r = &sc->rope[i];
+    if (r->solver != DRAPE_SOLVER_IMPLICIT) {
+      rc->kept[kept++] = *r;
+      continue;
+    }
+    one_cable *c = &rc->c[rc->n++];
+    if (r->name[0]) snprintf(c->name, sizeof c->name, "%s", r->name);
+    else snprintf(c->name, sizeof c->name, "rope%d", i);
+    c->scene_index = i;
+    c->nodes = r->segments + 1;
+    c->rest = r->length / r->segments;
+    c->substeps = sc->substeps > 0 ? sc->substeps : 1;
+    c->x0 = malloc(sizeof *c->x0 * 3 * (size_t)c->nodes);
+    if (!c->x0) {
+      run_cables_free(rc);
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory (rope[%d]: %d nodes)", i, c->nodes);
+    }
+    /* nodes evenly spaced from start to end, as the cloth and rope solver
+     * builds a rope (include/drape/cloth.h) */
+    for (int j = 0; j < c->nodes; j++) {
+      double f = (double)j / r->segments;
+      for (int q = 0; q < 3; q++) c->x0[3 * j + q] = r->start[q] + f * (r->end[q] - r->start[q]);
+    }
+    if (r->pin_start) c->pins[c->n_pins++] = 0;
+    if (r->pin_end) c->pins[c->n_pins++] = r->segments;
+    drape_cable_def d = drape_cable_def_default();
+    d.nodes = c->nodes;
+    d.dim = 3;
+    d.x0 = c->x0;
+    d.rest_length = c->rest;
+    d.ym = r->ym;
+    d.rho = r->mass_per_length;
+    memcpy(d.gravity, sc->gravity, sizeof d.gravity);
+    d.h = h;
+    d.integrator = DRAPE_CABLE_BACKWARD_EULER;
+    d.n_pins = c->n_pins;
+    d.pins = c->pins;
+    c->def = d;
+    drape_err ce = {0};
+    c->cable = drape_cable_create(&c->def, &ce);
+    if (!c->cable) {
+      int code = ce.code ? ce.code : DRAPE_EINVAL;
+      run_cables_free(rc);
+      return drape_fail(e, code, "rope[%d] (\"implicit\", seed 003 cable): %s", i, ce.msg);
+    }
+  }
+  view->rope = rc->kept;
+  view->n_rope = kept;
+  *out = rc;
+  return DRAPE_OK;
+}
+
+int run_cables_reset(run_cables *rc, drape_err *e) {
+  for (int i = 0; rc && i < rc->n; i++) {
+    one_cable *c = &rc->c[i];
+    drape_cable_free(c->cable);
+    drape_err ce = {0};
+    if (!(c->cable = drape_cable_create(&c->def, &ce)))
+      return drape_fail(e, ce.code ? ce.code : DRAPE_EINVAL, "rope \"%s\": %s", c->name, ce.msg);
+  }
+  return DRAPE_OK;
+}
+
+int run_cables_step(run_cables *rc, int frame, drape_err *e) {
+  for (int i = 0; rc && i < rc->n; i++) {
+    one_cable *c = &rc->c[i];
+    for (int s = 0; s < c->substeps; s++) {
+      drape_err ce = {0};
+      int r = drape_cable_step(c->cable, &ce);
+      if (r)
+        return drape_fail(e, r, "rope[%d] \"%s\" (implicit cable) failed in frame %d at h = %g s: %s",
+                          c->scene_index, c->name, frame, c->def.h, ce.msg);
+    }
+  }
+  return DRAPE_OK;
+}
+
+void run_cables_stats(const run_cables *rc, int k, run_cable_stats *o) {
+  const one_cable *c = &rc->c[k];
+  const double *x = drape_cable_positions(c->cable);
+  memset(o, 0, sizeof *o);
+  double mx = -INFINITY, mn = INFINITY, sum = 0, sum_abs = 0;
+  for (int j = 0; j + 1 < c->nodes; j++) {
+    double dx = x[3 * j + 3] - x[3 * j], dy = x[3 * j + 4] - x[3 * j + 1],
+           dz = x[3 * j + 5] - x[3 * j + 2];
+    double s = sqrt(dx * dx + dy * dy + dz * dz) / c->rest - 1.0;
+    mx = fmax(mx, s);
+    mn = fmin(mn, s);
+    sum += s > 0 ? s : 0;
+    sum_abs += fabs(s);
+  }
+  int links = c->nodes - 1;
+  o->max_strain = mx;
+  o->min_strain = mn;
+  o->mean_strain = sum / links;
+  o->mean_abs_strain = sum_abs / links;
+  o->sag = -drape_cable_sag(c->cable);
+  drape_cable_energy en = drape_cable_energies(c->cable);
+  o->kinetic = en.kinetic;
+  o->elastic = en.elastic;
+  o->gravity = en.gravity;
+  o->newton = drape_cable_last_iterations(c->cable);
+}
+
+int run_cables_write_obj(drape_sim *sim, const run_cables *rc, const char *path, drape_err *e) {
+  if (!rc || rc->n == 0) return drape_sim_write_obj(sim, path, e);
+  char tmp[4200];
+  if (snprintf(tmp, sizeof tmp, "%s.cables%ld", path, (long)getpid()) >= (int)sizeof tmp)
+    return drape_fail(e, DRAPE_EINVAL, "OBJ path too long: %s", path);
+  int r = drape_sim_write_obj(sim, tmp, e); /* complete file, or nothing */
+  if (r) return r;
+  FILE *f = fopen(tmp, "a");
+  if (!f) {
+    remove(tmp);
+    return drape_fail(e, DRAPE_EIO, "cannot append to %s: %s", tmp, strerror(errno));
+  }
+  int base = drape_sim_mesh(sim)->n_particles; /* OBJ vertex indices are file-global */
+  for (int i = 0; i < rc->n; i++) {
+    const one_cable *c = &rc->c[i];
+    const double *x = drape_cable_positions(c->cable);
+    fprintf(f, "o %s\n", c->name);
+    for (int j = 0; j < c->nodes; j++)
+      fprintf(f, "v %.9g %.9g %.9g\n", x[3 * j], x[3 * j + 1], x[3 * j + 2]);
+    fputs("l", f);
+    for (int j = 0; j < c->nodes; j++) fprintf(f, " %d", base + j + 1);
+    fputc('\n', f);
+    base += c->nodes;
+  }
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    remove(tmp);
+    return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", tmp, strerror(errno));
+  }
+  if (rename(tmp, path) != 0) {
+    int err = errno;
+    remove(tmp);
+    return drape_fail(e, DRAPE_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(err));
+  }
+  return DRAPE_OK;
+}
+
+static void json_num(FILE *f, double v) {
+  if (isfinite(v)) fprintf(f, "%.9g", v);
+  else fputs("null", f);
+}
+
+void run_cables_json_objects(const run_cables *rc, FILE *f, int comma, int with_stats) {
+  for (int i = 0; rc && i < rc->n; i++) {
+    const one_cable *c = &rc->c[i];
+    if (comma || i) fputs(", ", f);
+    fputs("{\"name\": \"", f);
+    for (const char *s = c->name; *s; s++) {
+      unsigned char ch = (unsigned char)*s;
+      if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+      else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+      else fputc(ch, f);
+    }
+    fputc('"', f);
+    if (!with_stats) {
+      fprintf(f, ", \"kind\": \"rope\", \"solver\": \"implicit\", \"particles\": %d}", c->nodes);
+      continue;
+    }
+    run_cable_stats st;
+    run_cables_stats(rc, i, &st);
+    fputs(", \"max_strain\": ", f); json_num(f, st.max_strain);
+    fputs(", \"mean_strain\": ", f); json_num(f, st.mean_strain);
+    fputs(", \"mean_abs_strain\": ", f); json_num(f, st.mean_abs_strain);
+    fputs(", \"min_strain\": ", f); json_num(f, st.min_strain);
+    fputs(", \"torn\": 0, \"sag\": ", f); json_num(f, st.sag);
+    fputs(", \"kinetic_energy\": ", f); json_num(f, st.kinetic);
+    fputs(", \"elastic_energy\": ", f); json_num(f, st.elastic);
+    fprintf(f, ", \"newton_iterations\": %d}", st.newton);
+  }
+}

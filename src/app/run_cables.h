@@ -1,0 +1,56 @@
+/* Implicit ropes ("solver": "implicit") in `drape run` and `drape compare`:
+ * each one is the seed 003 cable (drape_cable, include/drape/cable.h, dim
+ * 3, Backward Euler) stepped on the CPU in the same frame loop as the
+ * OpenCL cloth, written to OBJ as `o` + `v` + `l` and reported in --stats.
+ *
+ *   run_cables_prepare(scene)  -> the cables, and a view of the scene
+ *                                 without them for drape_sim_create
+ *   per frame: run_cables_step(substeps x h = dt / substeps)
+ *   outputs:   run_cables_write_obj (sim objects, then the cables),
+ *              run_cables_stats / run_cables_json_objects */
+#ifndef DRAPE_APP_RUN_CABLES_H
+#define DRAPE_APP_RUN_CABLES_H
+
+#include <stdio.h>
+
+#include "drape/base.h"
+#include "drape/cloth.h"
+#include "drape/scene.h"
+
+typedef struct run_cables run_cables;
+
+/* Makes one cable per implicit rope of `sc` (none: *out gets an empty
+ * set). *sim_scene becomes a shallow copy of sc whose rope list leaves the
+ * implicit ropes out (its rope array is owned by *out; never pass it to
+ * drape_scene_free). */
+int run_cables_prepare(const drape_scene *sc, run_cables **out, drape_scene *sim_scene,
+                       drape_err *e);
+void run_cables_free(run_cables *c);
+int run_cables_count(const run_cables *c);
+const char *run_cables_name(const run_cables *c, int k);
+int run_cables_nodes(const run_cables *c, int k);
+
+/* One frame of dt: `substeps` Backward Euler steps of h = dt / substeps.
+ * DRAPE_EUNSTABLE names the rope and the frame if a position diverges. */
+int run_cables_step(run_cables *c, int frame, drape_err *e);
+/* Back to the initial state. */
+int run_cables_reset(run_cables *c, drape_err *e);
+
+typedef struct run_cable_stats {
+  double max_strain, mean_strain, mean_abs_strain, min_strain; /* as drape_object_stats */
+  double sag;        /* m: lowest pin height minus lowest node height (> 0 = sagging) */
+  double kinetic, elastic, gravity; /* J (gravity relative to y = 0)        */
+  int newton;        /* Newton iterations of the last step                    */
+} run_cable_stats;
+void run_cables_stats(const run_cables *c, int k, run_cable_stats *out);
+
+/* Writes the sim's OBJ, then one `o` with `v` lines and an `l` polyline
+ * per cable (indices after the sim's particles); written under a temporary
+ * name and renamed, as drape_sim_write_obj does. */
+int run_cables_write_obj(drape_sim *sim, const run_cables *c, const char *path, drape_err *e);
+
+/* JSON object entries for --stats ({"name": ..., "kind": "rope", "solver":
+ * "implicit", ...}), each preceded by ", " when `comma` or after the first. */
+void run_cables_json_objects(const run_cables *c, FILE *f, int comma, int with_stats);
+
+#endif
