@@ -218,9 +218,7 @@ static int run_sim(drape_cl *cl, int N, int K, row *out, drape_err *e) {
     rc = drape_sim_step(sim, e);
     if (rc) break;
     if (f < 5) {
-#ifdef SELFCOL_IN_SIM /* until the stage is wired into the solver */
       memcpy(part0, sim->sc_part_ms, sizeof part0);
-#endif
       continue;
     }
     drape_timings tm;
@@ -232,11 +230,7 @@ static int run_sim(drape_cl *cl, int N, int K, row *out, drape_err *e) {
     out->n = N * N;
     out->backend = "sim";
     for (int q = 0; q < SELFCOL_T_COUNT; q++) {
-#ifdef SELFCOL_IN_SIM
       out->ms[q] = (sim->sc_part_ms[q] - part0[q]) / K;
-#else
-      out->ms[q] = part0[q];
-#endif
       out->total += out->ms[q];
     }
     for (int st = 0; st < DRAPE_STAGE_COUNT; st++) out->substep += out->stage[st];

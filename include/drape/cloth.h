@@ -28,8 +28,9 @@
  *    length length/segments, link mass mass_per_length*rest shared by its
  *    two nodes (so the end nodes carry half).
  *  - Substep (h = dt/substeps): wind, predict, kinematic pins/grabs,
- *    iterations x (every colour, tethers), [self-collision: issue 4],
- *    collide, update velocities, tearing. After the substeps: normals.
+ *    iterations x (every colour, tethers), self-collision
+ *    (README "Self-collision"), collide, update velocities, tearing.
+ *    After the substeps: normals.
  */
 #ifndef DRAPE_CLOTH_H
 #define DRAPE_CLOTH_H
@@ -184,7 +185,8 @@ typedef enum {
   DRAPE_STAGE_WIND = 0,
   DRAPE_STAGE_PREDICT,
   DRAPE_STAGE_DRIVE,
-  DRAPE_STAGE_SELF_COLLISION, /* reserved: spatial hash, a later issue     */
+  DRAPE_STAGE_SELF_COLLISION, /* spatial hashes + collision passes (runs
+                                 after the projections; README)          */
   DRAPE_STAGE_PROJECT,
   DRAPE_STAGE_TETHERS,
   DRAPE_STAGE_COLLIDE,

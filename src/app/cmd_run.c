@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "app/run_cables.h"
 #include "cl/runtime.h"
 #include "drape/cloth.h"
 #include "drape/scene.h"
@@ -54,6 +55,8 @@ typedef struct run_ctx {
   drape_backend backend;
 
   drape_scene scene;
+  drape_scene sim_scene;     /* the scene less its implicit ropes (run_cables.h) */
+  run_cables *cables;        /* implicit ropes: seed 003 cables on the CPU */
   drape_sim *sim;
   int frame;                 /* frames done */
   /* stats output */
@@ -114,7 +117,7 @@ static int obj_frame(run_ctx *r, drape_err *e) {
   if (!r->obj_dir) return DRAPE_OK;
   char path[4200];
   snprintf(path, sizeof path, "%s/frame_%04d.obj", r->obj_dir, r->frame);
-  if (!r->strings) return drape_sim_write_obj(r->sim, path, e);
+  if (!r->strings && !run_cables_count(r->cables)) return drape_sim_write_obj(r->sim, path, e);
   /* Strings are appended to the solver's objects: the solver writes a
    * ".part" file, the strings follow, and only then does it get its name. */
   char part[4300];
@@ -126,7 +129,11 @@ static int obj_frame(run_ctx *r, drape_err *e) {
     remove(part);
     return drape_fail(e, DRAPE_EIO, "cannot append to %s: %s", part, strerror(errno));
   }
-  int bad_write = run_strings_write_obj(r->strings, f, drape_sim_mesh(r->sim)->n_particles);
+  /* implicit ropes (run_cables.h), then strings, after the solver's vertices */
+  const int base = drape_sim_mesh(r->sim)->n_particles;
+  int bad_write = run_cables_append_obj(r->cables, f, base);
+  if (r->strings)
+    bad_write |= run_strings_write_obj(r->strings, f, base + run_cables_total_nodes(r->cables));
   if (fclose(f) != 0 || bad_write || rename(part, path) != 0) {
     remove(part);
     return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", path, strerror(errno));
@@ -179,6 +186,7 @@ static int stats_begin(run_ctx *r, drape_err *e) {
     fprintf(f, ", \"kind\": \"%s\", \"particles\": %d}",
             m->objects[i].kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", m->objects[i].n_particles);
   }
+  run_cables_json_objects(r->cables, f, m->n_objects > 0, 0); /* implicit ropes */
   fputs("],\n  \"frames\": [\n", f);
   r->stats_first = 1;
   return ferror(f) ? drape_fail(e, DRAPE_EIO, "writing %s failed", r->stats_tmp) : DRAPE_OK;
@@ -215,6 +223,7 @@ static int stats_frame(run_ctx *r, drape_err *e) {
     json_num(f, st.objects[i].min_strain);
     fprintf(f, ", \"torn\": %d}", st.objects[i].torn);
   }
+  run_cables_json_objects(r->cables, f, st.n_objects > 0, 1); /* implicit ropes */
   fputs("],\n     \"ms\": {\"frame\": ", f);
   json_num(f, tm.ms_frame);
   for (int s = 0; s < DRAPE_STAGE_COUNT; s++) {
@@ -272,7 +281,11 @@ typedef struct run_hook {
   void (*abort)(run_ctx *r);                /* on failure: remove temp files */
 } run_hook;
 
+/* ---- hook: implicit ropes (app/run_cables.h), stepped before the outputs ---- */
+static int cables_frame(run_ctx *r, drape_err *e) { return run_cables_step(r->cables, r->frame, e); }
+
 static const run_hook hooks[] = {
+    {"cables", NULL, cables_frame, NULL, NULL},
     {"obj", obj_begin, obj_frame, NULL, NULL},
     {"stats", stats_begin, stats_frame, stats_end, stats_abort},
     {"render", render_begin, render_frame, render_end, render_abort},
@@ -367,7 +380,8 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   /* The renderer first: it checks its outputs and may make the OpenCL
    * context (GL sharing), which the solver then uses through o.cl. */
   int rc = drape_run_render_prepare(&r.render_flags, &r.scene, r.frames, &o, &r.render, &e);
-  if (!rc) rc = drape_sim_create(&r.scene, &o, &r.sim, &e);
+  if (!rc) rc = run_cables_prepare(&r.scene, &r.cables, &r.sim_scene, &e);
+  if (!rc) rc = drape_sim_create(&r.sim_scene, &o, &r.sim, &e);
   if (!rc) rc = run_strings_create(&r.scene, &r.strings, &e);
   int h = 0;
   if (!rc)
@@ -407,6 +421,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
       if (hooks[k].abort) hooks[k].abort(&r);
   run_strings_free(r.strings);
   drape_sim_destroy(r.sim);
+  run_cables_free(r.cables);
   drape_run_render_free(r.render); /* after the solver: it may own the OpenCL runtime */
   drape_scene_free(&r.scene);
   return rc ? drape_app_report(&e) : 0;

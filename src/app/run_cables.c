@@ -1,11 +1,9 @@
 /* Implicit ropes in the frame loop: see run_cables.h. */
 #include "app/run_cables.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "drape/cable.h"
 
@@ -163,20 +161,14 @@ void run_cables_stats(const run_cables *rc, int k, run_cable_stats *o) {
   o->newton = drape_cable_last_iterations(c->cable);
 }
 
-int run_cables_write_obj(drape_sim *sim, const run_cables *rc, const char *path, drape_err *e) {
-  if (!rc || rc->n == 0) return drape_sim_write_obj(sim, path, e);
-  char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.cables%ld", path, (long)getpid()) >= (int)sizeof tmp)
-    return drape_fail(e, DRAPE_EINVAL, "OBJ path too long: %s", path);
-  int r = drape_sim_write_obj(sim, tmp, e); /* complete file, or nothing */
-  if (r) return r;
-  FILE *f = fopen(tmp, "a");
-  if (!f) {
-    remove(tmp);
-    return drape_fail(e, DRAPE_EIO, "cannot append to %s: %s", tmp, strerror(errno));
-  }
-  int base = drape_sim_mesh(sim)->n_particles; /* OBJ vertex indices are file-global */
-  for (int i = 0; i < rc->n; i++) {
+int run_cables_total_nodes(const run_cables *rc) {
+  int n = 0;
+  for (int i = 0; rc && i < rc->n; i++) n += rc->c[i].nodes;
+  return n;
+}
+
+int run_cables_append_obj(const run_cables *rc, FILE *f, int base) {
+  for (int i = 0; rc && i < rc->n; i++) {
     const one_cable *c = &rc->c[i];
     const double *x = drape_cable_positions(c->cable);
     fprintf(f, "o %s\n", c->name);
@@ -187,17 +179,7 @@ int run_cables_write_obj(drape_sim *sim, const run_cables *rc, const char *path,
     fputc('\n', f);
     base += c->nodes;
   }
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    remove(tmp);
-    return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", tmp, strerror(errno));
-  }
-  if (rename(tmp, path) != 0) {
-    int err = errno;
-    remove(tmp);
-    return drape_fail(e, DRAPE_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(err));
-  }
-  return DRAPE_OK;
+  return ferror(f) != 0;
 }
 
 static void json_num(FILE *f, double v) {

@@ -6,7 +6,7 @@
  *   run_cables_prepare(scene)  -> the cables, and a view of the scene
  *                                 without them for drape_sim_create
  *   per frame: run_cables_step(substeps x h = dt / substeps)
- *   outputs:   run_cables_write_obj (sim objects, then the cables),
+ *   outputs:   run_cables_append_obj (after the sim's objects),
  *              run_cables_stats / run_cables_json_objects */
 #ifndef DRAPE_APP_RUN_CABLES_H
 #define DRAPE_APP_RUN_CABLES_H
@@ -44,10 +44,11 @@ typedef struct run_cable_stats {
 } run_cable_stats;
 void run_cables_stats(const run_cables *c, int k, run_cable_stats *out);
 
-/* Writes the sim's OBJ, then one `o` with `v` lines and an `l` polyline
- * per cable (indices after the sim's particles); written under a temporary
- * name and renamed, as drape_sim_write_obj does. */
-int run_cables_write_obj(drape_sim *sim, const run_cables *c, const char *path, drape_err *e);
+/* Appends one `o` with `v` lines and an `l` polyline per cable to an OBJ
+ * file whose vertices so far number `base` (OBJ indices are file-global).
+ * Returns nonzero on a write error. */
+int run_cables_append_obj(const run_cables *c, FILE *f, int base);
+int run_cables_total_nodes(const run_cables *c); /* vertices appended */
 
 /* JSON object entries for --stats ({"name": ..., "kind": "rope", "solver":
  * "implicit", ...}), each preceded by ", " when `comma` or after the first. */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cl/runtime.h"
+#include "cloth/selfcol_cl.h"
 #include "cloth/sim.h"
 
 enum {
@@ -32,6 +33,8 @@ typedef struct cl_state {
   cl_event *ev;
   int *ev_stage;
   int n_ev, cap_ev;
+  selfcol_cl sc;            /* self-collision stage (selfcol_cl.c)        */
+  int has_sc;
 } cl_state;
 
 #define ST(s) ((cl_state *)(s)->bs)
@@ -227,6 +230,17 @@ static int cl_project(drape_sim *s, int colour, int mode, drape_err *e) {
 static int cl_tethers(drape_sim *s, drape_err *e) {
   return launch(s, K_TETHERS, (size_t)s->m.n_particles, e);
 }
+/* One STAGE call, ~30 launches (hashes, scans, passes): the orchestrator
+ * counts one, the rest are added here. */
+static int cl_self_collision(drape_sim *s, float t_end, drape_err *e) {
+  cl_state *c = ST(s);
+  if (!c->has_sc) return DRAPE_OK;
+  selfcol_colliders col = {s->sp.has_floor, s->sp.floor_y, s->n_spheres, NULL, t_end};
+  uint64_t before = c->sc.launches;
+  int rc = selfcol_cl_run(&c->sc, c->x, c->p, c->tris, &col, c->sph, e);
+  if (c->sc.launches > before) s->tm.launches += c->sc.launches - before - 1;
+  return rc;
+}
 static int cl_collide(drape_sim *s, float t_end, drape_err *e) {
   cl_state *c = ST(s);
   ARG(K_COLLIDE, 6, t_end);
@@ -262,6 +276,12 @@ static int cl_end(drape_sim *s, drape_err *e) {
     clReleaseEvent(c->ev[i]);
   }
   c->n_ev = 0;
+  if (c->has_sc && c->cl->profiling) {
+    double ms = 0;
+    int r2 = selfcol_cl_collect(&c->sc, &ms, e);
+    if (r2 && !rc) rc = r2;
+    s->tm.ms[DRAPE_STAGE_SELF_COLLISION] += ms;
+  }
   if (!rc) s->tm.stage_times_valid = 1;
   return rc;
 }
@@ -354,6 +374,7 @@ static void cl_destroy(drape_sim *s) {
   cl_state *c = ST(s);
   if (!c) return;
   if (c->cl && c->cl->queue) clFinish(c->cl->queue);
+  if (c->has_sc) selfcol_cl_destroy(&c->sc);
   for (int i = 0; i < c->n_ev; i++) clReleaseEvent(c->ev[i]);
   free(c->ev);
   free(c->ev_stage);
@@ -436,11 +457,16 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
   }
   free(obj_pad); free(tpin_pad); free(trest_pad);
   if ((rc = cl_ensure(s, e)) || (rc = set_static_args(s, e))) { cl_destroy(s); return rc; }
+  if (s->self_collision) {
+    if ((rc = selfcol_cl_create(c->cl, &s->sc_desc, &c->sc, e))) { cl_destroy(s); return rc; }
+    c->has_sc = 1;
+    s->sc_part_ms = c->sc.ms;
+  }
   return DRAPE_OK;
 }
 
 uint64_t drape_backend_cl_bytes(const drape_sim *s);
-uint64_t drape_backend_cl_bytes(const drape_sim *s) { return ST(s)->bytes; }
+uint64_t drape_backend_cl_bytes(const drape_sim *s) { return ST(s)->bytes + ST(s)->sc.bytes; }
 
 struct drape_cl *drape_backend_cl_runtime(const drape_sim *s);
 struct drape_cl *drape_backend_cl_runtime(const drape_sim *s) { return ST(s)->cl; }
@@ -465,6 +491,7 @@ const sim_backend drape_backend_cl = {
     .drive = cl_drive,
     .project = cl_project,
     .tethers = cl_tethers,
+    .self_collision = cl_self_collision,
     .collide = cl_collide,
     .update_velocities = cl_update,
     .tear = cl_tear,
@@ -477,3 +504,16 @@ const sim_backend drape_backend_cl = {
     .ensure = cl_ensure,
     .destroy = cl_destroy,
 };
+
+/* The particle buffers, for the seeds' other solvers (solver_variants.c). */
+void drape_backend_cl_arrays(const drape_sim *s, cl_mem *x, cl_mem *p, cl_mem *v, cl_mem *obj,
+                             cl_mem *mat);
+void drape_backend_cl_arrays(const drape_sim *s, cl_mem *x, cl_mem *p, cl_mem *v, cl_mem *obj,
+                             cl_mem *mat) {
+  cl_state *c = ST(s);
+  *x = c->x;
+  *p = c->p;
+  *v = c->v;
+  *obj = c->obj;
+  *mat = c->mat;
+}

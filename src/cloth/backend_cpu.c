@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cloth/cpu_stages.h"
+#include "cloth/selfcol.h"
 #include "cloth/sim.h"
 
 typedef struct cpu_state {
@@ -16,6 +17,8 @@ typedef struct cpu_state {
   dr_sphere *sph;
   dr_kinematic *kin;
   int cap_kin, cap_lambda, has_tri_force;
+  selfcol_cpu sc;  /* self-collision reference (selfcol_cpu.c)           */
+  int has_sc;
 } cpu_state;
 
 #define ST(s) ((cpu_state *)(s)->bs)
@@ -78,6 +81,13 @@ static int cpu_tethers_stage(drape_sim *s, drape_err *e) {
   cpu_tethers(ST(s)->x, s->m.tether_pin, s->m.tether_rest, s->m.tether_slots, s->m.n_particles);
   return DRAPE_OK;
 }
+static int cpu_self_collision(drape_sim *s, float t_end, drape_err *e) {
+  cpu_state *c = ST(s);
+  if (!c->has_sc) return DRAPE_OK;
+  selfcol_colliders col = {s->sp.has_floor, s->sp.floor_y, s->n_spheres, c->sph, t_end};
+  selfcol_cpu_run(&c->sc, c->x, c->p, c->tris, &col);
+  return DRAPE_OK;
+}
 static int cpu_collide_stage(drape_sim *s, float t_end, drape_err *e) {
   cpu_state *c = ST(s);
   cpu_collide(c->x, c->p, s->m.obj, c->mat, c->sph, &s->sp, t_end);
@@ -138,6 +148,7 @@ static void cpu_destroy(drape_sim *s) {
   if (!c) return;
   free(c->x); free(c->p); free(c->v); free(c->n); free(c->tri_force);
   free(c->cons); free(c->lambda); free(c->tris); free(c->mat); free(c->sph); free(c->kin);
+  if (c->has_sc) selfcol_cpu_destroy(&c->sc);
   free(c);
   s->bs = NULL;
 }
@@ -160,6 +171,15 @@ int drape_backend_cpu_init(drape_sim *s, drape_err *e) {
     cpu_destroy(s);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory for %d particles", s->m.n_particles);
   }
+  if (s->self_collision) {
+    int rc = selfcol_cpu_create(&s->sc_desc, &c->sc, e);
+    if (rc) {
+      cpu_destroy(s);
+      return rc;
+    }
+    c->has_sc = 1;
+    s->sc_part_ms = c->sc.ms;
+  }
   return DRAPE_OK;
 }
 
@@ -172,6 +192,7 @@ const sim_backend drape_backend_cpu = {
     .drive = cpu_drive,
     .project = cpu_project,
     .tethers = cpu_tethers_stage,
+    .self_collision = cpu_self_collision,
     .collide = cpu_collide_stage,
     .update_velocities = cpu_update,
     .tear = cpu_tear,
@@ -184,3 +205,15 @@ const sim_backend drape_backend_cpu = {
     .ensure = cpu_ensure,
     .destroy = cpu_destroy,
 };
+
+/* The particle arrays, for the seeds' other solvers (solver_variants.c). */
+void drape_backend_cpu_arrays(drape_sim *s, dr_float4 **x, dr_float4 **p, dr_float4 **v,
+                              dr_object **mat);
+void drape_backend_cpu_arrays(drape_sim *s, dr_float4 **x, dr_float4 **p, dr_float4 **v,
+                              dr_object **mat) {
+  cpu_state *c = ST(s);
+  *x = c->x;
+  *p = c->p;
+  *v = c->v;
+  *mat = c->mat;
+}

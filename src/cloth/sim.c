@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cloth/sim.h"
+#include "cloth/solver_variants.h"
 
 int drape_backend_cpu_init(drape_sim *s, drape_err *e);
 int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e);
@@ -92,11 +93,13 @@ static int check_sphere(const drape_sphere_def *d, int k, drape_err *e) {
 
 void drape_sim_destroy(drape_sim *s) {
   if (!s) return;
+  sim_variant_destroy(s); /* before the backend: it may own the OpenCL context */
   if (s->be && s->bs) s->be->destroy(s);
   drape_model_free(&s->m);
   free(s->mat); free(s->compliance); free(s->spheres); free(s->spheres0); free(s->sph);
   free(s->kin); free(s->grabs); free(s->hx); free(s->hv); free(s->ostats); free(s->hcons);
   free(s->htris);
+  free(s->sc_objects);
   free(s);
 }
 
@@ -187,6 +190,25 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   s->mesh.n_colours = m->n_colours;
   s->mesh.tether_slots = m->tether_slots;
 
+  /* Self-collision (README "Self-collision"): cloths with self_collision
+   * on take part, and every rope as soon as one cloth does. */
+  s->sc_objects = calloc(nob, sizeof *s->sc_objects);
+  if (!s->sc_objects) {
+    drape_sim_destroy(s);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  }
+  for (int k = 0; k < sc->n_cloth; k++) s->self_collision |= sc->cloth[k].self_collision;
+  for (int k = 0; k < sc->n_cloth; k++) {
+    const drape_cloth_def *c = &sc->cloth[k];
+    s->sc_objects[k] = (selfcol_object){(float)c->thickness, (float)c->self_friction, 0,
+                                        c->self_collision, c->self_mode == DRAPE_SELF_VERTEX_TRIANGLE};
+  }
+  for (int k = 0; k < sc->n_rope; k++)
+    s->sc_objects[sc->n_cloth + k] =
+        (selfcol_object){(float)sc->rope[k].thickness, 0.0f, 1, s->self_collision, 0};
+  s->sc_desc = (selfcol_desc){m->n_particles, m->x0,      m->obj,       m->n_tris,
+                              m->tris,        m->n_objects, s->sc_objects};
+
   if (o.backend == DRAPE_BACKEND_CPU) {
     s->be = &drape_backend_cpu;
     rc = drape_backend_cpu_init(s, e);
@@ -194,7 +216,7 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
     s->be = &drape_backend_cl;
     rc = drape_backend_cl_init(s, &o, e);
   }
-  if (rc || (rc = s->be->reset(s, e))) {
+  if (rc || (rc = s->be->reset(s, e)) || (rc = sim_variant_create(s, sc, e))) {
     drape_sim_destroy(s);
     return rc;
   }
@@ -223,7 +245,8 @@ int drape_sim_reset(drape_sim *s, drape_err *e) {
   s->hx_valid = 0;
   sim_fill_materials(s);
   s->need_h_update = 0;
-  return s->be->reset(s, e);
+  int rc = s->be->reset(s, e);
+  return rc ? rc : sim_variant_reset(s, e);
 }
 
 double drape_sim_time(const drape_sim *s) { return s->time; }

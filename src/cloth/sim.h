@@ -18,6 +18,7 @@
 #ifndef DRAPE_CLOTH_SIM_H
 #define DRAPE_CLOTH_SIM_H
 
+#include "cloth/selfcol.h"
 #include "core/model.h"
 #include "drape/cloth.h"
 #include "drape_types.h"
@@ -44,6 +45,9 @@ typedef struct sim_backend {
   int (*drive)(drape_sim *s, float alpha, drape_err *e);
   int (*project)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
   int (*tethers)(drape_sim *s, drape_err *e);
+  /* Self-collision (selfcol.h): clamp, hashes, particle and vertex-triangle
+   * passes on x, with p the start of the substep; t_end as for collide. */
+  int (*self_collision)(drape_sim *s, float t_end, drape_err *e);
   int (*collide)(drape_sim *s, float t_end, drape_err *e);
   int (*update_velocities)(drape_sim *s, drape_err *e);
   int (*tear)(drape_sim *s, drape_err *e);
@@ -83,6 +87,12 @@ struct drape_sim {
   int has_floor;
   double floor_y, floor_friction;
   int any_tear;                 /* an object has tear_ratio > 0         */
+  int self_collision;           /* a cloth has self_collision on        */
+  selfcol_object *sc_objects;   /* per object, from the scene           */
+  selfcol_desc sc_desc;         /* what the backends build the stage from */
+  const double *sc_part_ms;     /* backend's ms per self-collision part,
+                                   summed since create (SELFCOL_T_COUNT;
+                                   OpenCL: with profiling only)         */
   int wind_in_scene;
 
   /* host copies of the small per-frame data */
@@ -113,6 +123,8 @@ struct drape_sim {
   uint32_t *htris;
 
   drape_mesh mesh;
+  struct sim_variant *var;       /* jakobsen / springs (solver_variants.c);
+                                   NULL: XPBD                               */
 };
 
 /* Counters the backends update. */

@@ -7,7 +7,7 @@
  *   per frame:   begin (parameters, kinematic targets, moving spheres)
  *   per substep: wind ▸ predict ▸ drive ▸
  *                iterations × (colour 0 … colour K-1 ▸ tethers) ▸
- *                [self-collision] ▸ collide ▸ update velocities ▸ tear
+ *                self-collision ▸ collide ▸ update velocities ▸ tear
  *   per frame:   tear triangles ▸ normals ▸ end (wait, collect timings)
  *
  * Each stage is one kernel in kernels/<stage>.cl and one cpu_<kernel> in
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cloth/sim.h"
+#include "cloth/solver_variants.h"
 
 /* Runs one stage call; on the CPU backend its wall time is added to the
  * stage. On OpenCL the backend tags the launch's event with cur_stage. */
@@ -109,6 +110,11 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   const int drive = s->n_kin > 0;
   uint64_t per_iteration = (uint64_t)s->m.n_cons + (tethers ? (uint64_t)s->m.n_tethers : 0);
 
+  /* The seeds' other solvers ("jakobsen", "springs"): their substeps are
+   * in solver_variants.c; the frame bracket around them is this one. */
+  if (s->var) {
+    if ((rc = sim_variant_substeps(s, e))) return rc;
+  } else
   for (int k = 0; k < S; k++) {
     if (wind) STAGE(DRAPE_STAGE_WIND, be->wind(s, e));
     STAGE(DRAPE_STAGE_PREDICT, be->predict(s, e));
@@ -120,12 +126,14 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
       if (tethers) STAGE(DRAPE_STAGE_TETHERS, be->tethers(s, e));
       s->tm.projections += per_iteration;
     }
-    /* DRAPE_STAGE_SELF_COLLISION — reserved for issue 4: rebuild the
-     * spatial hash on the device (count with atomics ▸ prefix sum ▸
-     * scatter) and separate particles closer than the thickness, skipping
-     * pairs close in the rest mesh (DESIGN.md); after the projections so
-     * its separation is the last word before the contacts and the velocity
-     * update. Nothing runs here yet. */
+    /* Self-collision after the constraints, so that its separation is the
+     * last word before the sphere/floor contacts and the velocity update
+     * (the constraints would otherwise pull the layers back into each other
+     * within the substep); the spatial hashes are rebuilt every substep on
+     * the positions the passes correct (kernels/selfcol.cl, README
+     * "Self-collision"). */
+    if (s->self_collision)
+      STAGE(DRAPE_STAGE_SELF_COLLISION, be->self_collision(s, (float)((k + 1) * s->sp.h), e));
     if (contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, (float)((k + 1) * s->sp.h), e));
     STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, e));
     if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear(s, e));

@@ -98,9 +98,11 @@ static const char *solver_name(drape_solver_kind k) {
 
 static int check_cloth(const drape_cloth_def *c, int i, drape_err *e) {
 #define BAD(...) return drape_fail(e, DRAPE_EINVAL, __VA_ARGS__)
-  if (c->solver != DRAPE_SOLVER_XPBD)
-    BAD("cloth[%d].solver = \"%s\": this solver runs \"xpbd\" only (the other solvers are "
-        "separate peers for comparison)", i, solver_name(c->solver));
+  /* xpbd, jakobsen and springs run here (jakobsen/springs: solver_variants.c) */
+  if (c->solver != DRAPE_SOLVER_XPBD && c->solver != DRAPE_SOLVER_JAKOBSEN &&
+      c->solver != DRAPE_SOLVER_SPRINGS)
+    BAD("cloth[%d].solver = \"%s\": cloth allows \"xpbd\", \"jakobsen\" or \"springs\"", i,
+        solver_name(c->solver));
   if (c->rows < 2) BAD("cloth[%d].grid.rows = %d: expected an integer >= 2", i, c->rows);
   if (c->cols < 2) BAD("cloth[%d].grid.cols = %d: expected an integer >= 2", i, c->cols);
   if ((double)c->rows * (double)c->cols > 64.0 * 1024 * 1024)
@@ -147,9 +149,13 @@ static int check_cloth(const drape_cloth_def *c, int i, drape_err *e) {
 }
 
 static int check_rope(const drape_rope_def *r, int i, drape_err *e) {
-  if (r->solver != DRAPE_SOLVER_XPBD)
-    BAD("rope[%d].solver = \"%s\": this solver runs \"xpbd\" only (the other solvers are "
-        "separate peers for comparison)", i, solver_name(r->solver));
+  if (r->solver == DRAPE_SOLVER_IMPLICIT)
+    BAD("rope[%d].solver = \"implicit\": implicit ropes are the seed 003 cable, solved on the CPU "
+        "by drape_cable (include/drape/cable.h; `drape run` does this for scenes); the cloth and "
+        "rope solver runs \"xpbd\" and \"jakobsen\" ropes", i);
+  if (r->solver != DRAPE_SOLVER_XPBD && r->solver != DRAPE_SOLVER_JAKOBSEN)
+    BAD("rope[%d].solver = \"%s\": a rope allows \"xpbd\", \"jakobsen\" or \"implicit\"", i,
+        solver_name(r->solver));
   if (r->segments < 1) BAD("rope[%d].segments = %d: expected an integer >= 1", i, r->segments);
   if (r->segments > 16 * 1024 * 1024)
     BAD("rope[%d].segments = %d: expected at most 16777216", i, r->segments);
@@ -302,6 +308,8 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
       m->x0[mp->particle].w = 0;
     }
     double comp[3] = {c->compliance_stretch, c->compliance_shear, c->compliance_bend};
+    /* Jakobsen (seeds 002/004): full-strength projections, no compliance */
+    if (c->solver == DRAPE_SOLVER_JAKOBSEN) comp[0] = comp[1] = comp[2] = 0;
     int first_c = ci;
     int made = drape_grid_constraints(c->rows, c->cols, c->spacing, pi, DRAPE_GRID_BY_FAMILY, comp,
                                       m->cons + ci, m->cons_type + ci);
@@ -358,7 +366,8 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
     }
     if (r->pin_start) m->x0[pi].w = 0;
     if (r->pin_end) m->x0[pi + r->segments].w = 0;
-    int made = drape_rope_constraints(r->segments, rest, r->compliance, pi, m->cons + ci,
+    const double rcomp = r->solver == DRAPE_SOLVER_JAKOBSEN ? 0.0 : r->compliance;
+    int made = drape_rope_constraints(r->segments, rest, rcomp, pi, m->cons + ci,
                                       m->cons_type + ci);
     for (int q = 0; q < made; q++) m->cons_obj[ci + q] = oi;
     ci += made;
