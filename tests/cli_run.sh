@@ -78,8 +78,11 @@ expect_msg "unknown option" "usage:" "$out"
 out=$("$D" run 2>&1); check "missing scene" 2 $?
 out=$("$D" run "$T/nope.json" --frames 2 2>&1); check "missing scene file" 2 $?
 expect_msg "missing scene file" "nope.json" "$out"
-out=$("$D" run "$S/springs_seed001.json" --frames 2 2>&1); check "non-xpbd solver" 2 $?
-expect_msg "non-xpbd solver" "solver" "$out"
+# springs/jakobsen run now (tests/cli_seeds.sh); one scene cannot mix solvers
+echo '{"frames": 2, "cloth": [{"grid": {"rows": 4, "cols": 4}, "solver": "springs"}],
+       "rope": [{"length": 1, "end": [1, 0, 0]}]}' >"$T/mixed.json"
+out=$("$D" run "$T/mixed.json" --backend cpu 2>&1); check "mixed solvers" 2 $?
+expect_msg "mixed solvers" 'rope\[0\].solver = "xpbd" but cloth\[0\].solver = "springs"' "$out"
 echo '{"cloth": [{"grid": {"rows": 4, "cols": 4}}]}' >"$T/noframes.json"
 out=$("$D" run "$T/noframes.json" 2>&1); check "no frame count" 2 $?
 expect_msg "no frame count" "--frames" "$out"

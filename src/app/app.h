@@ -20,6 +20,7 @@ int cmd_run(drape_app *app, int argc, char **argv);
 int cmd_bench(drape_app *app, int argc, char **argv);
 int cmd_string(drape_app *app, int argc, char **argv);
 int cmd_view(drape_app *app, int argc, char **argv);
+int cmd_compare(drape_app *app, int argc, char **argv); /* cmd_compare.c */
 
 /* Maps a drape_err code to the exit code and prints the message. */
 int drape_app_report(const drape_err *e);

@@ -18,6 +18,7 @@ static const command commands[] = {
     {"bench", cmd_bench, "benchmark ladder: cloth sizes x settings x devices, CSV/JSON/plot"},
     {"string", cmd_string, "run the seed 000 string (CPU), CSV out"},
     {"view", cmd_view, "interactive viewer: drape, grab the cloth, drag the string"},
+    {"compare", cmd_compare, "one scene with each solver: strain, energy, stability, speed"},
 };
 
 static void usage(FILE *out) {
