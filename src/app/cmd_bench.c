@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "core/util.h"
 #include "cl/runtime.h"
 #include "drape/cloth.h"
 #include "drape/render.h"
@@ -96,14 +97,6 @@ static int bad(const char *flag, const char *value, const char *what) {
   return 2;
 }
 
-static int parse_int_range(const char *t, long lo, long hi, int *out) {
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(t, &end, 10);
-  if (end == t || *end || errno || v < lo || v > hi) return 0;
-  *out = (int)v;
-  return 1;
-}
 
 static int parse_args(int argc, char **argv, bench_opts *o) {
   const int defsizes[] = {64, 128, 256, 512, 1024};
@@ -131,7 +124,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     if (!strcmp(a, "--sizes")) {
       o->n_sizes = 0;
       for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
-        if (o->n_sizes >= MAX_SIZES || !parse_int_range(s, 4, 4096, &o->sizes[o->n_sizes]))
+        if (o->n_sizes >= MAX_SIZES || !drape_parse_int(s, 4, 4096, &o->sizes[o->n_sizes]))
           return bad(a, v, "expected sizes 4..4096 separated by commas (at most 16)");
         o->n_sizes++;
       }
@@ -156,9 +149,9 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     } else if (!strcmp(a, "--devices")) {
       devices = v;
     } else if (!strcmp(a, "--frames")) {
-      if (!parse_int_range(v, 1, 100000, &o->frames)) return bad(a, v, "expected 1..100000");
+      if (!drape_parse_int(v, 1, 100000, &o->frames)) return bad(a, v, "expected 1..100000");
     } else if (!strcmp(a, "--warmup")) {
-      if (!parse_int_range(v, 0, 100000, &o->warmup)) return bad(a, v, "expected 0..100000");
+      if (!drape_parse_int(v, 0, 100000, &o->warmup)) return bad(a, v, "expected 0..100000");
     } else if (!strcmp(a, "--peer")) {
       if (!strcmp(v, "on")) o->peer = 1;
       else if (!strcmp(v, "off")) o->peer = 0;
@@ -188,7 +181,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
       o->backends[o->n_backends++] = (backend_sel){1, -1, ""};
     } else {
       int d;
-      if (!parse_int_range(s, 0, 1000, &d))
+      if (!drape_parse_int(s, 0, 1000, &d))
         return bad("--devices", devices, "expected all, cl, cpu or device indices");
       if (d >= n_cl) {
         char what[128];
@@ -333,18 +326,6 @@ static void print_row(const bench_row *r) {
   fflush(stdout);
 }
 
-static int mkdir_p(const char *path) {
-  char tmp[1024];
-  snprintf(tmp, sizeof tmp, "%s", path);
-  for (char *p = tmp + 1; *p; p++)
-    if (*p == '/') {
-      *p = 0;
-      if (mkdir(tmp, 0777) && errno != EEXIST) return -1;
-      *p = '/';
-    }
-  if (mkdir(tmp, 0777) && errno != EEXIST) return -1;
-  return 0;
-}
 
 static void machine_info(char *cpu, size_t cap) {
   snprintf(cpu, cap, "unknown");
@@ -365,7 +346,7 @@ static void machine_info(char *cpu, size_t cap) {
 }
 
 static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows) {
-  if (mkdir_p(o->out_dir)) {
+  if (drape_mkdir_p(o->out_dir)) {
     fprintf(stderr, "drape bench: --out \"%s\": cannot create folder: %s\n", o->out_dir,
             strerror(errno));
     return 2;

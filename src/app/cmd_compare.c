@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "core/util.h"
 #include "app/run_cables.h"
 #include "cl/runtime.h"
 #include "core/model.h"
@@ -641,25 +642,6 @@ static int plot(const cmp_opts *o, const cmp_result *r, int n, drape_err *e) {
   return DRAPE_OK;
 }
 
-static int mkdir_p(const char *path, drape_err *e) {
-  char buf[4096];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-    return drape_fail(e, DRAPE_EINVAL, "--out \"%s\": path too long", path);
-  for (char *p = buf + 1;; p++)
-    if (*p == '/' || !*p) {
-      char c = *p;
-      *p = 0;
-      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return drape_fail(e, DRAPE_EINVAL, "--out \"%s\": cannot create %s: %s", path, buf,
-                          strerror(errno));
-      *p = c;
-      if (!c) break;
-    }
-  struct stat st;
-  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode) || access(path, W_OK) != 0)
-    return drape_fail(e, DRAPE_EINVAL, "--out \"%s\": not a writable directory", path);
-  return DRAPE_OK;
-}
 
 static void cell(char *buf, size_t cap, const cmp_result *r) {
   if (r->finite) snprintf(buf, cap, "ok  strain %.3g", r->max_strain);
@@ -736,7 +718,7 @@ int cmd_compare(drape_app *app, int argc, char **argv) {
     set_solver(&sc, run_s[i]);
     if (drape_scene_validate(&sc, &e)) { code = drape_app_report(&e); goto out; }
   }
-  if ((code = mkdir_p(o.out_dir, &e) ? drape_app_report(&e) : 0)) goto out;
+  if ((code = drape_make_dirs(o.out_dir, "--out", &e) ? drape_app_report(&e) : 0)) goto out;
   const char *device = "CPU reference (1 thread)";
   if (o.backend == DRAPE_BACKEND_CL) {
     int want = -1;

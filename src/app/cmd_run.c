@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "core/util.h"
 #include "app/run_cables.h"
 #include "cl/runtime.h"
 #include "drape/cloth.h"
@@ -75,43 +76,13 @@ static int bad(const char *flag, const char *value, const char *what) {
   return 2;
 }
 
-static int parse_int(const char *text, long lo, long hi, int *out) {
-  if (!text || !*text) return 0;
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (*end != 0 || errno == ERANGE || v < lo || v > hi) return 0;
-  *out = (int)v;
-  return 1;
-}
 
-/* mkdir -p */
-static int make_dirs(const char *path, drape_err *e) {
-  char buf[4096];
-  if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-    return drape_fail(e, DRAPE_EINVAL, "--obj-dir \"%s\": path too long", path);
-  for (char *p = buf + 1;; p++) {
-    if (*p == '/' || *p == 0) {
-      char c = *p;
-      *p = 0;
-      if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return drape_fail(e, DRAPE_EINVAL, "--obj-dir \"%s\": cannot create %s: %s", path, buf,
-                          strerror(errno));
-      *p = c;
-      if (!c) break;
-    }
-  }
-  struct stat st;
-  if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-    return drape_fail(e, DRAPE_EINVAL, "--obj-dir \"%s\": not a directory", path);
-  if (access(path, W_OK) != 0)
-    return drape_fail(e, DRAPE_EINVAL, "--obj-dir \"%s\": not writable", path);
-  return DRAPE_OK;
-}
 
 /* ---- hook: OBJ frames ---- */
 
-static int obj_begin(run_ctx *r, drape_err *e) { return r->obj_dir ? make_dirs(r->obj_dir, e) : 0; }
+static int obj_begin(run_ctx *r, drape_err *e) {
+  return r->obj_dir ? drape_make_dirs(r->obj_dir, "--obj-dir", e) : 0;
+}
 
 static int obj_frame(run_ctx *r, drape_err *e) {
   if (!r->obj_dir) return DRAPE_OK;
@@ -302,7 +273,7 @@ static int parse_args(run_ctx *r, int argc, char **argv) {
       help();
       return -1;
     } else if (!strcmp(a, "--frames")) {
-      if (!parse_int(val, 1, 10000000, &r->frames))
+      if (!drape_parse_int(val, 1, 10000000, &r->frames))
         return bad("--frames", val, "expected a whole number of frames, 1..10000000");
       i++;
     } else if (!strcmp(a, "--obj-dir")) {
@@ -314,7 +285,7 @@ static int parse_args(run_ctx *r, int argc, char **argv) {
       r->stats_path = val;
       i++;
     } else if (!strcmp(a, "--device")) {
-      if (!parse_int(val, 0, 1000000, &r->device))
+      if (!drape_parse_int(val, 0, 1000000, &r->device))
         return bad("--device", val, "expected a device index (0, 1, ...; see `drape devices`)");
       i++;
     } else if (!strcmp(a, "--backend")) {

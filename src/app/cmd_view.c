@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "core/util.h"
 #include "app/viewer.h"
 
 /* PNG writing for screenshots: a private copy of stb_image_write (static
@@ -85,32 +86,7 @@ static int bad(const char *flag, const char *value, const char *what) {
   return 2;
 }
 
-static int parse_long(const char *text, long lo, long hi, long *out) {
-  if (!text || !*text) return 0;
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (*end != 0 || errno == ERANGE || v < lo || v > hi) return 0;
-  *out = v;
-  return 1;
-}
 
-static int parse_size(const char *text, int *w, int *h) {
-  if (!text) return 0;
-  const char *x = strpbrk(text, "xX");
-  if (!x) return 0;
-  char a[32], b[32];
-  size_t la = (size_t)(x - text), lb = strlen(x + 1);
-  if (la == 0 || la >= sizeof a || lb == 0 || lb >= sizeof b) return 0;
-  memcpy(a, text, la);
-  a[la] = 0;
-  memcpy(b, x + 1, lb + 1);
-  long lw, lh;
-  if (!parse_long(a, 64, 8192, &lw) || !parse_long(b, 64, 8192, &lh)) return 0;
-  *w = (int)lw;
-  *h = (int)lh;
-  return 1;
-}
 
 /* The folder of a file to be written must exist and be writable. */
 static int check_out_file(const char *flag, const char *path) {
@@ -146,7 +122,7 @@ static int parse_args(viewer *v, view_args *a, int argc, char **argv) {
       help();
       return -1;
     } else if (!strcmp(s, "--device")) {
-      if (!parse_long(val, 0, 1000000, &n))
+      if (!drape_parse_long(val, 0, 1000000, &n))
         return bad(s, val, "expected a device index (0, 1, ...; see `drape devices`)");
       v->device = (int)n;
       i++;
@@ -163,12 +139,12 @@ static int parse_args(viewer *v, view_args *a, int argc, char **argv) {
       }
       i++;
     } else if (!strcmp(s, "--size")) {
-      if (!parse_size(val, &v->width, &v->height))
+      if (!drape_parse_size(val, 64, 8192, &v->width, &v->height))
         return bad(s, val, "expected WIDTHxHEIGHT in screen coordinates, each 64..8192");
       a->size_set = 1;
       i++;
     } else if (!strcmp(s, "--samples")) {
-      if (!parse_long(val, 1, 16, &n)) return bad(s, val, "expected 1..16 (1 = off)");
+      if (!drape_parse_long(val, 1, 16, &n)) return bad(s, val, "expected 1..16 (1 = off)");
       v->samples = (int)n;
       i++;
     } else if (!strcmp(s, "--budget")) {
@@ -179,7 +155,7 @@ static int parse_args(viewer *v, view_args *a, int argc, char **argv) {
       v->budget_s = ms * 1e-3;
       i++;
     } else if (!strcmp(s, "--frames")) {
-      if (!parse_long(val, 1, 10000000, &n))
+      if (!drape_parse_long(val, 1, 10000000, &n))
         return bad(s, val, "expected a whole number of frames, 1..10000000");
       v->frames = (int)n;
       i++;

@@ -27,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/util.h"
 #include "drape/render.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION
@@ -103,21 +104,6 @@ int drape_find_on_path(const char *name, char *path, size_t cap) {
   return 0;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *dir) {
-  char buf[4096];
-  snprintf(buf, sizeof buf, "%s", dir);
-  size_t n = strlen(buf);
-  while (n > 1 && buf[n - 1] == '/') buf[--n] = 0;
-  for (char *s = buf + 1; *s; s++) {
-    if (*s != '/') continue;
-    *s = 0;
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-    *s = '/';
-  }
-  if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-  return 0;
-}
 
 /* Proves that files can be created in dir (access() says yes to root even
  * on read-only file systems). */
@@ -139,7 +125,7 @@ static int check_dir(const char *flag, const char *dir, int create, drape_err *e
   if (stat(dir, &st) != 0) {
     if (!create)
       return drape_fail(e, DRAPE_EINVAL, "%s: folder \"%s\" does not exist", flag, dir);
-    if (make_dirs(dir) != 0)
+    if (drape_mkdir_p(dir) != 0)
       return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": cannot create the folder: %s", flag, dir,
                         strerror(errno));
   } else if (!S_ISDIR(st.st_mode)) {

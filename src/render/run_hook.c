@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cl/runtime.h"
+#include "core/util.h"
 #include "render/interop.h"
 
 #define MAX_SPHERES 64
@@ -73,32 +74,7 @@ static int bad(const char *flag, const char *value, const char *what) {
   return -1;
 }
 
-static int parse_long(const char *text, long lo, long hi, long *out) {
-  if (!text || !*text) return 0;
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (*end != 0 || errno == ERANGE || v < lo || v > hi) return 0;
-  *out = v;
-  return 1;
-}
 
-static int parse_size(const char *text, int *w, int *h) {
-  if (!text) return 0;
-  const char *x = strpbrk(text, "xX");
-  if (!x) return 0;
-  char a[32], b[32];
-  size_t la = (size_t)(x - text), lb = strlen(x + 1);
-  if (la == 0 || la >= sizeof a || lb == 0 || lb >= sizeof b) return 0;
-  memcpy(a, text, la);
-  a[la] = 0;
-  memcpy(b, x + 1, lb + 1);
-  long lw, lh;
-  if (!parse_long(a, 16, 8192, &lw) || !parse_long(b, 16, 8192, &lh)) return 0;
-  *w = (int)lw;
-  *h = (int)lh;
-  return 1;
-}
 
 int drape_run_render_arg(drape_run_render_flags *f, int argc, char **argv, int i) {
   static const char *flags[] = {"--png-dir", "--video",   "--every",   "--size", "--samples",
@@ -120,21 +96,21 @@ int drape_run_render_arg(drape_run_render_flags *f, int argc, char **argv, int i
     if (!v || !*v) return bad(a, v, "expected a video file name (e.g. out.mp4)");
     f->video = v;
   } else if (!strcmp(a, "--every")) {
-    if (!parse_long(v, 1, 1000000, &n))
+    if (!drape_parse_long(v, 1, 1000000, &n))
       return bad(a, v, "expected a whole number of frames, 1..1000000 (render every K-th frame)");
     f->every = (int)n;
     f->every_set = 1;
   } else if (!strcmp(a, "--size")) {
-    if (!parse_size(v, &f->width, &f->height))
+    if (!drape_parse_size(v, 16, 8192, &f->width, &f->height))
       return bad(a, v, "expected WIDTHxHEIGHT in pixels, each 16..8192 (e.g. 1280x720)");
     f->size_set = 1;
   } else if (!strcmp(a, "--samples")) {
-    if (!parse_long(v, 1, 16, &n))
+    if (!drape_parse_long(v, 1, 16, &n))
       return bad(a, v, "expected multisampling samples per pixel, 1..16 (1 = off)");
     f->samples = (int)n;
     f->samples_set = 1;
   } else if (!strcmp(a, "--png-level")) {
-    if (!parse_long(v, 1, 9, &n)) return bad(a, v, "expected a PNG compression level, 1..9");
+    if (!drape_parse_long(v, 1, 9, &n)) return bad(a, v, "expected a PNG compression level, 1..9");
     f->png_level = (int)n;
   } else if (!strcmp(a, "--interop")) {
     drape_err e = {0};

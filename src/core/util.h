@@ -1,0 +1,20 @@
+/* Small helpers shared by the commands and the renderer's run hook:
+ * strict number parsing for flags and creating output folders. */
+#ifndef DRAPE_CORE_UTIL_H
+#define DRAPE_CORE_UTIL_H
+
+#include "drape/base.h"
+
+/* A whole decimal number in [lo, hi] and nothing else; 1 on success. */
+int drape_parse_long(const char *text, long lo, long hi, long *out);
+int drape_parse_int(const char *text, long lo, long hi, int *out);
+/* "WxH" (or "WXH") with both sides in [lo, hi]; 1 on success. */
+int drape_parse_size(const char *text, long lo, long hi, int *w, int *h);
+
+/* mkdir -p: 0, or -1 with errno set. */
+int drape_mkdir_p(const char *path);
+/* mkdir -p, then requires a writable directory; errors are DRAPE_EINVAL
+ * naming `flag` (e.g. "--obj-dir"), the path and the reason. */
+int drape_make_dirs(const char *path, const char *flag, drape_err *e);
+
+#endif
