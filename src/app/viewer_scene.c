@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "app/viewer.h"
+#include "render/run_hook.h"
 
 /* Colours (linear RGB): neutral grey colliders, the seed's orange string
  * end (§7.6 "grab the orange end"), a dark anchor, white target markers. */
@@ -182,38 +183,7 @@ static int build_cloth_mesh(viewer *v, drape_err *e) {
   }
   v->n_objects = m->n_objects;
   v->tear_possible = 0;
-  for (int i = 0; i < m->n_objects; i++) {
-    const drape_object_info *o = &m->objects[i];
-    drape_render_object *ro = &v->objects[i];
-    memcpy(ro->color_front, o->color_front, sizeof ro->color_front);
-    memcpy(ro->color_back, o->color_back, sizeof ro->color_back);
-    if (o->kind == DRAPE_OBJ_CLOTH) {
-      ro->kind = DRAPE_RO_SURFACE;
-      ro->first = o->first_tri;
-      ro->count = o->n_tris;
-      /* A woven check of 10 cm squares (uv in metres along the grid). */
-      ro->checker = 1;
-      ro->checker_cells = 10.0f;
-      float sp = 0;
-      if (o->cols >= 2) {
-        const float *a = v->host_pos + 4 * o->first_particle, *b = a + 4;
-        sp = sqrtf((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) +
-                   (b[2] - a[2]) * (b[2] - a[2]));
-      }
-      for (int r = 0; r < o->rows; r++)
-        for (int c = 0; c < o->cols; c++) {
-          int k = o->first_particle + r * o->cols + c;
-          if (k >= m->n_particles) continue;
-          uv[2 * k] = (float)c * sp;
-          uv[2 * k + 1] = (float)r * sp;
-        }
-    } else {
-      ro->kind = DRAPE_RO_TUBE;
-      ro->first = o->first_line;
-      ro->count = o->n_lines;
-      ro->radius = (float)fmax(o->thickness, 0.006);
-    }
-  }
+  drape_run_render_objects(m, v->host_pos, v->objects, uv);
   for (int i = 0; i < v->scene.n_cloth; i++) v->tear_possible |= v->scene.cloth[i].tear_ratio > 0;
   drape_render_mesh_desc d = {m->n_particles, m->tris, m->n_tris, m->lines, m->n_lines,
                               uv, v->objects, v->n_objects};

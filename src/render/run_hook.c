@@ -314,6 +314,44 @@ static int strings_topology(drape_run_render *rr, drape_err *e) {
   return drape_render_mesh_set_topology(rr->smesh, &d, e);
 }
 
+void drape_run_render_objects(const drape_mesh *m, const float *pos4, drape_render_object *objs,
+                              float *uv) {
+  for (int i = 0; i < m->n_objects; i++) {
+    const drape_object_info *o = &m->objects[i];
+    drape_render_object *ro = &objs[i];
+    memcpy(ro->color_front, o->color_front, sizeof ro->color_front);
+    memcpy(ro->color_back, o->color_back, sizeof ro->color_back);
+    if (o->kind == DRAPE_OBJ_CLOTH) {
+      /* A woven check of 10 cm squares: uv in metres along the grid, from
+       * the spacing of the first two particles of the first row. */
+      ro->kind = DRAPE_RO_SURFACE;
+      ro->first = o->first_tri;
+      ro->count = o->n_tris;
+      ro->checker = 1;
+      ro->checker_cells = 10.0f;
+      float sp = 0.0f;
+      if (o->cols >= 2) {
+        const float *a = pos4 + 4 * o->first_particle, *b = a + 4;
+        sp = sqrtf((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) +
+                   (b[2] - a[2]) * (b[2] - a[2]));
+      }
+      for (int r = 0; r < o->rows; r++)
+        for (int c = 0; c < o->cols; c++) {
+          int v = o->first_particle + r * o->cols + c;
+          if (v >= m->n_particles) continue;
+          uv[2 * v] = (float)c * sp;
+          uv[2 * v + 1] = (float)r * sp;
+        }
+    } else {
+      ro->kind = DRAPE_RO_TUBE;
+      ro->first = o->first_line;
+      ro->count = o->n_lines;
+      /* Drawn as thick as the collision margin, never hair-thin. */
+      ro->radius = (float)fmax(o->thickness, 0.006);
+    }
+  }
+}
+
 int drape_run_render_begin(drape_run_render *rr, drape_sim *sim, drape_err *e) {
   if (!drape_run_render_active(rr)) return DRAPE_OK;
   const drape_mesh *m = drape_sim_mesh(sim);
@@ -335,41 +373,8 @@ int drape_run_render_begin(drape_run_render *rr, drape_sim *sim, drape_err *e) {
     free(uv);
     return rc;
   }
-  /* Cloth gets a woven check of 10 cm squares: uv in metres along the
-   * grid, from the spacing of the first two particles of each row. */
   rr->n_objects = m->n_objects;
-  for (int i = 0; i < m->n_objects; i++) {
-    const drape_object_info *o = &m->objects[i];
-    drape_render_object *ro = &rr->objects[i];
-    memcpy(ro->color_front, o->color_front, sizeof ro->color_front);
-    memcpy(ro->color_back, o->color_back, sizeof ro->color_back);
-    if (o->kind == DRAPE_OBJ_CLOTH) {
-      ro->kind = DRAPE_RO_SURFACE;
-      ro->first = o->first_tri;
-      ro->count = o->n_tris;
-      ro->checker = 1;
-      ro->checker_cells = 10.0f;
-      float sp = 0.0f;
-      if (o->cols >= 2) {
-        const float *a = rr->host_pos + 4 * o->first_particle, *b = a + 4;
-        sp = sqrtf((b[0] - a[0]) * (b[0] - a[0]) + (b[1] - a[1]) * (b[1] - a[1]) +
-                   (b[2] - a[2]) * (b[2] - a[2]));
-      }
-      for (int r = 0; r < o->rows; r++)
-        for (int c = 0; c < o->cols; c++) {
-          int v = o->first_particle + r * o->cols + c;
-          if (v >= m->n_particles) continue;
-          uv[2 * v] = (float)c * sp;
-          uv[2 * v + 1] = (float)r * sp;
-        }
-    } else {
-      ro->kind = DRAPE_RO_TUBE;
-      ro->first = o->first_line;
-      ro->count = o->n_lines;
-      /* Drawn as thick as the collision margin, never hair-thin. */
-      ro->radius = (float)fmax(o->thickness, 0.006);
-    }
-  }
+  drape_run_render_objects(m, rr->host_pos, rr->objects, uv);
   drape_render_mesh_desc d = {m->n_particles, m->tris, m->n_tris, m->lines, m->n_lines,
                               uv, rr->objects, rr->n_objects};
   /* No cloth or rope (a string-only scene): no solver mesh to draw. */

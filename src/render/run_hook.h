@@ -71,6 +71,13 @@ void drape_run_render_free(drape_run_render *rr);
 void drape_run_render_timings(const drape_run_render *rr, int *frames, double *ms_transfer,
                               double *ms_draw);
 
+/* Render objects for the solver's objects (m->n_objects entries): cloth as
+ * two-sided surfaces with a 10 cm woven check (uv: 2 floats per particle,
+ * in metres along the grid, from pos4), ropes as tubes as thick as their
+ * collision margin. Shared by `drape run` and the viewer. */
+void drape_run_render_objects(const drape_mesh *m, const float *pos4, drape_render_object *objs,
+                              float *uv);
+
 /* Host-simulated strings (the CPU string solver): positions of string k as
  * x,y pairs in the plane z, n_nodes of them; drawn as tubes with an end
  * marker from the next rendered frame on. k must be < the scene's
