@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# `drape bench` end to end on a tiny ladder: the table, CSV and JSON carry
+# every case with its physics check, and bad flags exit 2. (Timings are
+# printed, never asserted.)
+set -u
+D=${DRAPE_EXE:?}
+T=$(mktemp -d "${DRAPE_BINARY_DIR:-/tmp}/cli_bench.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0
+"$D" bench --sizes 8,12 --settings 4x1,2x2 --self off,on --devices all --frames 2 --warmup 1 \
+  --peer off --out "$T/out" > "$T/table.txt" 2>&1
+rc=$?
+[[ $rc == 0 ]] || { echo "FAIL bench exit $rc"; cat "$T/table.txt"; fail=1; }
+for f in bench.csv bench.json; do [[ -s "$T/out/$f" ]] || { echo "FAIL no $f"; fail=1; }; done
+python3 - "$T/out/bench.json" "$T/out/bench.csv" <<'PY' || fail=1
+import json, sys, csv
+j = json.load(open(sys.argv[1]))
+cases = j["cases"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+# 2 sizes x 2 settings x 2 self modes x (every OpenCL device + the CPU reference)
+ok = len(cases) == len(rows) and len(cases) % 8 == 0 and len(cases) >= 16
+ok = ok and {c["n"] for c in cases} == {8, 12} and {(c["substeps"], c["iterations"]) for c in cases} == {(4, 1), (2, 2)}
+ok = ok and {c["self_collision"] for c in cases} == {False, True}
+ok = ok and any(c["backend"] == "cpu-reference" for c in cases)
+ok = ok and all(c["ok"] and c["particles"] == c["n"] ** 2 and c["colours"] >= 12 for c in cases)
+ok = ok and all(0 <= c["mean_strain"] < 0.05 and c["ms_frame"]["median"] > 0 for c in cases)
+ok = ok and all(c["stage_ms"]["project"] >= 0 for c in cases) and "commit" in j and "machine" in j
+print("bench json:", len(cases), "cases,", "ok" if ok else "BAD")
+sys.exit(0 if ok else 1)
+PY
+grep -q "ms/frame" "$T/table.txt" || { echo "FAIL no table header"; fail=1; }
+for bad in "--sizes 2" "--settings 20y1" "--self maybe" "--devices 99" "--frames 0" "--peer sometimes" "--bogus 1"; do
+  "$D" bench $bad --out "$T/bad" > "$T/bad.txt" 2>&1
+  rc=$?
+  if [[ $rc != 2 ]]; then echo "FAIL 'bench $bad': exit $rc, expected 2"; fail=1; fi
+  grep -q -e "${bad%% *}" "$T/bad.txt" || { echo "FAIL 'bench $bad' message does not name the flag"; fail=1; }
+  [[ -e "$T/bad" ]] && { echo "FAIL 'bench $bad' wrote output"; fail=1; }
+done
+[[ $fail == 0 ]] && echo "ok   drape bench"
+exit $fail
