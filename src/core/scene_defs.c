@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "drape/scene.h"
+#include "drape/string.h"
 
 drape_cloth_def drape_cloth_def_default(void) {
   drape_cloth_def d;
@@ -48,19 +49,21 @@ drape_rope_def drape_rope_def_default(void) {
 }
 
 drape_string_def drape_string_def_default(void) {
-  /* Seed 000 §7.16/§7.17 demo values. */
+  /* The material, tick and anchor come from the string solver's own
+   * defaults (seed 000 §7.16/§7.17), so the two cannot drift apart. */
+  const drape_string_params p = drape_string_params_default();
   drape_string_def d;
   memset(&d, 0, sizeof d);
-  d.nodes = 80;
-  d.length = 4.0;
-  d.mu = 0.02;
-  d.EA = 100.0;
-  d.etaA = 30.0;
-  d.B = 1e-4;
-  d.D = 1e-5;
-  d.h = 1e-4;
-  d.anchor[0] = -0.4 * d.length;
-  d.anchor[1] = 0.65 * d.length;
+  d.nodes = p.links;
+  d.length = p.length;
+  d.mu = p.mu;
+  d.EA = p.EA;
+  d.etaA = p.etaA;
+  d.B = p.B;
+  d.D = p.D;
+  d.h = p.h;
+  d.anchor[0] = p.anchor[0];
+  d.anchor[1] = p.anchor[1];
   d.release_at = -1.0;
   d.color[0] = 0.95f; d.color[1] = 0.55f; d.color[2] = 0.10f;
   return d;
