@@ -114,22 +114,6 @@ static int obj_frame(run_ctx *r, drape_err *e) {
 
 /* ---- hook: statistics JSON ---- */
 
-static void json_num(FILE *f, double v) {
-  if (isfinite(v)) fprintf(f, "%.9g", v);
-  else fputs("null", f);
-}
-
-static void json_str(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
-    else if (c < 0x20) fprintf(f, "\\u%04x", c);
-    else fputc(c, f);
-  }
-  fputc('"', f);
-}
-
 static int stats_begin(run_ctx *r, drape_err *e) {
   if (!r->stats_path) return DRAPE_OK;
   snprintf(r->stats_tmp, sizeof r->stats_tmp, "%s.tmp%ld", r->stats_path, (long)getpid());
@@ -143,9 +127,9 @@ static int stats_begin(run_ctx *r, drape_err *e) {
   struct drape_cl *cl = drape_sim_cl(r->sim);
   FILE *f = r->stats;
   fputs("{\n  \"scene\": ", f);
-  json_str(f, r->scene_path);
+  drape_json_str(f, r->scene_path);
   fprintf(f, ",\n  \"backend\": \"%s\",\n  \"device\": ", r->backend == DRAPE_BACKEND_CPU ? "cpu" : "cl");
-  json_str(f, cl ? cl->device_name : "CPU reference (1 thread)");
+  drape_json_str(f, cl ? cl->device_name : "CPU reference (1 thread)");
   fprintf(f, ",\n  \"dt\": %.9g, \"substeps\": %d, \"iterations\": %d,\n", r->scene.dt, p.substeps,
           p.iterations);
   fprintf(f, "  \"particles\": %d, \"constraints\": %d, \"colours\": %d, \"tether_slots\": %d,\n",
@@ -153,7 +137,7 @@ static int stats_begin(run_ctx *r, drape_err *e) {
   fputs("  \"objects\": [", f);
   for (int i = 0; i < m->n_objects; i++) {
     fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-    json_str(f, m->objects[i].name);
+    drape_json_str(f, m->objects[i].name);
     fprintf(f, ", \"kind\": \"%s\", \"particles\": %d}",
             m->objects[i].kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", m->objects[i].n_particles);
   }
@@ -175,31 +159,31 @@ static int stats_frame(run_ctx *r, drape_err *e) {
   fprintf(f, "%s    {\"frame\": %d, \"time\": %.9g, \"kinetic_energy\": ", r->stats_first ? "" : ",\n",
           st.frame, st.time);
   r->stats_first = 0;
-  json_num(f, st.kinetic_energy);
+  drape_json_num(f, st.kinetic_energy);
   fputs(", \"min_sphere_clearance\": ", f);
-  json_num(f, st.min_sphere_clearance);
+  drape_json_num(f, st.min_sphere_clearance);
   fputs(", \"min_floor_clearance\": ", f);
-  json_num(f, st.min_floor_clearance);
+  drape_json_num(f, st.min_floor_clearance);
   fputs(",\n     \"objects\": [", f);
   for (int i = 0; i < st.n_objects; i++) {
     fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-    json_str(f, m->objects[i].name);
+    drape_json_str(f, m->objects[i].name);
     fputs(", \"max_strain\": ", f);
-    json_num(f, st.objects[i].max_strain);
+    drape_json_num(f, st.objects[i].max_strain);
     fputs(", \"mean_strain\": ", f);
-    json_num(f, st.objects[i].mean_strain);
+    drape_json_num(f, st.objects[i].mean_strain);
     fputs(", \"mean_abs_strain\": ", f);
-    json_num(f, st.objects[i].mean_abs_strain);
+    drape_json_num(f, st.objects[i].mean_abs_strain);
     fputs(", \"min_strain\": ", f);
-    json_num(f, st.objects[i].min_strain);
+    drape_json_num(f, st.objects[i].min_strain);
     fprintf(f, ", \"torn\": %d}", st.objects[i].torn);
   }
   run_cables_json_objects(r->cables, f, st.n_objects > 0, 1); /* implicit ropes */
   fputs("],\n     \"ms\": {\"frame\": ", f);
-  json_num(f, tm.ms_frame);
+  drape_json_num(f, tm.ms_frame);
   for (int s = 0; s < DRAPE_STAGE_COUNT; s++) {
     fprintf(f, ", \"%s\": ", drape_stage_name((drape_stage)s));
-    if (tm.stage_times_valid) json_num(f, tm.ms[s]);
+    if (tm.stage_times_valid) drape_json_num(f, tm.ms[s]);
     else fputs("null", f);
   }
   fprintf(f, "},\n     \"bytes_to_device\": %llu}", (unsigned long long)tm.bytes_to_device);

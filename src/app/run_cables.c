@@ -1,5 +1,6 @@
 /* Implicit ropes in the frame loop: see run_cables.h. */
 #include "app/run_cables.h"
+#include "core/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -182,11 +183,6 @@ int run_cables_append_obj(const run_cables *rc, FILE *f, int base) {
   return ferror(f) != 0;
 }
 
-static void json_num(FILE *f, double v) {
-  if (isfinite(v)) fprintf(f, "%.9g", v);
-  else fputs("null", f);
-}
-
 void run_cables_json_objects(const run_cables *rc, FILE *f, int comma, int with_stats) {
   for (int i = 0; rc && i < rc->n; i++) {
     const one_cable *c = &rc->c[i];
@@ -205,13 +201,13 @@ void run_cables_json_objects(const run_cables *rc, FILE *f, int comma, int with_
     }
     run_cable_stats st;
     run_cables_stats(rc, i, &st);
-    fputs(", \"max_strain\": ", f); json_num(f, st.max_strain);
-    fputs(", \"mean_strain\": ", f); json_num(f, st.mean_strain);
-    fputs(", \"mean_abs_strain\": ", f); json_num(f, st.mean_abs_strain);
-    fputs(", \"min_strain\": ", f); json_num(f, st.min_strain);
-    fputs(", \"torn\": 0, \"sag\": ", f); json_num(f, st.sag);
-    fputs(", \"kinetic_energy\": ", f); json_num(f, st.kinetic);
-    fputs(", \"elastic_energy\": ", f); json_num(f, st.elastic);
+    fputs(", \"max_strain\": ", f); drape_json_num(f, st.max_strain);
+    fputs(", \"mean_strain\": ", f); drape_json_num(f, st.mean_strain);
+    fputs(", \"mean_abs_strain\": ", f); drape_json_num(f, st.mean_abs_strain);
+    fputs(", \"min_strain\": ", f); drape_json_num(f, st.min_strain);
+    fputs(", \"torn\": 0, \"sag\": ", f); drape_json_num(f, st.sag);
+    fputs(", \"kinetic_energy\": ", f); drape_json_num(f, st.kinetic);
+    fputs(", \"elastic_energy\": ", f); drape_json_num(f, st.elastic);
     fprintf(f, ", \"newton_iterations\": %d}", st.newton);
   }
 }

@@ -1,6 +1,7 @@
 #include "core/util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,4 +70,20 @@ int drape_make_dirs(const char *path, const char *flag, drape_err *e) {
   if (access(path, W_OK) != 0)
     return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": not writable", flag, path);
   return DRAPE_OK;
+}
+
+void drape_json_num(FILE *f, double v) {
+  if (isfinite(v)) fprintf(f, "%.9g", v);
+  else fputs("null", f);
+}
+
+void drape_json_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+    else if (c < 0x20) fprintf(f, "\\u%04x", c);
+    else fputc(c, f);
+  }
+  fputc('"', f);
 }
