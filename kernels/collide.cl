@@ -9,16 +9,16 @@
  * Each work item does DR_PARTICLE_LANES consecutive particles; every lane
  * computes what cpu_collide computes for its particle, and lanes that do
  * not touch a collider keep their position (select). */
-__kernel void collide(__global float4 *x, __global const float4 *p, __global const int *obj,
-                      __global const dr_object *objects, __global const dr_sphere *spheres,
-                      const dr_step_params sp, const float t_end) {
-  const int i0 = get_global_id(0) * DR_PARTICLE_LANES;
-  if (i0 >= sp.n_particles) return;
-  float8 xx, xy, xz, xw, px, py, pz, pw;
-  DR_LOAD8(x, i0, xx, xy, xz, xw);
-  const int8 free_ = xw != 0.0f;
-  if (!any(free_)) return;
-  DR_LOAD8(p, i0, px, py, pz, pw);
+
+/* Lanes xx, xy, xz of particles i0 .. i0+7 with start-of-substep positions
+ * px, py, pz; `free_` marks the lanes with inverse mass != 0. Returns the
+ * lanes that touched a collider. Used by the collide kernel below and by
+ * update_fused (update.cl). */
+__attribute__((always_inline)) inline int8 collide8(float8 *xx_, float8 *xy_, float8 *xz_, const float8 px, const float8 py,
+              const float8 pz, const int8 free_, __global const int *obj,
+              __global const dr_object *objects, __global const dr_sphere *spheres,
+              const dr_step_params sp, const float t_end, const int i0) {
+  float8 xx = *xx_, xy = *xy_, xz = *xz_;
   const int8 o = vload8(0, obj + i0);
   const float8 margin = (float8)(objects[o.s0].thickness, objects[o.s1].thickness,
                                  objects[o.s2].thickness, objects[o.s3].thickness,
@@ -79,5 +79,22 @@ __kernel void collide(__global float4 *x, __global const float4 *p, __global con
       hit |= in;
     }
   }
+  *xx_ = xx;
+  *xy_ = xy;
+  *xz_ = xz;
+  return hit;
+}
+
+__kernel void collide(__global float4 *x, __global const float4 *p, __global const int *obj,
+                      __global const dr_object *objects, __global const dr_sphere *spheres,
+                      const dr_step_params sp, const float t_end) {
+  const int i0 = get_global_id(0) * DR_PARTICLE_LANES;
+  if (i0 >= sp.n_particles) return;
+  float8 xx, xy, xz, xw, px, py, pz, pw;
+  DR_LOAD8(x, i0, xx, xy, xz, xw);
+  const int8 free_ = xw != 0.0f;
+  if (!any(free_)) return;
+  DR_LOAD8(p, i0, px, py, pz, pw);
+  const int8 hit = collide8(&xx, &xy, &xz, px, py, pz, free_, obj, objects, spheres, sp, t_end, i0);
   if (any(hit)) DR_STORE8(x, i0, xx, xy, xz, xw);
 }

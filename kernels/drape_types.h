@@ -60,6 +60,18 @@ typedef uint32_t dr_uint;
 /* Constraints one work item of project_distance projects (float8 lanes);
  * the constraint and lambda buffers carry this many padding entries. */
 #define DR_PROJECT_LANES 8
+/* Groups of DR_PROJECT_LANES per work item, and the entries the host
+ * appends to each constraint array (and lambda) so that reads past the
+ * last group stay inside the buffer. */
+#define DR_PROJECT_GROUPS 1
+#define DR_PROJECT_PAD (DR_PROJECT_GROUPS * DR_PROJECT_LANES)
+
+/* How a work item of project_distance fetches its particles (one byte per
+ * group of DR_PROJECT_LANES constraints; src/core/colour.c): */
+#define DR_GROUP_GATHER 0  /* 16 indexed loads                            */
+#define DR_GROUP_CONTIG 1  /* a = a0 + L, b = b0 + L: two runs of 8         */
+#define DR_GROUP_EVENODD 2 /* a = a0 + 2L, b = a + 1: a run of 16           */
+#define DR_GROUP_PAIRS 3   /* a = a0 + (0,1,4,5,8,9,12,13), b = a + 2: 16   */
 
 /* A distance constraint |x_a - x_b| = rest (Macklin et al. 2016, eq. 13).
  * A negative compliance marks a constraint torn for good (seed 002 §3). */
@@ -108,11 +120,16 @@ typedef struct dr_kinematic {
   dr_int pad0, pad1, pad2;
 } dr_kinematic;         /* 48 bytes */
 
-/* Particles per work item in collide (the other per-particle stages do one
- * each: they only stream memory, and measured slower in this form); the
- * device particle arrays are padded to a multiple of this with pinned
- * dummy particles that nothing references. */
+/* Particles per work item in collide, tethers and update_fused (predict,
+ * update and normals do one each: alone they only stream memory, and
+ * measured slower in this form); the device particle arrays are padded to
+ * a multiple of this with pinned dummy particles that nothing references. */
 #define DR_PARTICLE_LANES 8
+
+/* Stages folded into update_fused (kernels/update.cl), as flag bits. */
+#define DR_FUSE_TETHERS 1
+#define DR_FUSE_COLLIDE 2
+#define DR_FUSE_PREDICT 4
 
 #ifdef __OPENCL_VERSION__
 /* Eight consecutive float4 (particles i0 .. i0+7) as four float8 lanes and
@@ -139,6 +156,17 @@ typedef struct dr_kinematic {
              (__global float *)((ptr) + (i0)));                                 \
   } while (0)
 #define DR_LANES8(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7)
+
+/* Four float4 in a float16 ("AoS lanes"): arithmetic on the particles as
+ * stored, with one value per particle packed into a float8 only where it
+ * needs sqrt or a division (project.cl explains why).
+ * DR_XYZ_MASK clears each w lane (as_int16 & mask); DR_SUM3(e) puts
+ * (e.x + e.y) + e.z, the scalar evaluation order, into each x lane;
+ * DR_SPREAD_LO/HI copy lanes 0-3 / 4-7 of a vector of 8 to four lanes each. */
+#define DR_XYZ_MASK (int16)(-1, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1, 0, -1, -1, -1, 0)
+#define DR_SUM3(e) (((e) + (e).s123056749ab8defc) + (e).s23016745ab89efcd)
+#define DR_SPREAD_LO(v) ((v).s0000111122223333)
+#define DR_SPREAD_HI(v) ((v).s4444555566667777)
 #endif
 
 #endif

@@ -143,6 +143,11 @@ typedef struct drape_sim_params {
   int tearing_enabled;       /* objects with tear_ratio > 0 tear when 1       */
   int tethers_enabled;       /* long-range attachments of cloths that have them */
   int normals_enabled;       /* vertex normals after each frame (default 1)   */
+  int fuse_stages;           /* 1 (default): tethers, collide, update and the
+                                next predict run as one pass over the
+                                particles where nothing in between needs
+                                them apart; same bits either way, 0 times
+                                each stage on its own (drape bench --fuse) */
 } drape_sim_params;
 
 void drape_sim_get_params(const drape_sim *sim, drape_sim_params *out);
@@ -191,6 +196,8 @@ typedef enum {
   DRAPE_STAGE_TETHERS,
   DRAPE_STAGE_COLLIDE,
   DRAPE_STAGE_UPDATE,
+  DRAPE_STAGE_FUSED,          /* tethers ▸ collide ▸ update ▸ next predict in
+                                 one pass (drape_sim_params.fuse_stages)  */
   DRAPE_STAGE_TEAR,
   DRAPE_STAGE_NORMALS,
   DRAPE_STAGE_COUNT

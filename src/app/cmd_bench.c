@@ -45,6 +45,7 @@ typedef struct bench_opts {
   int n_backends;
   int frames, warmup;
   int peer;                         /* time Bullet too (when built in) */
+  int fuse;                         /* drape_sim_params.fuse_stages */
   double max_mean_strain;
   const char *out_dir;
 } bench_opts;
@@ -68,7 +69,8 @@ typedef struct bench_row {
 static const char *usage_text =
     "usage: drape bench [--sizes 64,128,256,512,1024] [--settings 20x1,5x4]\n"
     "                   [--self off,on] [--devices all|cpu|K,K,...] [--frames N]\n"
-    "                   [--warmup N] [--peer on|off] [--max-mean-strain S] [--out DIR]\n";
+    "                   [--warmup N] [--peer on|off] [--fuse on|off]\n"
+    "                   [--max-mean-strain S] [--out DIR]\n";
 
 static void help(void) {
   printf("%s", usage_text);
@@ -86,6 +88,9 @@ static void help(void) {
          "  --peer on|off      also time Bullet's soft-body cloth on the same cloth\n"
          "                     (20 passes a frame for 20x1; built when libbullet-dev is\n"
          "                     installed; default on)\n"
+         "  --fuse on|off      run tethers, collide, update and the next predict as one\n"
+         "                     kernel (default on; off times each stage on its own,\n"
+         "                     with the same results bit for bit)\n"
          "  --max-mean-strain S  a case whose final mean strain exceeds S fails (0.05)\n"
          "  --out DIR          bench.csv, bench.json and bench.png go here\n"
          "                     (default bench/results/latest)\n"
@@ -111,6 +116,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
   o->frames = 20;
   o->warmup = 10;
   o->peer = 1;
+  o->fuse = 1;
   o->max_mean_strain = 0.05;
   o->out_dir = "bench/results/latest";
   const char *devices = "all";
@@ -155,6 +161,10 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     } else if (!strcmp(a, "--peer")) {
       if (!strcmp(v, "on")) o->peer = 1;
       else if (!strcmp(v, "off")) o->peer = 0;
+      else return bad(a, v, "expected on or off");
+    } else if (!strcmp(a, "--fuse")) {
+      if (!strcmp(v, "on")) o->fuse = 1;
+      else if (!strcmp(v, "off")) o->fuse = 0;
       else return bad(a, v, "expected on or off");
     } else if (!strcmp(a, "--max-mean-strain")) {
       char *end = NULL;
@@ -243,8 +253,8 @@ typedef struct case_pass {
   uint64_t device_bytes;
 } case_pass;
 
-static int simulate(const backend_sel *b, int n, setting st, int self, int profiling, int warmup,
-                    int frames, case_pass *p, bench_row *row, drape_err *e) {
+static int simulate(const backend_sel *b, int n, setting st, int self, int fuse, int profiling,
+                    int warmup, int frames, case_pass *p, bench_row *row, drape_err *e) {
   drape_scene scene;
   bench_scene(&scene, n, st, self);
   drape_sim_opts so = drape_sim_opts_default();
@@ -255,6 +265,13 @@ static int simulate(const backend_sel *b, int n, setting st, int self, int profi
   int rc = drape_sim_create(&scene, &so, &sim, e);
   drape_scene_free(&scene);
   if (rc) return rc;
+  drape_sim_params sprm;
+  drape_sim_get_params(sim, &sprm);
+  sprm.fuse_stages = fuse;
+  if ((rc = drape_sim_set_params(sim, &sprm, e))) {
+    drape_sim_destroy(sim);
+    return rc;
+  }
   const drape_mesh *mesh = drape_sim_mesh(sim);
   row->particles = mesh->n_particles;
   row->constraints = mesh->n_constraints;
@@ -306,13 +323,13 @@ static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st
     free(prof.ms);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   }
-  int rc = simulate(b, n, st, self, 0, o->warmup, o->frames, &t, row, e);
+  int rc = simulate(b, n, st, self, o->fuse, 0, o->warmup, o->frames, &t, row, e);
   const case_pass *stages = &t;
   int stage_frames = o->frames;
   if (rc == 0 && !b->cpu) {
     bench_row scratch = *row;
     stage_frames = o->frames < 3 ? o->frames : 3;
-    rc = simulate(b, n, st, self, 1, o->warmup, stage_frames, &prof, &scratch, e);
+    rc = simulate(b, n, st, self, o->fuse, 1, o->warmup, stage_frames, &prof, &scratch, e);
     stages = &prof;
   }
   if (rc == 0) {

@@ -7,16 +7,18 @@
 #include <string.h>
 
 #include "cl/runtime.h"
+#include "core/colour.h"
 #include "cloth/selfcol_cl.h"
 #include "cloth/sim.h"
 
 enum {
   K_WIND_TRI, K_WIND_GATHER, K_PREDICT, K_DRIVE, K_PROJECT, K_TETHERS, K_COLLIDE, K_UPDATE,
-  K_TEAR, K_TEAR_TRI, K_NORMALS, K_COUNT
+  K_FUSED, K_TEAR, K_TEAR_TRI, K_NORMALS, K_COUNT
 };
 static const char *const kernel_names[K_COUNT] = {
     "wind_triangles", "wind_gather", "predict", "drive_kinematic", "project_distance", "tethers",
-    "collide", "update_velocities", "tear_constraints", "tear_triangles", "vertex_normals"};
+    "collide", "update_velocities", "update_fused", "tear_constraints", "tear_triangles",
+    "vertex_normals"};
 
 typedef struct cl_state {
   drape_cl *cl;
@@ -24,7 +26,8 @@ typedef struct cl_state {
   int owns_cl;
   cl_kernel k[K_COUNT];
   cl_mem x, p, v, n, obj, mat, ca, cb, crest, ccomp, lambda, sph, kin, tris, tri_edge, vt_off, vt_list,
-      tri_force, tpin, trest;
+      tri_force, tpin, trest, cpat;
+  int *group_off;           /* first lane group of each colour (colour.c) */
   int cap_kin, has_lambda, has_tri_force;
   uint64_t bytes;           /* device memory held                         */
   size_t np_pad;            /* particles rounded up to DR_PARTICLE_LANES  */
@@ -102,11 +105,16 @@ static int set_static_args(drape_sim *s, drape_err *e) {
   ARG(K_PROJECT, 3, c->crest); ARG(K_PROJECT, 4, c->ccomp);
   cl_mem lam = c->lambda ? c->lambda : c->x; /* never touched in NONE mode */
   ARG(K_PROJECT, 5, lam);
+  ARG(K_PROJECT, 10, c->cpat);
+  int stride = (int)c->np_pad; /* slot-major tether arrays */
   ARG(K_TETHERS, 0, c->x); ARG(K_TETHERS, 1, c->tpin); ARG(K_TETHERS, 2, c->trest);
-  ARG(K_TETHERS, 3, slots); ARG(K_TETHERS, 4, np);
+  ARG(K_TETHERS, 3, slots); ARG(K_TETHERS, 4, stride); ARG(K_TETHERS, 5, np);
   ARG(K_COLLIDE, 0, c->x); ARG(K_COLLIDE, 1, c->p); ARG(K_COLLIDE, 2, c->obj);
   ARG(K_COLLIDE, 3, c->mat); ARG(K_COLLIDE, 4, c->sph);
   ARG(K_UPDATE, 0, c->x); ARG(K_UPDATE, 1, c->p); ARG(K_UPDATE, 2, c->v);
+  ARG(K_FUSED, 0, c->x); ARG(K_FUSED, 1, c->p); ARG(K_FUSED, 2, c->v); ARG(K_FUSED, 3, c->obj);
+  ARG(K_FUSED, 4, c->mat); ARG(K_FUSED, 5, c->sph); ARG(K_FUSED, 6, c->tpin);
+  ARG(K_FUSED, 7, c->trest); ARG(K_FUSED, 8, slots); ARG(K_FUSED, 9, stride);
   cl_mem tf = c->tri_force ? c->tri_force : c->n;
   ARG(K_WIND_TRI, 0, c->x); ARG(K_WIND_TRI, 1, c->v); ARG(K_WIND_TRI, 2, c->tris);
   ARG(K_WIND_TRI, 3, tf); ARG(K_WIND_TRI, 5, nt);
@@ -126,7 +134,7 @@ static int cl_ensure(drape_sim *s, drape_err *e) {
   cl_state *c = ST(s);
   int rc, changed = 0;
   if (s->params.iterations > 1 && !c->lambda && s->m.n_cons > 0) {
-    if ((rc = mk(s, &c->lambda, sizeof(float) * ((size_t)s->m.n_cons + DR_PROJECT_LANES), NULL,
+    if ((rc = mk(s, &c->lambda, sizeof(float) * ((size_t)s->m.n_cons + DR_PROJECT_PAD), NULL,
                  "lambda", e)))
       return rc;
     changed = 1;
@@ -170,9 +178,10 @@ static int cl_reset(drape_sim *s, drape_err *e) {
   if ((rc = cl_write(s, SIM_BUF_CONS, 0, (size_t)s->m.n_cons * sizeof(dr_distance), s->m.cons, e)))
     return rc;
   /* padding read by the last lanes of project_distance: torn, particle 0 */
-  const int zero_i[DR_PROJECT_LANES] = {0};
-  const float zero_f[DR_PROJECT_LANES] = {0}, torn[DR_PROJECT_LANES] = {-1, -1, -1, -1, -1, -1, -1, -1};
-  const size_t off = (size_t)s->m.n_cons * 4, pad = DR_PROJECT_LANES * 4;
+  const int zero_i[DR_PROJECT_PAD] = {0};
+  float zero_f[DR_PROJECT_PAD] = {0}, torn[DR_PROJECT_PAD];
+  for (int i = 0; i < DR_PROJECT_PAD; i++) torn[i] = -1.0f;
+  const size_t off = (size_t)s->m.n_cons * 4, pad = DR_PROJECT_PAD * 4;
   DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->ca, CL_TRUE, off, pad, zero_i, 0, NULL, NULL));
   DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->cb, CL_TRUE, off, pad, zero_i, 0, NULL, NULL));
   DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->crest, CL_TRUE, off, pad, zero_f, 0, NULL, NULL));
@@ -194,6 +203,7 @@ static int cl_begin(drape_sim *s, drape_err *e) {
   ARG(K_PREDICT, 5, sp);
   ARG(K_COLLIDE, 5, sp);
   ARG(K_UPDATE, 3, sp);
+  ARG(K_FUSED, 10, sp);
   ARG(K_WIND_TRI, 4, sp);
   ARG(K_WIND_GATHER, 5, sp);
   ARG(K_PROJECT, 8, sp.inv_h2);
@@ -225,10 +235,12 @@ static int cl_project(drape_sim *s, int colour, int mode, drape_err *e) {
   ARG(K_PROJECT, 6, first);
   ARG(K_PROJECT, 7, count);
   ARG(K_PROJECT, 9, mode);
-  return launch(s, K_PROJECT, ((size_t)count + DR_PROJECT_LANES - 1) / DR_PROJECT_LANES, e);
+  ARG(K_PROJECT, 11, c->group_off[colour]);
+  const size_t per_item = DR_PROJECT_GROUPS * DR_PROJECT_LANES;
+  return launch(s, K_PROJECT, ((size_t)count + per_item - 1) / per_item, e);
 }
 static int cl_tethers(drape_sim *s, drape_err *e) {
-  return launch(s, K_TETHERS, (size_t)s->m.n_particles, e);
+  return launch(s, K_TETHERS, particle_groups(s), e);
 }
 /* One STAGE call, ~30 launches (hashes, scans, passes): the orchestrator
  * counts one, the rest are added here. */
@@ -248,6 +260,12 @@ static int cl_collide(drape_sim *s, float t_end, drape_err *e) {
 }
 static int cl_update(drape_sim *s, drape_err *e) {
   return launch(s, K_UPDATE, (size_t)s->m.n_particles, e);
+}
+static int cl_update_fused(drape_sim *s, int flags, float t_end, drape_err *e) {
+  cl_state *c = ST(s);
+  ARG(K_FUSED, 11, t_end);
+  ARG(K_FUSED, 12, flags);
+  return launch(s, K_FUSED, particle_groups(s), e);
 }
 static int cl_tear(drape_sim *s, drape_err *e) {
   return launch(s, K_TEAR, (size_t)s->m.n_cons, e);
@@ -384,8 +402,9 @@ static void cl_destroy(drape_sim *s) {
   cl_mem *all[] = {&c->x, &c->p, &c->v, &c->n, &c->obj, &c->mat, &c->ca, &c->cb, &c->crest,
                    &c->ccomp, &c->lambda, &c->sph,
                    &c->kin, &c->tris, &c->tri_edge, &c->vt_off, &c->vt_list, &c->tri_force,
-                   &c->tpin, &c->trest};
+                   &c->tpin, &c->trest, &c->cpat};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
+  free(c->group_off);
   if (c->owns_cl) drape_cl_release(&c->own);
   free(c);
   s->bs = NULL;
@@ -426,10 +445,13 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
     return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   }
   memcpy(obj_pad, m->obj, sizeof *obj_pad * (size_t)m->n_particles);
-  if (slots) {
+  if (slots) { /* slot-major on the device: one vload8 per slot (tethers.cl) */
     for (size_t i = 0; i < np * slots; i++) tpin_pad[i] = -1;
-    memcpy(tpin_pad, m->tether_pin, sizeof *tpin_pad * (size_t)m->n_particles * slots);
-    memcpy(trest_pad, m->tether_rest, sizeof *trest_pad * (size_t)m->n_particles * slots);
+    for (size_t i = 0; i < (size_t)m->n_particles; i++)
+      for (size_t q = 0; q < slots; q++) {
+        tpin_pad[q * np + i] = m->tether_pin[i * slots + q];
+        trest_pad[q * np + i] = m->tether_rest[i * slots + q];
+      }
   }
   if ((rc = mk(s, &c->x, np * f4, NULL, "positions", e)) ||
       (rc = mk(s, &c->p, np * f4, NULL, "previous positions", e)) ||
@@ -437,10 +459,10 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
       (rc = mk(s, &c->n, np * f4, NULL, "normals", e)) ||
       (rc = mk(s, &c->obj, np * sizeof(dr_int), obj_pad, "object ids", e)) ||
       (rc = mk(s, &c->mat, (size_t)m->n_objects * sizeof(dr_object), NULL, "materials", e)) ||
-      (rc = mk(s, &c->ca, ((size_t)m->n_cons + DR_PROJECT_LANES) * 4, NULL, "constraint a", e)) ||
-      (rc = mk(s, &c->cb, ((size_t)m->n_cons + DR_PROJECT_LANES) * 4, NULL, "constraint b", e)) ||
-      (rc = mk(s, &c->crest, ((size_t)m->n_cons + DR_PROJECT_LANES) * 4, NULL, "rest lengths", e)) ||
-      (rc = mk(s, &c->ccomp, ((size_t)m->n_cons + DR_PROJECT_LANES) * 4, NULL, "compliances", e)) ||
+      (rc = mk(s, &c->ca, ((size_t)m->n_cons + DR_PROJECT_PAD) * 4, NULL, "constraint a", e)) ||
+      (rc = mk(s, &c->cb, ((size_t)m->n_cons + DR_PROJECT_PAD) * 4, NULL, "constraint b", e)) ||
+      (rc = mk(s, &c->crest, ((size_t)m->n_cons + DR_PROJECT_PAD) * 4, NULL, "rest lengths", e)) ||
+      (rc = mk(s, &c->ccomp, ((size_t)m->n_cons + DR_PROJECT_PAD) * 4, NULL, "compliances", e)) ||
       (rc = mk(s, &c->sph, (size_t)s->n_spheres * sizeof(dr_sphere), NULL, "spheres", e)) ||
       (rc = mk(s, &c->tris, (size_t)m->n_tris * 3 * sizeof(dr_uint), NULL, "triangles", e)) ||
       (rc = mk(s, &c->vt_off, ((size_t)m->n_particles + 1) * sizeof(dr_int), m->vt_off,
@@ -456,6 +478,19 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
     return rc;
   }
   free(obj_pad); free(tpin_pad); free(trest_pad);
+  /* memory pattern of each lane group of project_distance */
+  int n_groups = drape_colour_n_groups(m->colour_off, m->n_colours);
+  unsigned char *pat = malloc((size_t)n_groups + 1);
+  c->group_off = malloc(sizeof *c->group_off * ((size_t)m->n_colours + 1));
+  if (!pat || !c->group_off) {
+    free(pat);
+    cl_destroy(s);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  }
+  drape_colour_lane_patterns(m->cons, m->colour_off, m->n_colours, pat, c->group_off, NULL);
+  rc = mk(s, &c->cpat, (size_t)n_groups, pat, "constraint group patterns", e);
+  free(pat);
+  if (rc) { cl_destroy(s); return rc; }
   if ((rc = cl_ensure(s, e)) || (rc = set_static_args(s, e))) { cl_destroy(s); return rc; }
   if (s->self_collision) {
     if ((rc = selfcol_cl_create(c->cl, &s->sc_desc, &c->sc, e))) { cl_destroy(s); return rc; }
@@ -494,6 +529,7 @@ const sim_backend drape_backend_cl = {
     .self_collision = cl_self_collision,
     .collide = cl_collide,
     .update_velocities = cl_update,
+    .update_fused = cl_update_fused,
     .tear = cl_tear,
     .tear_triangles = cl_tear_tris,
     .normals = cl_normals,

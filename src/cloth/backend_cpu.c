@@ -98,6 +98,17 @@ static int cpu_update(drape_sim *s, drape_err *e) {
   cpu_update_velocities(c->x, c->p, c->v, &s->sp);
   return DRAPE_OK;
 }
+/* The reference keeps the stages separate: each is a loop over the
+ * particles, and per particle the order is that of update_fused. */
+static int cpu_update_fused(drape_sim *s, int flags, float t_end, drape_err *e) {
+  cpu_state *c = ST(s);
+  if (flags & DR_FUSE_TETHERS)
+    cpu_tethers(c->x, s->m.tether_pin, s->m.tether_rest, s->m.tether_slots, s->m.n_particles);
+  if (flags & DR_FUSE_COLLIDE) cpu_collide(c->x, c->p, s->m.obj, c->mat, c->sph, &s->sp, t_end);
+  cpu_update_velocities(c->x, c->p, c->v, &s->sp);
+  if (flags & DR_FUSE_PREDICT) cpu_predict(c->x, c->p, c->v, s->m.obj, c->mat, &s->sp);
+  return DRAPE_OK;
+}
 static int cpu_tear(drape_sim *s, drape_err *e) {
   cpu_state *c = ST(s);
   cpu_tear_constraints(c->x, c->cons, s->m.obj, c->mat, s->m.n_cons);
@@ -195,6 +206,7 @@ const sim_backend drape_backend_cpu = {
     .self_collision = cpu_self_collision,
     .collide = cpu_collide_stage,
     .update_velocities = cpu_update,
+    .update_fused = cpu_update_fused,
     .tear = cpu_tear,
     .tear_triangles = cpu_tear_tris,
     .normals = cpu_normals,

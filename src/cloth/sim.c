@@ -18,7 +18,7 @@ int drape_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out);
 
 static const char *const stage_names[DRAPE_STAGE_COUNT] = {
     "wind", "predict", "drive", "self_collision", "project",
-    "tethers", "collide", "update", "tear", "normals"};
+    "tethers", "collide", "update", "fused", "tear", "normals"};
 
 const char *drape_stage_name(drape_stage st) {
   return (st >= 0 && st < DRAPE_STAGE_COUNT) ? stage_names[st] : "?";
@@ -122,6 +122,7 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   p.tearing_enabled = 1;
   p.tethers_enabled = 1;
   p.normals_enabled = 1;
+  p.fuse_stages = 1;
   int rc = check_params(&p, e);
   if (rc) return rc;
   if (sc->has_floor && (!isfinite(sc->floor_height) || !(sc->floor_friction >= 0)))

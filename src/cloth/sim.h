@@ -50,6 +50,9 @@ typedef struct sim_backend {
   int (*self_collision)(drape_sim *s, float t_end, drape_err *e);
   int (*collide)(drape_sim *s, float t_end, drape_err *e);
   int (*update_velocities)(drape_sim *s, drape_err *e);
+  /* The DR_FUSE_* stages, then update_velocities, as one pass (the CPU
+   * reference runs the separate stages in order; kernels/update.cl). */
+  int (*update_fused)(drape_sim *s, int flags, float t_end, drape_err *e);
   int (*tear)(drape_sim *s, drape_err *e);
   int (*tear_triangles)(drape_sim *s, drape_err *e);
   int (*normals)(drape_sim *s, drape_err *e);

@@ -10,6 +10,11 @@
  *                self-collision ▸ collide ▸ update velocities ▸ tear
  *   per frame:   tear triangles ▸ normals ▸ end (wait, collect timings)
  *
+ * The per-particle stages from the last tethers to the next substep's
+ * predict run as one kernel, update_fused, where no other stage comes
+ * between them (params.fuse_stages, on by default): same arithmetic per
+ * particle, one trip through memory instead of four.
+ *
  * Each stage is one kernel in kernels/<stage>.cl and one cpu_<kernel> in
  * cpu_stages.c; the backend (sim.h) runs one or the other. */
 #include <math.h>
@@ -109,6 +114,16 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   const int tear = pr->tearing_enabled && s->any_tear;
   const int drive = s->n_kin > 0;
   uint64_t per_iteration = (uint64_t)s->m.n_cons + (tethers ? (uint64_t)s->m.n_tethers : 0);
+  /* Which per-particle stages join update_fused (pr->fuse_stages): the
+   * last iteration's tethers unless self-collision runs between them, the
+   * contacts, and the next substep's predict unless wind (it reads the
+   * updated positions and velocities before predict) or tearing (it
+   * reads the positions after the update) comes between. */
+  const int fuse = !pr->fuse_stages ? 0
+                   : (tethers && !s->self_collision ? DR_FUSE_TETHERS : 0) |
+                         (contacts ? DR_FUSE_COLLIDE : 0);
+  const int fuse_predict = pr->fuse_stages && !wind && !tear;
+  int predicted = 0;
 
   /* The seeds' other solvers ("jakobsen", "springs"): their substeps are
    * in solver_variants.c; the frame bracket around them is this one. */
@@ -117,13 +132,15 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   } else
   for (int k = 0; k < S; k++) {
     if (wind) STAGE(DRAPE_STAGE_WIND, be->wind(s, e));
-    STAGE(DRAPE_STAGE_PREDICT, be->predict(s, e));
+    if (!predicted) STAGE(DRAPE_STAGE_PREDICT, be->predict(s, e));
+    predicted = 0;
     if (drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)S, e));
     for (int it = 0; it < I; it++) {
       const int mode = I == 1 ? DR_LAMBDA_NONE : it == 0 ? DR_LAMBDA_FIRST : DR_LAMBDA_KEEP;
       for (int c = 0; c < s->m.n_colours; c++)
         STAGE(DRAPE_STAGE_PROJECT, be->project(s, c, mode, e));
-      if (tethers) STAGE(DRAPE_STAGE_TETHERS, be->tethers(s, e));
+      if (tethers && !(it == I - 1 && (fuse & DR_FUSE_TETHERS)))
+        STAGE(DRAPE_STAGE_TETHERS, be->tethers(s, e));
       s->tm.projections += per_iteration;
     }
     /* Self-collision after the constraints, so that its separation is the
@@ -134,8 +151,17 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
      * "Self-collision"). */
     if (s->self_collision)
       STAGE(DRAPE_STAGE_SELF_COLLISION, be->self_collision(s, (float)((k + 1) * s->sp.h), e));
-    if (contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, (float)((k + 1) * s->sp.h), e));
-    STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, e));
+    const float t_end = (float)((k + 1) * s->sp.h);
+    if (pr->fuse_stages) {
+      /* One pass over the particles (kernels/update.cl); the predict of
+       * the next substep joins it unless this is the frame's last. */
+      int flags = fuse | (fuse_predict && k + 1 < S ? DR_FUSE_PREDICT : 0);
+      STAGE(DRAPE_STAGE_FUSED, be->update_fused(s, flags, t_end, e));
+      predicted = (flags & DR_FUSE_PREDICT) != 0;
+    } else {
+      if (contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, t_end, e));
+      STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, e));
+    }
     if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear(s, e));
   }
   if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear_triangles(s, e));

@@ -208,6 +208,49 @@ static int cmp_pin_dist(const void *a, const void *b) {
 
 #define ALLOC(p, n) ((p) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof *(p)))
 
+/* The order greedy colouring visits the constraints in: per object, each
+ * grid family and direction split into its two natural classes (even and
+ * odd rows, columns, or pairs of them for bends; even and odd links for
+ * ropes), one class after the other. Why: inside a class no two
+ * constraints share a particle, so greedy gives nearly a whole class one
+ * colour. Visited row by row instead, an edge constraint that takes an
+ * unusual colour pushes its neighbour in the next row off too, and on the
+ * diagonal families a wedge growing from the edge ends up alternating by
+ * column: half of those colours then lose the runs of consecutive
+ * particles that project_distance loads as vectors (colour.c). */
+static int *colour_order(const drape_model *m) {
+  const int n = m->n_cons, buckets = 16 * (m->n_objects > 0 ? m->n_objects : 1);
+  int *order = malloc(sizeof *order * (size_t)(n > 0 ? n : 1));
+  int *key = malloc(sizeof *key * (size_t)(n > 0 ? n : 1));
+  int *start = calloc((size_t)buckets + 1, sizeof *start);
+  if (!order || !key || !start) { free(order); free(key); free(start); return NULL; }
+  for (int i = 0; i < n; i++) {
+    const drape_object_info *inf = &m->info[m->cons_obj[i]];
+    const int a = m->cons[i].a - inf->first_particle, b = m->cons[i].b - inf->first_particle;
+    int k = 12;
+    if (inf->kind == DRAPE_OBJ_ROPE) {
+      k = (a < b ? a : b) & 1;
+    } else {
+      const int ra = a / inf->cols, ca = a % inf->cols, rb = b / inf->cols, cb = b % inf->cols;
+      const int r0 = ra < rb ? ra : rb, c0 = ca < cb ? ca : cb;
+      const int dr = abs(rb - ra), dc = (rb - ra) * (cb - ca) < 0 ? -abs(cb - ca) : abs(cb - ca);
+      if (dr == 0 && dc == 1) k = 0 + (c0 & 1);
+      else if (dr == 1 && dc == 0) k = 2 + (r0 & 1);
+      else if (dr == 1 && dc == 1) k = 4 + (r0 & 1);
+      else if (dr == 1 && dc == -1) k = 6 + (r0 & 1);
+      else if (dr == 0 && dc == 2) k = 8 + ((c0 >> 1) & 1);
+      else if (dr == 2 && dc == 0) k = 10 + ((r0 >> 1) & 1);
+    }
+    key[i] = 16 * m->cons_obj[i] + k;
+    start[key[i] + 1]++;
+  }
+  for (int k = 0; k < buckets; k++) start[k + 1] += start[k];
+  for (int i = 0; i < n; i++) order[start[key[i]]++] = i;
+  free(key);
+  free(start);
+  return order;
+}
+
 int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
   memset(m, 0, sizeof *m);
   int rc;
@@ -380,8 +423,14 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
   }
 
   /* colour, then sort constraints (and their per-constraint tags) */
-  if ((rc = drape_colour_greedy(m->cons, m->n_cons, m->n_particles, colour, &m->n_colours, e)))
-    goto fail;
+  {
+    int *order = colour_order(m);
+    if (!order) { rc = drape_fail(e, DRAPE_ENOMEM, "out of memory"); goto fail; }
+    rc = drape_colour_greedy_ordered(m->cons, m->n_cons, m->n_particles, order, colour,
+                                     &m->n_colours, e);
+    free(order);
+    if (rc) goto fail;
+  }
   /* Launch order: greedy gave the structural links (emitted first) the
    * lowest colours. Reversing the colours projects bending, then shear,
    * then the structural links last in each sweep, so a substep ends with
