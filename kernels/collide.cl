@@ -14,7 +14,7 @@
  * px, py, pz; `free_` marks the lanes with inverse mass != 0. Returns the
  * lanes that touched a collider. Used by the collide kernel below and by
  * update_fused (update.cl). */
-__attribute__((always_inline)) inline int8 collide8(float8 *xx_, float8 *xy_, float8 *xz_, const float8 px, const float8 py,
+static inline __attribute__((always_inline)) int8 collide8(float8 *xx_, float8 *xy_, float8 *xz_, const float8 px, const float8 py,
               const float8 pz, const int8 free_, __global const int *obj,
               __global const dr_object *objects, __global const dr_sphere *spheres,
               const dr_step_params sp, const float t_end, const int i0) {

@@ -15,7 +15,7 @@
 
 /* X0, X1: particles i0 .. i0+3 and i0+4 .. i0+7; `live`: the free ones
  * (inverse mass != 0). Used by the tethers kernel and update_fused. */
-__attribute__((always_inline)) inline void tethers8(
+static inline __attribute__((always_inline)) void tethers8(
     __global const float4 *x, __global const int *pin, __global const float *rest,
     const int slots, const int stride, const int i0, const int8 live, float16 *X0, float16 *X1) {
   int8 on = live;

@@ -76,6 +76,100 @@ static void test_rope_colouring(void **state) {
   }
 }
 
+/* The vector load patterns of project_distance (colour.c): every group
+ * tagged with a pattern really has it, lies inside one colour and is
+ * full; on a built grid nearly all groups get one (why: the colouring
+ * order in model.c and the run-first sort in drape_colour_sort). */
+static void check_patterns(const drape_model *m, double min_fast, const char *what) {
+  const int ng = drape_colour_n_groups(m->colour_off, m->n_colours);
+  unsigned char *pat = malloc((size_t)ng + 1);
+  int *goff = malloc(sizeof *goff * ((size_t)m->n_colours + 1));
+  long long cnt[4];
+  drape_colour_lane_patterns(m->cons, m->colour_off, m->n_colours, pat, goff, cnt);
+  assert_int_equal(goff[m->n_colours], ng);
+  assert_int_equal(cnt[0] + cnt[1] + cnt[2] + cnt[3], ng);
+  static const int pairs[8] = {0, 1, 4, 5, 8, 9, 12, 13};
+  for (int k = 0; k < m->n_colours; k++)
+    for (int g = goff[k]; g < goff[k + 1]; g++) {
+      const int q = m->colour_off[k] + (g - goff[k]) * DR_PROJECT_LANES;
+      if (pat[g] == DR_GROUP_GATHER) continue;
+      assert_true(q + DR_PROJECT_LANES <= m->colour_off[k + 1]);
+      const dr_distance *c = m->cons + q;
+      for (int L = 0; L < DR_PROJECT_LANES; L++) {
+        if (pat[g] == DR_GROUP_CONTIG) {
+          assert_int_equal(c[L].a, c[0].a + L);
+          assert_int_equal(c[L].b, c[0].b + L);
+        } else if (pat[g] == DR_GROUP_EVENODD) {
+          assert_int_equal(c[L].a, c[0].a + 2 * L);
+          assert_int_equal(c[L].b, c[L].a + 1);
+        } else {
+          assert_int_equal(pat[g], DR_GROUP_PAIRS);
+          assert_int_equal(c[L].a, c[0].a + pairs[L]);
+          assert_int_equal(c[L].b, c[L].a + 2);
+        }
+      }
+    }
+  const double fast = ng ? (double)(cnt[1] + cnt[2] + cnt[3]) / ng : 1.0;
+  print_message("%s: %d groups, gather %lld, contiguous %lld, even/odd %lld, pairs %lld "
+                "(%.1f%% vector loads)\n", what, ng, cnt[0], cnt[1], cnt[2], cnt[3], 100 * fast);
+  assert_true(fast >= min_fast);
+  free(pat);
+  free(goff);
+}
+
+static void test_lane_patterns(void **state) {
+  (void)state;
+  const int sizes[][2] = {{5, 7}, {33, 40}, {64, 64}, {256, 256}};
+  const double min_fast[] = {0.0, 0.8, 0.85, 0.95};
+  for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
+    drape_scene s;
+    drape_scene_init(&s);
+    drape_cloth_def c = drape_cloth_def_default();
+    c.rows = sizes[t][0];
+    c.cols = sizes[t][1];
+    drape_scene_add_cloth(&s, &c);
+    drape_rope_def r = drape_rope_def_default();
+    r.segments = 37;
+    drape_scene_add_rope(&s, &r);
+    drape_model m;
+    drape_err e = {0};
+    assert_int_equal(drape_model_build(&s, &m, &e), 0);
+    /* the grid-aware colouring order keeps the optimum */
+    assert_int_equal(m.n_colours, sizes[t][0] >= 5 && sizes[t][1] >= 5 ? 12 : m.n_colours);
+    assert_true(drape_colour_valid(m.cons, m.colour_off, m.n_colours, m.n_particles, NULL));
+    char what[64];
+    snprintf(what, sizeof what, "grid %d x %d + rope", sizes[t][0], sizes[t][1]);
+    check_patterns(&m, min_fast[t], what);
+    drape_model_free(&m);
+    drape_scene_free(&s);
+  }
+}
+
+/* Moving the pattern runs ahead inside a colour keeps the bookkeeping:
+ * new_index is a permutation that says where each constraint went. */
+static void test_sort_new_index(void **state) {
+  (void)state;
+  const int r = 19, cc = 23, np = r * cc;
+  const double comp[3] = {0, 1e-6, 1e-3};
+  const int n = drape_grid_constraints(r, cc, 0.01, 0, DRAPE_GRID_BY_FAMILY, comp, NULL, NULL);
+  dr_distance *orig = malloc(sizeof *orig * (size_t)n), *cons = malloc(sizeof *cons * (size_t)n);
+  drape_grid_constraints(r, cc, 0.01, 0, DRAPE_GRID_BY_FAMILY, comp, orig, NULL);
+  memcpy(cons, orig, sizeof *cons * (size_t)n);
+  int *col = malloc(sizeof *col * (size_t)n), *ni = malloc(sizeof *ni * (size_t)n);
+  int *seen = calloc((size_t)n, sizeof *seen), off[DRAPE_MAX_COLOURS + 1], k = 0;
+  drape_err e = {0};
+  assert_int_equal(drape_colour_greedy(cons, n, np, col, &k, &e), 0);
+  assert_int_equal(drape_colour_sort(cons, n, col, k, off, ni, &e), 0);
+  for (int i = 0; i < n; i++) {
+    assert_true(ni[i] >= 0 && ni[i] < n);
+    assert_int_equal(seen[ni[i]]++, 0);
+    assert_int_equal(cons[ni[i]].a, orig[i].a);
+    assert_int_equal(cons[ni[i]].b, orig[i].b);
+    assert_true(ni[i] >= off[col[i]] && ni[i] < off[col[i] + 1]);
+  }
+  free(orig); free(cons); free(col); free(ni); free(seen);
+}
+
 /* The checker itself must catch a colour that shares a particle. */
 static void test_colour_check_rejects_conflict(void **state) {
   (void)state;
@@ -179,6 +273,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_grid_colouring),
       cmocka_unit_test(test_rope_colouring),
+      cmocka_unit_test(test_lane_patterns),
+      cmocka_unit_test(test_sort_new_index),
       cmocka_unit_test(test_colour_check_rejects_conflict),
       cmocka_unit_test(test_model_build),
       cmocka_unit_test(test_bad_definitions),
