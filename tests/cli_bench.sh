@@ -29,7 +29,21 @@ print("bench json:", len(cases), "cases,", "ok" if ok else "BAD")
 sys.exit(0 if ok else 1)
 PY
 grep -q "ms/frame" "$T/table.txt" || { echo "FAIL no table header"; fail=1; }
-for bad in "--sizes 2" "--settings 20y1" "--self maybe" "--devices 99" "--frames 0" "--peer sometimes" "--bogus 1"; do
+# --fuse off: the particle stages show up one by one in the stage profile,
+# the fused pass does not (and the default run above had it)
+"$D" bench --sizes 12 --settings 4x1 --self off --devices cl --frames 2 --warmup 1 --peer off \
+  --fuse off --out "$T/unfused" > "$T/unfused.txt" 2>&1 || { echo "FAIL bench --fuse off"; fail=1; }
+python3 - "$T/out/bench.json" "$T/unfused/bench.json" <<'PY' || fail=1
+import json, sys
+fused = [c for c in json.load(open(sys.argv[1]))["cases"] if c["backend"] != "cpu-reference" and not c["self_collision"]]
+apart = json.load(open(sys.argv[2]))["cases"]
+ok = all(c["stage_ms"]["fused"] > 0 and c["stage_ms"]["update"] == 0 for c in fused)
+ok = ok and len(apart) >= 1 and all(c["stage_ms"]["fused"] == 0 and c["stage_ms"]["update"] > 0 and
+                                    c["stage_ms"]["predict"] > 0 and c["stage_ms"]["collide"] > 0 for c in apart)
+print("bench --fuse:", "ok" if ok else "BAD")
+sys.exit(0 if ok else 1)
+PY
+for bad in "--sizes 2" "--settings 20y1" "--self maybe" "--devices 99" "--frames 0" "--peer sometimes" "--fuse maybe" "--bogus 1"; do
   "$D" bench $bad --out "$T/bad" > "$T/bad.txt" 2>&1
   rc=$?
   if [[ $rc != 2 ]]; then echo "FAIL 'bench $bad': exit $rc, expected 2"; fail=1; fi
