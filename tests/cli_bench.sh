@@ -25,10 +25,17 @@ ok = ok and any(c["backend"] == "cpu-reference" for c in cases)
 ok = ok and all(c["ok"] and c["particles"] == c["n"] ** 2 and c["colours"] >= 12 for c in cases)
 ok = ok and all(0 <= c["mean_strain"] < 0.05 and c["ms_frame"]["median"] > 0 for c in cases)
 ok = ok and all(c["stage_ms"]["project"] >= 0 for c in cases) and "commit" in j and "machine" in j
+# per colour and per self-collision part: they add up to their stage
+def close(a, b): return abs(a - b) <= 1e-3 * max(1.0, abs(b))
+ok = ok and all(len(c["project_ms_per_colour"]) == c["colours"] and
+                close(sum(c["project_ms_per_colour"]), c["stage_ms"]["project"]) for c in cases)
+ok = ok and all(close(sum(c["self_collision_ms"].values()), c["stage_ms"]["self_collision"]) for c in cases)
+ok = ok and all(c["self_collision_ms"]["hash_triangles"] > 0 for c in cases if c["self_collision"])
 print("bench json:", len(cases), "cases,", "ok" if ok else "BAD")
 sys.exit(0 if ok else 1)
 PY
 grep -q "ms/frame" "$T/table.txt" || { echo "FAIL no table header"; fail=1; }
+grep -q "per colour" "$T/table.txt" || { echo "FAIL no per-stage table"; fail=1; }
 # --fuse off: the particle stages show up one by one in the stage profile,
 # the fused pass does not (and the default run above had it)
 "$D" bench --sizes 12 --settings 4x1 --self off --devices cl --frames 2 --warmup 1 --peer off \

@@ -205,6 +205,20 @@ typedef enum {
 
 const char *drape_stage_name(drape_stage s); /* "predict", "project", ... */
 
+/* Parts of the self-collision stage, timed separately (drape_timings). */
+typedef enum {
+  DRAPE_SELFCOL_CLAMP = 0,        /* velocity clamp                         */
+  DRAPE_SELFCOL_HASH_PARTICLES,   /* particle hash (count, scan, scatter, sort) */
+  DRAPE_SELFCOL_PARTICLES,        /* particle-particle pass                 */
+  DRAPE_SELFCOL_HASH_TRIANGLES,   /* triangle hash                          */
+  DRAPE_SELFCOL_VERTEX_TRIANGLE,  /* vertex-triangle pass and its gather    */
+  DRAPE_SELFCOL_PART_COUNT
+} drape_selfcol_part;
+const char *drape_selfcol_part_name(drape_selfcol_part p); /* "hash_particles", ... */
+
+/* Colours whose projection time drape_timings keeps apart. */
+#define DRAPE_TIMING_COLOURS 64
+
 typedef struct drape_timings {
   double ms[DRAPE_STAGE_COUNT]; /* last frame; OpenCL: device time from event
                                    profiling (0 when profiling is off);
@@ -216,6 +230,12 @@ typedef struct drape_timings {
   uint64_t launches;            /* kernel launches (or CPU stage calls) in it */
   uint64_t projections;         /* constraint projections in it             */
   uint64_t device_bytes;        /* memory held in device buffers            */
+  int n_colours;                /* colours of the model                     */
+  double colour_ms[DRAPE_TIMING_COLOURS]; /* project time per colour in the
+                                   last frame (summed over substeps and
+                                   iterations; same source as ms[])         */
+  double selfcol_ms[DRAPE_SELFCOL_PART_COUNT]; /* the self-collision stage
+                                   by part, last frame (same source)        */
 } drape_timings;
 
 void drape_sim_timings(const drape_sim *sim, drape_timings *out);

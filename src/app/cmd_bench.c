@@ -56,6 +56,8 @@ typedef struct bench_row {
   int particles, constraints, colours;
   double ms_median, ms_p10, ms_p90, ms_substep;
   double stage_ms[DRAPE_STAGE_COUNT];
+  double colour_ms[DRAPE_TIMING_COLOURS];       /* project, per colour  */
+  double selfcol_ms[DRAPE_SELFCOL_PART_COUNT];  /* self-collision parts */
   int stage_valid;
   double launches, projections_per_s, particles_per_s;
   double max_strain, mean_strain;
@@ -248,6 +250,8 @@ static int cmp_double(const void *a, const void *b) {
 typedef struct case_pass {
   double *ms;                            /* frames entries                 */
   double stage_sum[DRAPE_STAGE_COUNT];
+  double colour_sum[DRAPE_TIMING_COLOURS];
+  double selfcol_sum[DRAPE_SELFCOL_PART_COUNT];
   int stage_valid;
   double launches, projections, bytes;
   uint64_t device_bytes;
@@ -284,6 +288,8 @@ static int simulate(const backend_sel *b, int n, setting st, int self, int fuse,
     drape_sim_timings(sim, &t);
     p->ms[f - warmup] = t.ms_frame;
     for (int s = 0; s < DRAPE_STAGE_COUNT; s++) p->stage_sum[s] += t.ms[s];
+    for (int c = 0; c < DRAPE_TIMING_COLOURS; c++) p->colour_sum[c] += t.colour_ms[c];
+    for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++) p->selfcol_sum[q] += t.selfcol_ms[q];
     p->stage_valid &= t.stage_times_valid;
     p->launches += (double)t.launches;
     p->projections += (double)t.projections;
@@ -339,6 +345,9 @@ static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st
     row->ms_p90 = t.ms[(o->frames - 1) * 9 / 10];
     row->ms_substep = row->ms_median / st.substeps;
     for (int s = 0; s < DRAPE_STAGE_COUNT; s++) row->stage_ms[s] = stages->stage_sum[s] / stage_frames;
+    for (int c = 0; c < DRAPE_TIMING_COLOURS; c++) row->colour_ms[c] = stages->colour_sum[c] / stage_frames;
+    for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
+      row->selfcol_ms[q] = stages->selfcol_sum[q] / stage_frames;
     row->stage_valid = stages->stage_valid;
     row->launches = t.launches / o->frames;
     row->projections_per_s = t.projections / o->frames / (row->ms_median * 1e-3);
@@ -374,6 +383,35 @@ static void print_row(const bench_row *r) {
   fflush(stdout);
 }
 
+/* The second table: where each case's frame goes, ms per frame from the
+ * profiled pass (OpenCL event profiling; CPU: wall clock per stage). */
+static void print_stages(const bench_row *rows, int n_rows) {
+  printf("\nper stage, ms per frame (OpenCL: event profiling in a second pass; CPU: wall clock)\n");
+  printf("%-28s %5s %6s %4s %8s %8s %-15s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "backend", "n",
+         "steps", "self", "predict", "project", "  per colour", "tethers", "collide", "update",
+         "fused", "hash p.", "particle", "hash t.", "vert-tri", "normals");
+  for (int i = 0; i < n_rows; i++) {
+    const bench_row *r = &rows[i];
+    if (!r->stage_valid) continue;
+    char set[16], col[32];
+    snprintf(set, sizeof set, "%dx%d", r->substeps, r->iterations);
+    double lo = 1e300, hi = 0;
+    for (int c = 0; c < r->colours && c < DRAPE_TIMING_COLOURS; c++) {
+      lo = fmin(lo, r->colour_ms[c]);
+      hi = fmax(hi, r->colour_ms[c]);
+    }
+    snprintf(col, sizeof col, "  %.2f-%.2f", r->colours ? lo : 0.0, hi);
+    const double *st = r->stage_ms, *sc = r->selfcol_ms;
+    printf("%-28.28s %5d %6s %4s %8.2f %8.2f %-15s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f "
+           "%8.2f\n",
+           r->backend, r->n, set, r->self ? "on" : "off", st[DRAPE_STAGE_PREDICT],
+           st[DRAPE_STAGE_PROJECT], col, st[DRAPE_STAGE_TETHERS], st[DRAPE_STAGE_COLLIDE],
+           st[DRAPE_STAGE_UPDATE], st[DRAPE_STAGE_FUSED], sc[DRAPE_SELFCOL_HASH_PARTICLES],
+           sc[DRAPE_SELFCOL_PARTICLES], sc[DRAPE_SELFCOL_HASH_TRIANGLES],
+           sc[DRAPE_SELFCOL_VERTEX_TRIANGLE], st[DRAPE_STAGE_NORMALS]);
+  }
+  fflush(stdout);
+}
 
 static void machine_info(char *cpu, size_t cap) {
   snprintf(cpu, cap, "unknown");
@@ -433,7 +471,9 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
              "projections_per_s,particles_per_s,max_strain,mean_strain,device_mb,"
              "bytes_per_frame,ok,peer_ms_frame,peer_max_strain,peer_mean_strain,speedup");
   for (int s = 0; s < DRAPE_STAGE_COUNT; s++) fprintf(f, ",ms_%s", drape_stage_name((drape_stage)s));
-  fprintf(f, "\n");
+  for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
+    fprintf(f, ",ms_selfcol_%s", drape_selfcol_part_name((drape_selfcol_part)q));
+  fprintf(f, ",ms_project_per_colour\n");
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
     fprintf(f, "\"%s\",%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.5f,%.1f,%.6g,%.6g,%.6g,%.6g,%.2f,%.0f,%d",
@@ -448,7 +488,12 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
       fprintf(f, ",,,,");
     for (int s = 0; s < DRAPE_STAGE_COUNT; s++)
       fprintf(f, r->stage_valid ? ",%.5f" : ",", r->stage_ms[s]);
-    fprintf(f, "\n");
+    for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
+      fprintf(f, r->stage_valid ? ",%.5f" : ",", r->selfcol_ms[q]);
+    fprintf(f, ",\"");
+    for (int c = 0; r->stage_valid && c < r->colours && c < DRAPE_TIMING_COLOURS; c++)
+      fprintf(f, "%s%.5f", c ? ";" : "", r->colour_ms[c]);
+    fprintf(f, "\"\n");
   }
   if (fclose(f) || rename(tmp, path)) { fprintf(stderr, "drape bench: cannot write %s\n", path); return 1; }
   /* JSON */
@@ -477,7 +522,14 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     for (int s = 0; s < DRAPE_STAGE_COUNT; s++)
       fprintf(f, "%s\"%s\": %.5f", s ? ", " : "", drape_stage_name((drape_stage)s),
               r->stage_valid ? r->stage_ms[s] : -1.0);
-    fprintf(f, "}");
+    fprintf(f, "}, \"self_collision_ms\": {");
+    for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
+      fprintf(f, "%s\"%s\": %.5f", q ? ", " : "", drape_selfcol_part_name((drape_selfcol_part)q),
+              r->stage_valid ? r->selfcol_ms[q] : -1.0);
+    fprintf(f, "}, \"project_ms_per_colour\": [");
+    for (int c = 0; r->stage_valid && c < r->colours && c < DRAPE_TIMING_COLOURS; c++)
+      fprintf(f, "%s%.5f", c ? ", " : "", r->colour_ms[c]);
+    fprintf(f, "]");
     if (r->has_peer)
       fprintf(f, ", \"peer\": {\"name\": \"bullet\", \"ms_frame\": %.4f, \"max_strain\": %.6g, "
                  "\"mean_strain\": %.6g, \"speedup\": %.3f}",
@@ -618,6 +670,7 @@ int cmd_bench(drape_app *app, int argc, char **argv) {
           n_rows++;
         }
       }
+  print_stages(rows, n_rows);
   int wrc = write_outputs(&o, rows, n_rows);
   free(rows);
   if (wrc) return wrc;

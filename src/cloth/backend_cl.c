@@ -35,6 +35,7 @@ typedef struct cl_state {
   /* profiling */
   cl_event *ev;
   int *ev_stage;
+  int *ev_colour;           /* project launches: the colour, else -1      */
   int n_ev, cap_ev;
   selfcol_cl sc;            /* self-collision stage (selfcol_cl.c)        */
   int has_sc;
@@ -80,14 +81,17 @@ static int launch(drape_sim *s, int k, size_t n, drape_err *e) {
       if (ne) c->ev = ne;
       int *ns = realloc(c->ev_stage, sizeof *ns * (size_t)cap);
       if (ns) c->ev_stage = ns;
-      if (!ne || !ns) {
+      int *nc = realloc(c->ev_colour, sizeof *nc * (size_t)cap);
+      if (nc) c->ev_colour = nc;
+      if (!ne || !ns || !nc) {
         clReleaseEvent(ev);
         return drape_fail(e, DRAPE_ENOMEM, "out of memory (profiling events)");
       }
       c->cap_ev = cap;
     }
     c->ev[c->n_ev] = ev;
-    c->ev_stage[c->n_ev++] = s->cur_stage;
+    c->ev_stage[c->n_ev] = s->cur_stage;
+    c->ev_colour[c->n_ev++] = s->cur_stage == DRAPE_STAGE_PROJECT ? s->cur_colour : -1;
   }
   return DRAPE_OK;
 }
@@ -289,8 +293,12 @@ static int cl_end(drape_sim *s, drape_err *e) {
     if ((r0 != CL_SUCCESS || r1 != CL_SUCCESS) && !rc)
       rc = drape_fail(e, DRAPE_ECL, "clGetEventProfilingInfo: %s",
                       drape_cl_errstr(r0 != CL_SUCCESS ? r0 : r1));
-    else
-      s->tm.ms[c->ev_stage[i]] += 1e-6 * (double)(t1 - t0);
+    else {
+      const double ms = 1e-6 * (double)(t1 - t0);
+      s->tm.ms[c->ev_stage[i]] += ms;
+      const int col = c->ev_colour[i];
+      if (col >= 0 && col < DRAPE_TIMING_COLOURS) s->tm.colour_ms[col] += ms;
+    }
     clReleaseEvent(c->ev[i]);
   }
   c->n_ev = 0;
@@ -396,6 +404,7 @@ static void cl_destroy(drape_sim *s) {
   for (int i = 0; i < c->n_ev; i++) clReleaseEvent(c->ev[i]);
   free(c->ev);
   free(c->ev_stage);
+  free(c->ev_colour);
   free(c->stage_i);
   for (int k = 0; k < K_COUNT; k++)
     if (c->k[k]) clReleaseKernel(c->k[k]);

@@ -20,6 +20,13 @@ static const char *const stage_names[DRAPE_STAGE_COUNT] = {
     "wind", "predict", "drive", "self_collision", "project",
     "tethers", "collide", "update", "fused", "tear", "normals"};
 
+_Static_assert((int)SELFCOL_T_COUNT == (int)DRAPE_SELFCOL_PART_COUNT &&
+                   (int)SELFCOL_T_HASH_TRIANGLES == (int)DRAPE_SELFCOL_HASH_TRIANGLES,
+               "drape_selfcol_part follows selfcol_part");
+const char *drape_selfcol_part_name(drape_selfcol_part p) {
+  return selfcol_part_name((selfcol_part)p);
+}
+
 const char *drape_stage_name(drape_stage st) {
   return (st >= 0 && st < DRAPE_STAGE_COUNT) ? stage_names[st] : "?";
 }

@@ -115,6 +115,8 @@ struct drape_sim {
   double time;
   int frame;
   int cur_stage;                /* drape_stage being enqueued              */
+  int cur_colour;               /* colour being projected, else -1         */
+  double last_stage_ms;         /* CPU backend: wall time of the last stage */
   drape_timings tm;             /* last frame                              */
   int need_h_update;            /* h changed: recompute damping factors    */
 

@@ -31,7 +31,10 @@
     double t0_ = be->host_timed ? drape_now() : 0.0;            \
     int rc_ = (call);                                           \
     if (rc_) return rc_;                                        \
-    if (be->host_timed) s->tm.ms[st] += 1e3 * (drape_now() - t0_); \
+    if (be->host_timed) {                                       \
+      s->last_stage_ms = 1e3 * (drape_now() - t0_);             \
+      s->tm.ms[st] += s->last_stage_ms;                         \
+    }                                                           \
     s->tm.launches++;                                           \
   } while (0)
 
@@ -106,6 +109,11 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   const double t_start = drape_now();
   int rc = begin_frame(s, e);
   if (rc) return rc;
+  /* the self-collision parts are summed by the backend since create */
+  double sc0[DRAPE_SELFCOL_PART_COUNT] = {0};
+  if (s->sc_part_ms) memcpy(sc0, s->sc_part_ms, sizeof sc0);
+  s->tm.n_colours = s->m.n_colours;
+  s->cur_colour = -1;
   const drape_sim_params *pr = &s->params;
   const int S = pr->substeps, I = pr->iterations;
   const int wind = pr->wind_enabled && s->m.n_tris > 0;
@@ -137,8 +145,12 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
     if (drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)S, e));
     for (int it = 0; it < I; it++) {
       const int mode = I == 1 ? DR_LAMBDA_NONE : it == 0 ? DR_LAMBDA_FIRST : DR_LAMBDA_KEEP;
-      for (int c = 0; c < s->m.n_colours; c++)
+      for (int c = 0; c < s->m.n_colours; c++) {
+        s->cur_colour = c; /* OpenCL: the launch's event carries it */
         STAGE(DRAPE_STAGE_PROJECT, be->project(s, c, mode, e));
+        if (be->host_timed && c < DRAPE_TIMING_COLOURS) s->tm.colour_ms[c] += s->last_stage_ms;
+      }
+      s->cur_colour = -1;
       if (tethers && !(it == I - 1 && (fuse & DR_FUSE_TETHERS)))
         STAGE(DRAPE_STAGE_TETHERS, be->tethers(s, e));
       s->tm.projections += per_iteration;
@@ -167,6 +179,8 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear_triangles(s, e));
   if (pr->normals_enabled && s->m.n_tris > 0) STAGE(DRAPE_STAGE_NORMALS, be->normals(s, e));
   if ((rc = be->end_frame(s, e))) return rc;
+  if (s->sc_part_ms)
+    for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++) s->tm.selfcol_ms[q] = s->sc_part_ms[q] - sc0[q];
 
   /* advance the clock and the moving spheres (kept in double on the host) */
   for (int k = 0; k < s->n_spheres; k++)
