@@ -52,6 +52,18 @@ static inline void scene_sphere_drop(drape_scene *s, int n, double y0) {
   s->floor_friction = 0.5;
 }
 
+/* A sphere of radius r at (0, cy, cz) and a floor at height fy. */
+static inline void scene_add_sphere_floor(drape_scene *s, double cy, double cz, double r,
+                                          double fy) {
+  drape_sphere_def sp = drape_sphere_def_default();
+  sp.center[1] = cy;
+  sp.center[2] = cz;
+  sp.radius = r;
+  drape_scene_add_sphere(s, &sp);
+  s->has_floor = 1;
+  s->floor_height = fy;
+}
+
 static inline drape_sim *make_sim(const drape_scene *s, drape_backend be) {
   drape_sim_opts o = drape_sim_opts_default();
   o.backend = be;

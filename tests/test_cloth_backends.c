@@ -96,13 +96,7 @@ static void test_fused_stages_same_bits(void **state) {
   (void)state;
   drape_scene s;
   scene_hanging_cloth(&s, 32, 0.03, 1);
-  drape_sphere_def sp = drape_sphere_def_default();
-  sp.center[1] = 1.6;
-  sp.center[2] = 0.25;
-  sp.radius = 0.3;
-  drape_scene_add_sphere(&s, &sp);
-  s.has_floor = 1;
-  s.floor_height = 1.3;
+  scene_add_sphere_floor(&s, 1.6, 0.25, 0.3, 1.3);
   const int n = 32 * 32, frames = 30;
   double ms, mf, ms2, mf2;
   float *cl_on = run_fused(&s, DRAPE_BACKEND_CL, 1, frames, &ms, &mf);

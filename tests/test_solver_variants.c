@@ -179,13 +179,7 @@ static void test_springs_cl_matches_cpu(void **state) {
   s.cloth[0].spring_damping = 0.5;
   s.cloth[0].particle_mass = 0.02;
   s.substeps = 20; /* h = 0.83 ms, under the estimate sqrt(2 m / sum k) = 1.5 ms */
-  drape_sphere_def sp = drape_sphere_def_default();
-  sp.center[1] = 1.3;
-  sp.center[2] = 0.3;
-  sp.radius = 0.35;
-  drape_scene_add_sphere(&s, &sp);
-  s.has_floor = 1;
-  s.floor_height = 1.5;
+  scene_add_sphere_floor(&s, 1.3, 0.3, 0.35, 1.5);
   a = make_sim(&s, DRAPE_BACKEND_CL);
   b = make_sim(&s, DRAPE_BACKEND_CPU);
   step_frames(a, 60);
