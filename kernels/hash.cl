@@ -20,7 +20,15 @@
  * Harris et al. (GPU Gems 3, ch. 39): each work-group scans 2·L counts in
  * local memory (Hillis–Steele over the L pair sums) and writes its block
  * total; the block totals are scanned the same way (recursively, by the host
- * wrapper, until one block remains) and added back by hash_scan_add. */
+ * wrapper, until one block remains) and added back by hash_scan_add.
+ *
+ * On a CPU device the host picks the chunked form instead (hash_scan_chunks
+ * ▸ hash_scan_totals ▸ hash_scan_chunks_add): each work item runs through a
+ * chunk of consecutive counts in order. Why: a CPU device runs a work-group
+ * as one loop per stretch between barriers, so the log2(L) barriers of the
+ * Hillis–Steele scan cost it more than the sums (PoCL: the block scan was a
+ * tenth of the main scene's frame), and a CPU core sums a run in order at
+ * memory speed. Both give the same exact integer prefix sums. */
 
 /* In-place exclusive scan of data[0, n) in blocks of 2·L elements (L = the
  * local size); block b's total goes to block_sums[b]. tmp: L uints. */
@@ -47,6 +55,46 @@ __kernel void hash_scan_block(__global uint *data, __global uint *block_sums, co
   if (i0 < n) data[i0] = excl;
   if (i0 + 1u < n) data[i0 + 1u] = excl + a;
   if (lid == L - 1u) block_sums[grp] = incl;
+}
+
+/* Chunked form (CPU devices): chunk c = data[c·chunk, min((c+1)·chunk, n))
+ * scanned in place, exclusive, its total to totals[c]. */
+__kernel void hash_scan_chunks(__global uint *data, __global uint *totals, const uint n,
+                               const uint chunk) {
+  const uint c = get_global_id(0);
+  const uint lo = c * chunk;
+  if (lo >= n) return;
+  const uint hi = min(lo + chunk, n);
+  uint run = 0u;
+  for (uint i = lo; i < hi; i++) {
+    const uint v = data[i];
+    data[i] = run;
+    run += v;
+  }
+  totals[c] = run;
+}
+
+/* One work item: the m chunk totals scanned in place (exclusive). */
+__kernel void hash_scan_totals(__global uint *totals, const uint m) {
+  if (get_global_id(0) != 0) return;
+  uint run = 0u;
+  for (uint i = 0; i < m; i++) {
+    const uint v = totals[i];
+    totals[i] = run;
+    run += v;
+  }
+}
+
+/* Adds each chunk's scanned total to its elements. */
+__kernel void hash_scan_chunks_add(__global uint *data, __global const uint *totals,
+                                   const uint n, const uint chunk) {
+  const uint c = get_global_id(0);
+  const uint lo = c * chunk;
+  if (lo >= n) return;
+  const uint off = totals[c];
+  if (off == 0u) return;
+  const uint hi = min(lo + chunk, n);
+  for (uint i = lo; i < hi; i++) data[i] += off;
 }
 
 /* data[i] += scanned block total of its block (blocks of 2·L elements, L the

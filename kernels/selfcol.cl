@@ -340,21 +340,31 @@ inline float sc_tri_inv_cell(__global const uint *maxbits) {
 /* Also keeps each box (tbox[2t], tbox[2t+1]): the count reads it, and the
  * vertex-triangle pass rejects most candidates with it before loading the
  * three corners. */
+/* The largest side goes through a local maximum first, one global
+ * atomic_max per work-group. Why: every triangle hitting one global word
+ * made the cores fight over its cache line (PoCL: this kernel took as long
+ * as counting the triangles into the hash). The maximum of non-negative
+ * floats compared as uints is exact, so the result is the same. */
 __kernel void hash_tri_extent(__global const float4 *x, __global const uint *tris,
                               __global const int *tobj, const int n_tris, const float grow,
                               __global uint *maxbits, __global float4 *tbox) {
-  int t = get_global_id(0);
-  if (t >= n_tris) return;
+  __local uint group_max;
+  const int t = get_global_id(0);
+  if (get_local_id(0) == 0) group_max = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
   uint3 v;
-  if (!sc_tri_ok(tris, tobj, t, &v)) return;
-  float3 lo, hi;
-  sc_tri_box(x, v, grow, &lo, &hi);
-  tbox[2 * t] = (float4)(lo, 0.0f);
-  tbox[2 * t + 1] = (float4)(hi, 0.0f);
-  float3 s = hi - lo;
-  float side = fmax(fmax(s.x, s.y), s.z);
-  if (!(side < 1.0e30f)) side = 1.0e30f; /* a blown-up mesh: one huge cell */
-  atomic_max(maxbits, as_uint(side));
+  if (t < n_tris && sc_tri_ok(tris, tobj, t, &v)) {
+    float3 lo, hi;
+    sc_tri_box(x, v, grow, &lo, &hi);
+    tbox[2 * t] = (float4)(lo, 0.0f);
+    tbox[2 * t + 1] = (float4)(hi, 0.0f);
+    float3 s = hi - lo;
+    float side = fmax(fmax(s.x, s.y), s.z);
+    if (!(side < 1.0e30f)) side = 1.0e30f; /* a blown-up mesh: one huge cell */
+    atomic_max(&group_max, as_uint(side));
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0 && group_max != 0u) atomic_max(maxbits, group_max);
 }
 
 /* Cell range of a triangle's grown box, at most 2 cells per axis. */

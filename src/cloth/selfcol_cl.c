@@ -11,7 +11,8 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_clamp",        "hash_count_particles",   "hash_scatter_particles",
     "selfcol_particles",    "selfcol_apply",          "hash_tri_extent",
     "hash_count_triangles", "hash_scatter_triangles", "selfcol_vertex_triangle",
-    "selfcol_corner_count", "selfcol_corner_scatter", "selfcol_vt_gather"};
+    "selfcol_corner_count", "selfcol_corner_scatter", "selfcol_vt_gather",
+    "hash_scan_chunks",     "hash_scan_totals",       "hash_scan_chunks_add"};
 
 #define A(v) sizeof(v), (const void *)&(v)
 
@@ -81,8 +82,22 @@ static void rel(cl_mem *m) {
 }
 
 /* ---- the scan ---- */
-static int scan_plan(selfcol_cl *s, selfcol_scan *sc, size_t n, drape_err *e) {
+/* The chunked form on CPU devices (kernels/hash.cl says why). */
+static int scan_chunked_for(const drape_cl *cl) { return (cl->type & CL_DEVICE_TYPE_CPU) != 0; }
+
+static int scan_plan_form(selfcol_cl *s, selfcol_scan *sc, size_t n, int chunked, drape_err *e) {
   memset(sc, 0, sizeof *sc);
+  if (chunked) {
+    /* a few chunks per compute unit, none shorter than 256 counts */
+    size_t parts = 8 * (size_t)(s->cl->compute_units ? s->cl->compute_units : 1);
+    size_t chunk = (n + parts - 1) / parts;
+    if (chunk < 256) chunk = 256;
+    sc->chunked = 1;
+    sc->chunk = (cl_uint)chunk;
+    sc->n_chunks = (cl_uint)((n + chunk - 1) / chunk);
+    sc->n[0] = (cl_uint)n;
+    return mk(s, &sc->sums[0], sc->n_chunks * sizeof(cl_uint), NULL, "scan chunk totals", e);
+  }
   const size_t per = 2 * s->local;
   size_t m = n;
   for (int l = 0; l < SELFCOL_SCAN_LEVELS; l++) {
@@ -97,6 +112,10 @@ static int scan_plan(selfcol_cl *s, selfcol_scan *sc, size_t n, drape_err *e) {
   return drape_fail(e, DRAPE_EINVAL, "self-collision: %zu elements are too many to scan", n);
 }
 
+static int scan_plan(selfcol_cl *s, selfcol_scan *sc, size_t n, drape_err *e) {
+  return scan_plan_form(s, sc, n, scan_chunked_for(s->cl), e);
+}
+
 static void scan_free(selfcol_scan *sc) {
   for (int l = 0; l < SELFCOL_SCAN_LEVELS; l++) rel(&sc->sums[l]);
   sc->levels = 0;
@@ -106,6 +125,19 @@ static void scan_free(selfcol_scan *sc) {
  * the scanned block totals added back down. */
 static int scan_run(selfcol_cl *s, const selfcol_scan *sc, cl_mem data, drape_err *e) {
   int rc;
+  if (sc->chunked) {
+    const cl_uint n = sc->n[0], chunk = sc->chunk, m = sc->n_chunks;
+    if ((rc = drape_cl_set_args(s->k[SK_SCAN_CHUNKS], sk_names[SK_SCAN_CHUNKS], e, 4, A(data),
+                                A(sc->sums[0]), A(n), A(chunk))) ||
+        (rc = launch(s, SK_SCAN_CHUNKS, m, 0, e)) ||
+        (rc = drape_cl_set_args(s->k[SK_SCAN_TOTALS], sk_names[SK_SCAN_TOTALS], e, 2,
+                                A(sc->sums[0]), A(m))) ||
+        (rc = launch(s, SK_SCAN_TOTALS, 1, 1, e)) ||
+        (rc = drape_cl_set_args(s->k[SK_SCAN_CHUNKS_ADD], sk_names[SK_SCAN_CHUNKS_ADD], e, 4,
+                                A(data), A(sc->sums[0]), A(n), A(chunk))))
+      return rc;
+    return launch(s, SK_SCAN_CHUNKS_ADD, m, 0, e);
+  }
   for (int l = 0; l < sc->levels; l++) {
     cl_mem in = l == 0 ? data : sc->sums[l - 1];
     cl_uint n = sc->n[l];
@@ -360,16 +392,24 @@ int selfcol_cl_collect(selfcol_cl *s, double *total_ms, drape_err *e) {
 }
 
 int selfcol_cl_scan_host(drape_cl *cl, uint32_t *data, size_t n, uint32_t *total, drape_err *e) {
+  return selfcol_cl_scan_host_form(cl, data, n, total, -1, e);
+}
+
+int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *total, int form,
+                              drape_err *e) {
   /* A minimal wrapper: only the scan kernels and one buffer of n + 1. */
   selfcol_cl s;
   memset(&s, 0, sizeof s);
   s.cl = cl;
   cl_mem buf = NULL;
   int rc;
-  if ((rc = drape_cl_kernel(cl, sk_names[SK_SCAN_BLOCK], &s.k[SK_SCAN_BLOCK], e)) ||
-      (rc = drape_cl_kernel(cl, sk_names[SK_SCAN_ADD], &s.k[SK_SCAN_ADD], e)) ||
-      (rc = pick_local(cl, s.k[SK_SCAN_BLOCK], &s.local, e)) ||
-      (rc = scan_plan(&s, &s.scan_c, n + 1, e)) ||
+  const int chunked = form < 0 ? scan_chunked_for(cl) : form;
+  static const int scan_kernels[] = {SK_SCAN_BLOCK, SK_SCAN_ADD, SK_SCAN_CHUNKS, SK_SCAN_TOTALS,
+                                     SK_SCAN_CHUNKS_ADD};
+  for (size_t q = 0; q < sizeof scan_kernels / sizeof scan_kernels[0]; q++)
+    if ((rc = drape_cl_kernel(cl, sk_names[scan_kernels[q]], &s.k[scan_kernels[q]], e))) goto done;
+  if ((rc = pick_local(cl, s.k[SK_SCAN_BLOCK], &s.local, e)) ||
+      (rc = scan_plan_form(&s, &s.scan_c, n + 1, chunked, e)) ||
       (rc = mk(&s, &buf, (n + 1) * sizeof(cl_uint), NULL, "scan test data", e)))
     goto done;
   const cl_uint zero = 0;

@@ -15,13 +15,15 @@
 enum {
   SK_SCAN_BLOCK, SK_SCAN_ADD, SK_SORT, SK_CLAMP, SK_COUNT_P, SK_SCATTER_P, SK_PARTICLES,
   SK_APPLY, SK_TRI_EXTENT, SK_COUNT_T, SK_SCATTER_T, SK_VT, SK_CORNER_COUNT,
-  SK_CORNER_SCATTER, SK_VT_GATHER, SK_COUNT
+  SK_CORNER_SCATTER, SK_VT_GATHER, SK_SCAN_CHUNKS, SK_SCAN_TOTALS, SK_SCAN_CHUNKS_ADD, SK_COUNT
 };
 
 #define SELFCOL_SCAN_LEVELS 8
 
 /* An exclusive scan of n uints in place, with its block-sum buffers. */
 typedef struct selfcol_scan {
+  int chunked;                         /* CPU device: the chunked scan      */
+  cl_uint chunk, n_chunks;             /* chunked: elements per work item   */
   int levels;
   cl_uint n[SELFCOL_SCAN_LEVELS];      /* elements at each level            */
   size_t groups[SELFCOL_SCAN_LEVELS];  /* work-groups at each level         */
@@ -78,5 +80,9 @@ int selfcol_cl_collect(selfcol_cl *s, double *total_ms, drape_err *e);
 /* Exclusive scan of host data on the device with the project's kernels
  * (tests): data[0, n) in place, returns the total in *total. */
 int selfcol_cl_scan_host(drape_cl *cl, uint32_t *data, size_t n, uint32_t *total, drape_err *e);
+/* The same with the form chosen: 0 the work-group (GPU) scan, 1 the
+ * chunked (CPU) scan, -1 what the device would get. */
+int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *total, int form,
+                              drape_err *e);
 
 #endif
