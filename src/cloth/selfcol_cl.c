@@ -82,8 +82,13 @@ static void rel(cl_mem *m) {
 }
 
 /* ---- the scan ---- */
-/* The chunked form on CPU devices (kernels/hash.cl says why). */
-static int scan_chunked_for(const drape_cl *cl) { return (cl->type & CL_DEVICE_TYPE_CPU) != 0; }
+/* The chunked scan on CPU devices (kernels/hash.cl says why), unless a
+ * test asked for one form (selfcol_cl_set_forms). */
+static int g_forms = -1;
+void selfcol_cl_set_forms(int forms) { g_forms = forms; }
+static int scan_chunked_for(const drape_cl *cl) {
+  return g_forms >= 0 ? g_forms : (cl->type & CL_DEVICE_TYPE_CPU) != 0;
+}
 
 static int scan_plan_form(selfcol_cl *s, selfcol_scan *sc, size_t n, int chunked, drape_err *e) {
   memset(sc, 0, sizeof *sc);
@@ -113,8 +118,9 @@ static int scan_plan_form(selfcol_cl *s, selfcol_scan *sc, size_t n, int chunked
 }
 
 static int scan_plan(selfcol_cl *s, selfcol_scan *sc, size_t n, drape_err *e) {
-  return scan_plan_form(s, sc, n, scan_chunked_for(s->cl), e);
+  return scan_plan_form(s, sc, n, s->cpu_forms, e);
 }
+
 
 static void scan_free(selfcol_scan *sc) {
   for (int l = 0; l < SELFCOL_SCAN_LEVELS; l++) rel(&sc->sums[l]);
@@ -182,6 +188,7 @@ static int pick_local(drape_cl *cl, cl_kernel k, size_t *out, drape_err *e) {
 int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_err *e) {
   memset(s, 0, sizeof *s);
   s->cl = cl;
+  s->cpu_forms = scan_chunked_for(cl);
   int rc = selfcol_tables_build(d, &s->tb, e);
   if (rc) return rc;
   for (int k = 0; k < SK_COUNT; k++)

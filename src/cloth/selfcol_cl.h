@@ -32,6 +32,8 @@ typedef struct selfcol_scan {
 
 typedef struct selfcol_cl {
   drape_cl *cl;                 /* not owned                                  */
+  int cpu_forms;                /* the chunked scan, picked on CPU devices
+                                   (kernels/hash.cl says why)                 */
   selfcol_tables tb;
   size_t local;                 /* work-group size of the scan (power of 2)  */
   cl_kernel k[SK_COUNT];
@@ -76,6 +78,12 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
  * part to s->ms (nothing when the queue has no profiling) and returns the
  * sum added in *total_ms (may be NULL). */
 int selfcol_cl_collect(selfcol_cl *s, double *total_ms, drape_err *e);
+
+/* Which scan the next selfcol_cl_create picks: -1 by device type (the
+ * default), 0 the work-group scan (GPUs), 1 the chunked scan (CPU
+ * devices). Both give the same bits; tests use this to run the form their
+ * device would not get. */
+void selfcol_cl_set_forms(int forms);
 
 /* Exclusive scan of host data on the device with the project's kernels
  * (tests): data[0, n) in place, returns the total in *total. */
