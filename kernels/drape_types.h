@@ -60,11 +60,9 @@ typedef uint32_t dr_uint;
 /* Constraints one work item of project_distance projects (float8 lanes);
  * the constraint and lambda buffers carry this many padding entries. */
 #define DR_PROJECT_LANES 8
-/* Groups of DR_PROJECT_LANES per work item, and the entries the host
- * appends to each constraint array (and lambda) so that reads past the
- * last group stay inside the buffer. */
-#define DR_PROJECT_GROUPS 1
-#define DR_PROJECT_PAD (DR_PROJECT_GROUPS * DR_PROJECT_LANES)
+/* Entries the host appends to each constraint array (and lambda) so that
+ * a colour's last, partial group reads inside the buffer. */
+#define DR_PROJECT_PAD DR_PROJECT_LANES
 
 /* How a work item of project_distance fetches its particles (one byte per
  * group of DR_PROJECT_LANES constraints; src/core/colour.c): */

@@ -240,8 +240,7 @@ static int cl_project(drape_sim *s, int colour, int mode, drape_err *e) {
   ARG(K_PROJECT, 7, count);
   ARG(K_PROJECT, 9, mode);
   ARG(K_PROJECT, 11, c->group_off[colour]);
-  const size_t per_item = DR_PROJECT_GROUPS * DR_PROJECT_LANES;
-  return launch(s, K_PROJECT, ((size_t)count + per_item - 1) / per_item, e);
+  return launch(s, K_PROJECT, ((size_t)count + DR_PROJECT_LANES - 1) / DR_PROJECT_LANES, e);
 }
 static int cl_tethers(drape_sim *s, drape_err *e) {
   return launch(s, K_TETHERS, particle_groups(s), e);
