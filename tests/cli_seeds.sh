@@ -43,11 +43,9 @@ assert o["kinetic_energy"] < 1e-9
 EOF
 
 # --- seed 001: springs at the seed's step, and unstable at 4x ---
-# (CPU backend: under ASan, LeakSanitizer's exit-time TLS scan crashes in a
-# `drape run` process that launched the springs kernels on PoCL, after a
-# correct run; LSAN_OPTIONS=use_tls=0 avoids it. The OpenCL path is
-# compared with the CPU reference in test_solver_variants.)
-"$D" run "$S/springs_seed001.json" --backend cpu --frames 200 --stats "$T/s1.json" 2>"$T/err"
+# (On the OpenCL device; under ASan this run is what showed LeakSanitizer's
+# TLS scan crashing after PoCL ran kernels: tests/CMakeLists.txt.)
+"$D" run "$S/springs_seed001.json" --frames 200 --stats "$T/s1.json" 2>"$T/err"
 check "run springs_seed001" 0 $?
 sed 's/"dt": 0.005/"dt": 0.02/' "$S/springs_seed001.json" >"$T/s4.json"
 out=$("$D" run "$T/s4.json" --frames 500 --obj-dir "$T/s4" --stats "$T/s4stats.json" 2>&1)
