@@ -306,3 +306,15 @@ int drape_cl_run1d(drape_cl *cl, cl_kernel k, const char *kname, size_t n, cl_ev
                       drape_cl_errstr(rc));
   return DRAPE_OK;
 }
+
+int drape_cl_event_ms(cl_event ev, const char *what, double *ms, drape_err *e) {
+  cl_ulong t0 = 0, t1 = 0;
+  cl_int r0 = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+  cl_int r1 = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+  *ms = 0.0;
+  if (r0 != CL_SUCCESS || r1 != CL_SUCCESS)
+    return drape_fail(e, DRAPE_ECL, "clGetEventProfilingInfo(%s): %s", what,
+                      drape_cl_errstr(r0 != CL_SUCCESS ? r0 : r1));
+  *ms = 1e-6 * (double)(t1 - t0);
+  return DRAPE_OK;
+}

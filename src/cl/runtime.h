@@ -87,4 +87,9 @@ int drape_cl_set_args(cl_kernel k, const char *kname, drape_err *e, int nargs, .
 int drape_cl_run1d(drape_cl *cl, cl_kernel k, const char *kname, size_t n,
                    cl_event *ev, drape_err *e);
 
+/* Device time of a finished, profiled command in *ms (start to end). On
+ * failure *ms = 0 and e names the call and the error; `what` says whose
+ * event it was. The caller still releases the event. */
+int drape_cl_event_ms(cl_event ev, const char *what, double *ms, drape_err *e);
+
 #endif

@@ -286,14 +286,11 @@ static int cl_end(drape_sim *s, drape_err *e) {
   if (!c->cl->profiling) return DRAPE_OK;
   int rc = DRAPE_OK;
   for (int i = 0; i < c->n_ev; i++) {
-    cl_ulong t0 = 0, t1 = 0;
-    cl_int r0 = clGetEventProfilingInfo(c->ev[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-    cl_int r1 = clGetEventProfilingInfo(c->ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-    if ((r0 != CL_SUCCESS || r1 != CL_SUCCESS) && !rc)
-      rc = drape_fail(e, DRAPE_ECL, "clGetEventProfilingInfo: %s",
-                      drape_cl_errstr(r0 != CL_SUCCESS ? r0 : r1));
-    else {
-      const double ms = 1e-6 * (double)(t1 - t0);
+    double ms;
+    drape_err later = {0}; /* the first failure's message is the one kept */
+    if (drape_cl_event_ms(c->ev[i], "solver", &ms, rc ? &later : e)) {
+      rc = DRAPE_ECL;
+    } else {
       s->tm.ms[c->ev_stage[i]] += ms;
       const int col = c->ev_colour[i];
       if (col >= 0 && col < DRAPE_TIMING_COLOURS) s->tm.colour_ms[col] += ms;

@@ -379,15 +379,11 @@ int selfcol_cl_collect(selfcol_cl *s, double *total_ms, drape_err *e) {
   double total = 0.0;
   int rc = DRAPE_OK;
   for (int i = 0; i < s->n_ev; i++) {
-    cl_ulong t0 = 0, t1 = 0;
-    cl_int r0 = clGetEventProfilingInfo(s->ev[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-    cl_int r1 = clGetEventProfilingInfo(s->ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-    if (r0 != CL_SUCCESS || r1 != CL_SUCCESS) {
-      if (!rc)
-        rc = drape_fail(e, DRAPE_ECL, "clGetEventProfilingInfo(self-collision): %s",
-                        drape_cl_errstr(r0 != CL_SUCCESS ? r0 : r1));
+    double ms;
+    drape_err later = {0}; /* the first failure's message is the one kept */
+    if (drape_cl_event_ms(s->ev[i], "self-collision", &ms, rc ? &later : e)) {
+      rc = DRAPE_ECL;
     } else {
-      double ms = 1e-6 * (double)(t1 - t0);
       s->ms[s->ev_part[i]] += ms;
       total += ms;
     }

@@ -247,14 +247,10 @@ static int collect_events(drape_sim *s, drape_err *e) {
   DRAPE_CL_TRY(e, clFinish(v->cl->queue));
   int rc = DRAPE_OK;
   for (int i = 0; i < v->n_ev; i++) {
-    cl_ulong t0 = 0, t1 = 0;
-    cl_int r0 = clGetEventProfilingInfo(v->ev[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-    cl_int r1 = clGetEventProfilingInfo(v->ev[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-    if ((r0 != CL_SUCCESS || r1 != CL_SUCCESS) && !rc)
-      rc = drape_fail(e, DRAPE_ECL, "clGetEventProfilingInfo: %s",
-                      drape_cl_errstr(r0 != CL_SUCCESS ? r0 : r1));
-    else
-      s->tm.ms[v->ev_stage[i]] += 1e-6 * (double)(t1 - t0);
+    double ms;
+    drape_err later = {0}; /* the first failure's message is the one kept */
+    if (drape_cl_event_ms(v->ev[i], "solver variant", &ms, rc ? &later : e)) rc = DRAPE_ECL;
+    else s->tm.ms[v->ev_stage[i]] += ms;
     clReleaseEvent(v->ev[i]);
   }
   v->n_ev = 0;
