@@ -11,19 +11,14 @@
  * not touch a collider keep their position (select). */
 
 /* Lanes xx, xy, xz of particles i0 .. i0+7 with start-of-substep positions
- * px, py, pz; `free_` marks the lanes with inverse mass != 0. Returns the
- * lanes that touched a collider. Used by the collide kernel below and by
- * update_fused (update.cl). */
-static inline __attribute__((always_inline)) int8 collide8(float8 *xx_, float8 *xy_, float8 *xz_, const float8 px, const float8 py,
-              const float8 pz, const int8 free_, __global const int *obj,
-              __global const dr_object *objects, __global const dr_sphere *spheres,
-              const dr_step_params sp, const float t_end, const int i0) {
+ * px, py, pz; `free_` marks the lanes with inverse mass != 0, `margin` is
+ * each lane's object thickness. Returns the lanes that touched a collider.
+ * Used by the collide kernel below and by update_fused (update.cl). */
+static inline __attribute__((always_inline)) int8 collide8(
+    float8 *xx_, float8 *xy_, float8 *xz_, const float8 px, const float8 py, const float8 pz,
+    const int8 free_, const float8 margin, __global const dr_sphere *spheres,
+    const dr_step_params sp, const float t_end) {
   float8 xx = *xx_, xy = *xy_, xz = *xz_;
-  const int8 o = vload8(0, obj + i0);
-  const float8 margin = (float8)(objects[o.s0].thickness, objects[o.s1].thickness,
-                                 objects[o.s2].thickness, objects[o.s3].thickness,
-                                 objects[o.s4].thickness, objects[o.s5].thickness,
-                                 objects[o.s6].thickness, objects[o.s7].thickness);
   const float8 zero = (float8)(0.0f), one = (float8)(1.0f);
   int8 hit = (int8)(0);
   for (int s = 0; s < sp.n_spheres; s++) {
@@ -95,6 +90,8 @@ __kernel void collide(__global float4 *x, __global const float4 *p, __global con
   const int8 free_ = xw != 0.0f;
   if (!any(free_)) return;
   DR_LOAD8(p, i0, px, py, pz, pw);
-  const int8 hit = collide8(&xx, &xy, &xz, px, py, pz, free_, obj, objects, spheres, sp, t_end, i0);
+  const int8 o = vload8(0, obj + i0);
+  const float8 margin = DR_OBJECT_FIELD8(o, objects, thickness);
+  const int8 hit = collide8(&xx, &xy, &xz, px, py, pz, free_, margin, spheres, sp, t_end);
   if (any(hit)) DR_STORE8(x, i0, xx, xy, xz, xw);
 }

@@ -144,15 +144,28 @@ typedef struct dr_kinematic {
     Z = (float8)(lo_.s26ae, hi_.s26ae);                                         \
     W = (float8)(lo_.s37bf, hi_.s37bf);                                         \
   } while (0)
+/* Columns X, Y, Z, W (lanes 0-7) back to two float16 of four float4 each. */
+#define DR_COLUMNS_TO_AOS(X, Y, Z, W, A0, A1)                                          \
+  do {                                                                                 \
+    A0 = (float16)(X.s0, Y.s0, Z.s0, W.s0, X.s1, Y.s1, Z.s1, W.s1, X.s2, Y.s2, Z.s2,     \
+                   W.s2, X.s3, Y.s3, Z.s3, W.s3);                                      \
+    A1 = (float16)(X.s4, Y.s4, Z.s4, W.s4, X.s5, Y.s5, Z.s5, W.s5, X.s6, Y.s6, Z.s6,     \
+                   W.s6, X.s7, Y.s7, Z.s7, W.s7);                                      \
+  } while (0)
 #define DR_STORE8(ptr, i0, X, Y, Z, W)                                          \
   do {                                                                          \
-    vstore16((float16)(X.s0, Y.s0, Z.s0, W.s0, X.s1, Y.s1, Z.s1, W.s1,          \
-                       X.s2, Y.s2, Z.s2, W.s2, X.s3, Y.s3, Z.s3, W.s3), 0,      \
-             (__global float *)((ptr) + (i0)));                                 \
-    vstore16((float16)(X.s4, Y.s4, Z.s4, W.s4, X.s5, Y.s5, Z.s5, W.s5,          \
-                       X.s6, Y.s6, Z.s6, W.s6, X.s7, Y.s7, Z.s7, W.s7), 1,      \
-             (__global float *)((ptr) + (i0)));                                 \
+    float16 a0_, a1_;                                                           \
+    DR_COLUMNS_TO_AOS(X, Y, Z, W, a0_, a1_);                                    \
+    vstore16(a0_, 0, (__global float *)((ptr) + (i0)));                         \
+    vstore16(a1_, 1, (__global float *)((ptr) + (i0)));                         \
   } while (0)
+/* Per-object value `field` of particles i0 .. i0+7 from their object ids o
+ * (int8); one load when they share an object, as they mostly do. */
+#define DR_OBJECT_FIELD8(o, objects, field)                                            \
+  (all(o == o.s0) ? (float8)(objects[o.s0].field)                                      \
+                  : (float8)(objects[o.s0].field, objects[o.s1].field, objects[o.s2].field, \
+                             objects[o.s3].field, objects[o.s4].field, objects[o.s5].field, \
+                             objects[o.s6].field, objects[o.s7].field))
 #define DR_LANES8(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7)
 
 /* Four float4 in a float16 ("AoS lanes"): arithmetic on the particles as

@@ -34,22 +34,6 @@ __kernel void update_velocities(__global const float4 *x, __global const float4 
  * items may read them as tether pins at the same time and see the same
  * bits. */
 
-/* Lanes 0-7 of a float8 column set back into two float16 of float4s. */
-#define DR_COLUMNS_TO_AOS(X, Y, Z, W, A0, A1)                                          \
-  do {                                                                                 \
-    A0 = (float16)(X.s0, Y.s0, Z.s0, W.s0, X.s1, Y.s1, Z.s1, W.s1, X.s2, Y.s2, Z.s2,     \
-                   W.s2, X.s3, Y.s3, Z.s3, W.s3);                                      \
-    A1 = (float16)(X.s4, Y.s4, Z.s4, W.s4, X.s5, Y.s5, Z.s5, W.s5, X.s6, Y.s6, Z.s6,     \
-                   W.s6, X.s7, Y.s7, Z.s7, W.s7);                                      \
-  } while (0)
-
-/* Per-object value `field` of particles i0 .. i0+7 (mostly one object). */
-#define DR_OBJECT_FIELD8(o, objects, field)                                            \
-  (all(o == o.s0) ? (float8)(objects[o.s0].field)                                      \
-                  : (float8)(objects[o.s0].field, objects[o.s1].field, objects[o.s2].field, \
-                             objects[o.s3].field, objects[o.s4].field, objects[o.s5].field, \
-                             objects[o.s6].field, objects[o.s7].field))
-
 __kernel void update_fused(__global float4 *x, __global float4 *p, __global float4 *v,
                            __global const int *obj, __global const dr_object *objects,
                            __global const dr_sphere *spheres, __global const int *pin,
@@ -89,7 +73,7 @@ __kernel void update_fused(__global float4 *x, __global float4 *p, __global floa
       float8 xz = (float8)(X0.s26ae, X1.s26ae);
       const float8 px = (float8)(P0.s048c, P1.s048c), py = (float8)(P0.s159d, P1.s159d);
       const float8 pz = (float8)(P0.s26ae, P1.s26ae);
-      collide8(&xx, &xy, &xz, px, py, pz, free_, obj, objects, spheres, sp, t_end, i0);
+      collide8(&xx, &xy, &xz, px, py, pz, free_, margin, spheres, sp, t_end);
       DR_COLUMNS_TO_AOS(xx, xy, xz, w, X0, X1);
     }
   }
