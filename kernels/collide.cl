@@ -49,7 +49,9 @@ static inline __attribute__((always_inline)) int8 collide8(
     /* onto the inflated surface */
     dx = ux - cx; dy = uy - cy; dz = uz - cz;
     len2 = dx * dx + dy * dy + dz * dz;
-    const int8 away = len2 > 0.0f;
+    /* "not zero" rather than "> 0": a NaN distance must stay NaN, not put
+     * the particle on top of the sphere (cpu_collide does the same) */
+    const int8 away = len2 != 0.0f;
     const float8 k = r / sqrt(len2);
     ux = select((float8)(cx), cx + dx * k, away);
     uy = select(cy + r, cy + dy * k, away);

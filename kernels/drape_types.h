@@ -128,6 +128,17 @@ typedef struct dr_kinematic {
 #define DR_FUSE_TETHERS 1
 #define DR_FUSE_COLLIDE 2
 #define DR_FUSE_PREDICT 4
+/* Not a stage: the finiteness check of the frame's last substep (below). */
+#define DR_FUSE_CHECK 8
+
+/* The finiteness check. The last velocity update of each frame (update.cl:
+ * update_velocities, or update_fused with DR_FUSE_CHECK) looks at every
+ * particle's new position and velocity it already holds in registers, and
+ * when one is NaN or infinite lowers a status word to the lowest such
+ * particle index with atomic_min (deterministic whatever the order of the
+ * work items). The word starts at DR_NO_PARTICLE; the host reads it once per
+ * frame, before any output, and stops the run when it is lower. */
+#define DR_NO_PARTICLE 0x7fffffff
 
 #ifdef __OPENCL_VERSION__
 /* Eight consecutive float4 (particles i0 .. i0+7) as four float8 lanes and

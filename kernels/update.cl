@@ -3,7 +3,8 @@
  * Kinematic particles get the velocity of their target this way; pinned
  * ones get 0. */
 __kernel void update_velocities(__global const float4 *x, __global const float4 *p,
-                                __global float4 *v, const dr_step_params sp) {
+                                __global float4 *v, const dr_step_params sp,
+                                __global int *bad, const int check) {
   int i = get_global_id(0);
   if (i >= sp.n_particles) return;
   float4 xi = x[i], pi = p[i];
@@ -13,6 +14,8 @@ __kernel void update_velocities(__global const float4 *x, __global const float4 
   vi.z = (xi.z - pi.z) * sp.inv_h;
   vi.w = 0.0f;
   v[i] = vi;
+  /* finiteness check (drape_types.h): x and v of this particle */
+  if (check && !(all(isfinite(xi)) && all(isfinite(vi)))) atomic_min(bad, i);
 }
 
 /* The per-particle stages between the last constraint launch of substep k
@@ -38,7 +41,8 @@ __kernel void update_fused(__global float4 *x, __global float4 *p, __global floa
                            __global const int *obj, __global const dr_object *objects,
                            __global const dr_sphere *spheres, __global const int *pin,
                            __global const float *rest, const int slots, const int stride,
-                           const dr_step_params sp, const float t_end, const int flags) {
+                           const dr_step_params sp, const float t_end, const int flags,
+                           __global int *bad) {
   const int i0 = get_global_id(0) * DR_PARTICLE_LANES;
   if (i0 >= sp.n_particles) return;
   __global float *xf = (__global float *)(x + i0), *pf = (__global float *)(p + i0);
@@ -96,4 +100,15 @@ __kernel void update_fused(__global float4 *x, __global float4 *p, __global floa
   }
   vstore16(X0, 0, xf);
   vstore16(X1, 1, xf);
+  /* finiteness check (drape_types.h) of the frame's last substep, on the
+   * registers just stored; the rare failing group finds its first bad
+   * particle from what it wrote (no other work item writes these). */
+  if ((flags & DR_FUSE_CHECK) &&
+      !(all(isfinite(X0)) && all(isfinite(X1)) && all(isfinite(V0)) && all(isfinite(V1)))) {
+    for (int k = 0; k < DR_PARTICLE_LANES && i0 + k < sp.n_particles; k++)
+      if (!(all(isfinite(x[i0 + k])) && all(isfinite(v[i0 + k])))) {
+        atomic_min(bad, i0 + k);
+        break;
+      }
+  }
 }

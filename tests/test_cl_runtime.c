@@ -78,8 +78,16 @@ static void test_predict_matches_cpu(void **state) {
   assert_int_equal(drape_cl_kernel(&g_cl, "predict", &k, &e), 0);
   assert_int_equal(drape_cl_kernel(&g_cl, "update_velocities", &ku, &e), 0);
   sp.inv_h = 1.0f / sp.h;
-  assert_int_equal(drape_cl_set_args(ku, "update_velocities", &e, 4, sizeof(cl_mem), &bx,
-                                     sizeof(cl_mem), &bp, sizeof(cl_mem), &bv, sizeof sp, &sp),
+  /* with the finiteness check on: every state here is finite */
+  const dr_int none = DR_NO_PARTICLE;
+  const int check = 1;
+  dr_int bad_cpu = DR_NO_PARTICLE, bad_cl = 0;
+  cl_mem bbad = clCreateBuffer(g_cl.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof none,
+                               (void *)&none, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  assert_int_equal(drape_cl_set_args(ku, "update_velocities", &e, 6, sizeof(cl_mem), &bx,
+                                     sizeof(cl_mem), &bp, sizeof(cl_mem), &bv, sizeof sp, &sp,
+                                     sizeof(cl_mem), &bbad, sizeof check, &check),
                    0);
   assert_int_equal(drape_cl_set_args(k, "predict", &e, 6, sizeof(cl_mem), &bx, sizeof(cl_mem), &bp,
                                      sizeof(cl_mem), &bv, sizeof(cl_mem), &bo, sizeof(cl_mem), &bm,
@@ -89,8 +97,14 @@ static void test_predict_matches_cpu(void **state) {
     assert_int_equal(drape_cl_run1d(&g_cl, k, "predict", N, NULL, &e), 0);
     assert_int_equal(drape_cl_run1d(&g_cl, ku, "update_velocities", N, NULL, &e), 0);
     cpu_predict(x, p, v, obj, &mat, &sp);
-    cpu_update_velocities(x, p, v, &sp);
+    cpu_update_velocities(x, p, v, &sp, &bad_cpu);
   }
+  assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bbad, CL_TRUE, 0, sizeof bad_cl, &bad_cl, 0,
+                                       NULL, NULL),
+                   CL_SUCCESS);
+  assert_int_equal(bad_cl, DR_NO_PARTICLE);
+  assert_int_equal(bad_cpu, DR_NO_PARTICLE);
+  clReleaseMemObject(bbad);
   assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bx, CL_TRUE, 0, bytes, gx, 0, NULL, NULL),
                    CL_SUCCESS);
   assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bv, CL_TRUE, 0, bytes, gv, 0, NULL, NULL),

@@ -26,7 +26,7 @@ typedef struct cl_state {
   int owns_cl;
   cl_kernel k[K_COUNT];
   cl_mem x, p, v, n, obj, mat, ca, cb, crest, ccomp, lambda, sph, kin, tris, tri_edge, vt_off, vt_list,
-      tri_force, tpin, trest, cpat;
+      tri_force, tpin, trest, cpat, bad;
   int *group_off;           /* first lane group of each colour (colour.c) */
   int cap_kin, has_lambda, has_tri_force;
   uint64_t bytes;           /* device memory held                         */
@@ -116,6 +116,7 @@ static int set_static_args(drape_sim *s, drape_err *e) {
   ARG(K_COLLIDE, 0, c->x); ARG(K_COLLIDE, 1, c->p); ARG(K_COLLIDE, 2, c->obj);
   ARG(K_COLLIDE, 3, c->mat); ARG(K_COLLIDE, 4, c->sph);
   ARG(K_UPDATE, 0, c->x); ARG(K_UPDATE, 1, c->p); ARG(K_UPDATE, 2, c->v);
+  ARG(K_UPDATE, 4, c->bad); ARG(K_FUSED, 13, c->bad);
   ARG(K_FUSED, 0, c->x); ARG(K_FUSED, 1, c->p); ARG(K_FUSED, 2, c->v); ARG(K_FUSED, 3, c->obj);
   ARG(K_FUSED, 4, c->mat); ARG(K_FUSED, 5, c->sph); ARG(K_FUSED, 6, c->tpin);
   ARG(K_FUSED, 7, c->trest); ARG(K_FUSED, 8, slots); ARG(K_FUSED, 9, stride);
@@ -197,6 +198,10 @@ static int cl_reset(drape_sim *s, drape_err *e) {
     return rc;
   if ((rc = cl_write(s, SIM_BUF_SPHERES, 0, (size_t)s->n_spheres * sizeof(dr_sphere), s->sph, e)))
     return rc;
+  /* the finiteness check's status word (drape_types.h) */
+  const dr_int none = DR_NO_PARTICLE;
+  DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->bad, CL_TRUE, 0, sizeof none, &none, 0,
+                                       NULL, NULL));
   DRAPE_CL_TRY(e, clFinish(c->cl->queue));
   return cl_ensure(s, e);
 }
@@ -261,7 +266,9 @@ static int cl_collide(drape_sim *s, float t_end, drape_err *e) {
   ARG(K_COLLIDE, 6, t_end);
   return launch(s, K_COLLIDE, particle_groups(s), e);
 }
-static int cl_update(drape_sim *s, drape_err *e) {
+static int cl_update(drape_sim *s, int check, drape_err *e) {
+  cl_state *c = ST(s);
+  ARG(K_UPDATE, 5, check);
   return launch(s, K_UPDATE, (size_t)s->m.n_particles, e);
 }
 static int cl_update_fused(drape_sim *s, int flags, float t_end, drape_err *e) {
@@ -306,6 +313,20 @@ static int cl_end(drape_sim *s, drape_err *e) {
   }
   if (!rc) s->tm.stage_times_valid = 1;
   return rc;
+}
+
+/* Four bytes a frame, read after end_frame's clFinish: the only read-back
+ * a frame needs (counted in bytes_from_device). */
+static int cl_first_nonfinite(drape_sim *s, int *particle, drape_err *e) {
+  cl_state *c = ST(s);
+  dr_int bad = DR_NO_PARTICLE;
+  if (s->m.n_particles > 0) {
+    DRAPE_CL_TRY(e, clEnqueueReadBuffer(c->cl->queue, c->bad, CL_TRUE, 0, sizeof bad, &bad, 0,
+                                        NULL, NULL));
+    sim_count_d2h(s, sizeof bad);
+  }
+  *particle = bad == DR_NO_PARTICLE ? -1 : bad;
+  return DRAPE_OK;
 }
 
 static cl_mem buf_of(cl_state *c, sim_buf b) {
@@ -407,7 +428,7 @@ static void cl_destroy(drape_sim *s) {
   cl_mem *all[] = {&c->x, &c->p, &c->v, &c->n, &c->obj, &c->mat, &c->ca, &c->cb, &c->crest,
                    &c->ccomp, &c->lambda, &c->sph,
                    &c->kin, &c->tris, &c->tri_edge, &c->vt_off, &c->vt_list, &c->tri_force,
-                   &c->tpin, &c->trest, &c->cpat};
+                   &c->tpin, &c->trest, &c->cpat, &c->bad};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   free(c->group_off);
   if (c->owns_cl) drape_cl_release(&c->own);
@@ -469,6 +490,7 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
       (rc = mk(s, &c->crest, ((size_t)m->n_cons + DR_PROJECT_PAD) * 4, NULL, "rest lengths", e)) ||
       (rc = mk(s, &c->ccomp, ((size_t)m->n_cons + DR_PROJECT_PAD) * 4, NULL, "compliances", e)) ||
       (rc = mk(s, &c->sph, (size_t)s->n_spheres * sizeof(dr_sphere), NULL, "spheres", e)) ||
+      (rc = mk(s, &c->bad, sizeof(dr_int), NULL, "finiteness status", e)) ||
       (rc = mk(s, &c->tris, (size_t)m->n_tris * 3 * sizeof(dr_uint), NULL, "triangles", e)) ||
       (rc = mk(s, &c->vt_off, ((size_t)m->n_particles + 1) * sizeof(dr_int), m->vt_off,
                "vertex-triangle offsets", e)) ||
@@ -540,6 +562,7 @@ const sim_backend drape_backend_cl = {
     .normals = cl_normals,
     .begin_frame = cl_begin,
     .end_frame = cl_end,
+    .first_nonfinite = cl_first_nonfinite,
     .read = cl_read,
     .write = cl_write,
     .ensure = cl_ensure,

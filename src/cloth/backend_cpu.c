@@ -19,6 +19,8 @@ typedef struct cpu_state {
   int cap_kin, cap_lambda, has_tri_force;
   selfcol_cpu sc;  /* self-collision reference (selfcol_cpu.c)           */
   int has_sc;
+  dr_int bad;      /* finiteness check: lowest bad particle, or
+                      DR_NO_PARTICLE (drape_types.h)                     */
 } cpu_state;
 
 #define ST(s) ((cpu_state *)(s)->bs)
@@ -53,6 +55,7 @@ static int cpu_reset(drape_sim *s, drape_err *e) {
   memcpy(c->tris, s->m.tris, (size_t)s->m.n_tris * 3 * sizeof *c->tris);
   memcpy(c->mat, s->mat, (size_t)s->m.n_objects * sizeof *c->mat);
   memcpy(c->sph, s->sph, (size_t)s->n_spheres * sizeof *c->sph);
+  c->bad = DR_NO_PARTICLE;
   return cpu_ensure(s, e);
 }
 
@@ -93,9 +96,9 @@ static int cpu_collide_stage(drape_sim *s, float t_end, drape_err *e) {
   cpu_collide(c->x, c->p, s->m.obj, c->mat, c->sph, &s->sp, t_end);
   return DRAPE_OK;
 }
-static int cpu_update(drape_sim *s, drape_err *e) {
+static int cpu_update(drape_sim *s, int check, drape_err *e) {
   cpu_state *c = ST(s);
-  cpu_update_velocities(c->x, c->p, c->v, &s->sp);
+  cpu_update_velocities(c->x, c->p, c->v, &s->sp, check ? &c->bad : NULL);
   return DRAPE_OK;
 }
 /* The reference keeps the stages separate: each is a loop over the
@@ -105,7 +108,7 @@ static int cpu_update_fused(drape_sim *s, int flags, float t_end, drape_err *e) 
   if (flags & DR_FUSE_TETHERS)
     cpu_tethers(c->x, s->m.tether_pin, s->m.tether_rest, s->m.tether_slots, s->m.n_particles);
   if (flags & DR_FUSE_COLLIDE) cpu_collide(c->x, c->p, s->m.obj, c->mat, c->sph, &s->sp, t_end);
-  cpu_update_velocities(c->x, c->p, c->v, &s->sp);
+  cpu_update_velocities(c->x, c->p, c->v, &s->sp, (flags & DR_FUSE_CHECK) ? &c->bad : NULL);
   if (flags & DR_FUSE_PREDICT) cpu_predict(c->x, c->p, c->v, s->m.obj, c->mat, &s->sp);
   return DRAPE_OK;
 }
@@ -127,6 +130,11 @@ static int cpu_normals(drape_sim *s, drape_err *e) {
 static int cpu_begin(drape_sim *s, drape_err *e) { return DRAPE_OK; }
 static int cpu_end(drape_sim *s, drape_err *e) {
   s->tm.stage_times_valid = 1;
+  return DRAPE_OK;
+}
+
+static int cpu_first_nonfinite(drape_sim *s, int *particle, drape_err *e) {
+  *particle = ST(s)->bad == DR_NO_PARTICLE ? -1 : ST(s)->bad;
   return DRAPE_OK;
 }
 
@@ -212,6 +220,7 @@ const sim_backend drape_backend_cpu = {
     .normals = cpu_normals,
     .begin_frame = cpu_begin,
     .end_frame = cpu_end,
+    .first_nonfinite = cpu_first_nonfinite,
     .read = cpu_read,
     .write = cpu_write,
     .ensure = cpu_ensure,

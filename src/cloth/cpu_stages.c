@@ -107,7 +107,9 @@ void cpu_collide(dr_float4 *x, const dr_float4 *p, const dr_int *obj, const dr_o
       float r = sph.center_radius.w + margin;
       float dx = xi.x - cx, dy = xi.y - cy, dz = xi.z - cz;
       float len2 = dx * dx + dy * dy + dz * dz;
-      if (len2 >= r * r) continue;
+      /* written so that NaN takes the `continue`: a NaN particle is left
+       * NaN for the finiteness check, as the kernel's (len2 < r*r) does */
+      if (!(len2 < r * r)) continue;
       float len = sqrtf(len2);
       float nx = 0.0f, ny = 1.0f, nz = 0.0f;
       if (len > 0.0f) { nx = dx / len; ny = dy / len; nz = dz / len; }
@@ -125,7 +127,7 @@ void cpu_collide(dr_float4 *x, const dr_float4 *p, const dr_int *obj, const dr_o
       xi.z = xi.z - tz * f;
       dx = xi.x - cx; dy = xi.y - cy; dz = xi.z - cz;
       len2 = dx * dx + dy * dy + dz * dz;
-      if (len2 > 0.0f) {
+      if (len2 != 0.0f) { /* NaN scales to NaN (collide.cl: `away`) */
         float k = r / sqrtf(len2);
         xi.x = cx + dx * k; xi.y = cy + dy * k; xi.z = cz + dz * k;
       } else {
@@ -152,7 +154,7 @@ void cpu_collide(dr_float4 *x, const dr_float4 *p, const dr_int *obj, const dr_o
 }
 
 void cpu_update_velocities(const dr_float4 *x, const dr_float4 *p, dr_float4 *v,
-                           const dr_step_params *sp) {
+                           const dr_step_params *sp, dr_int *bad) {
   for (int i = 0; i < sp->n_particles; i++) {
     dr_float4 xi = x[i], pi = p[i], vi;
     vi.x = (xi.x - pi.x) * sp->inv_h;
@@ -160,6 +162,10 @@ void cpu_update_velocities(const dr_float4 *x, const dr_float4 *p, dr_float4 *v,
     vi.z = (xi.z - pi.z) * sp->inv_h;
     vi.w = 0.0f;
     v[i] = vi;
+    if (bad && i < *bad &&
+        !(isfinite(xi.x) && isfinite(xi.y) && isfinite(xi.z) && isfinite(xi.w) &&
+          isfinite(vi.x) && isfinite(vi.y) && isfinite(vi.z)))
+      *bad = i;
   }
 }
 

@@ -21,8 +21,9 @@ void cpu_tethers(dr_float4 *x, const dr_int *pin, const float *rest, int slots, 
 void cpu_collide(dr_float4 *x, const dr_float4 *p, const dr_int *obj, const dr_object *objects,
                  const dr_sphere *spheres, const dr_step_params *sp, float t_end);
 /* kernels/update.cl */
+/* bad: NULL, or the finiteness check's status word (drape_types.h) */
 void cpu_update_velocities(const dr_float4 *x, const dr_float4 *p, dr_float4 *v,
-                           const dr_step_params *sp);
+                           const dr_step_params *sp, dr_int *bad);
 /* kernels/wind.cl */
 void cpu_wind_triangles(const dr_float4 *x, const dr_float4 *v, const dr_uint *tri,
                         dr_float4 *tri_force, const dr_step_params *sp, int n_tris);

@@ -251,6 +251,7 @@ int drape_sim_reset(drape_sim *s, drape_err *e) {
   s->time = 0;
   s->frame = 0;
   s->hx_valid = 0;
+  memset(&s->diverged, 0, sizeof s->diverged); /* a reset clears a divergence */
   sim_fill_materials(s);
   s->need_h_update = 0;
   int rc = s->be->reset(s, e);
@@ -570,6 +571,13 @@ int drape_sim_write_obj(drape_sim *s, const char *path, drape_err *e) {
   const drape_model *m = &s->m;
   int rc = ensure_hx(s, e);
   if (rc) return rc;
+  /* never a file of NaN: the step's check stops a diverged run first, and
+   * this one catches a state written in through the API */
+  for (int i = 0; i < m->n_particles; i++)
+    if (!isfinite(s->hx[4 * i]) || !isfinite(s->hx[4 * i + 1]) || !isfinite(s->hx[4 * i + 2]))
+      return drape_fail(e, DRAPE_EUNSTABLE, "%s: not written: particle %d is not finite (%g, %g, %g)",
+                        path, i, (double)s->hx[4 * i], (double)s->hx[4 * i + 1],
+                        (double)s->hx[4 * i + 2]);
   const uint32_t *tris = m->tris;
   if (s->any_tear) {
     if (!s->htris && !(s->htris = malloc((size_t)m->n_tris * 3 * sizeof *s->htris + 4)))

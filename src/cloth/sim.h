@@ -49,7 +49,9 @@ typedef struct sim_backend {
    * passes on x, with p the start of the substep; t_end as for collide. */
   int (*self_collision)(drape_sim *s, float t_end, drape_err *e);
   int (*collide)(drape_sim *s, float t_end, drape_err *e);
-  int (*update_velocities)(drape_sim *s, drape_err *e);
+  /* check: this is the frame's last update, run the finiteness check
+   * (drape_types.h, DR_NO_PARTICLE) */
+  int (*update_velocities)(drape_sim *s, int check, drape_err *e);
   /* The DR_FUSE_* stages, then update_velocities, as one pass (the CPU
    * reference runs the separate stages in order; kernels/update.cl). */
   int (*update_fused)(drape_sim *s, int flags, float t_end, drape_err *e);
@@ -60,6 +62,9 @@ typedef struct sim_backend {
    * device and collects per-stage times. */
   int (*begin_frame)(drape_sim *s, drape_err *e);
   int (*end_frame)(drape_sim *s, drape_err *e);
+  /* After end_frame: the lowest particle the frame's finiteness check
+   * found with a NaN or infinite position or velocity, or -1. */
+  int (*first_nonfinite)(drape_sim *s, int *particle, drape_err *e);
   /* Buffer copies (bytes from offset; counted on OpenCL). */
   int (*read)(drape_sim *s, sim_buf b, size_t offset, size_t bytes, void *dst, drape_err *e);
   int (*write)(drape_sim *s, sim_buf b, size_t offset, size_t bytes, const void *src,
@@ -118,6 +123,8 @@ struct drape_sim {
   int cur_colour;               /* colour being projected, else -1         */
   double last_stage_ms;         /* CPU backend: wall time of the last stage */
   drape_timings tm;             /* last frame                              */
+  drape_err diverged;           /* code != 0: a frame's finiteness check
+                                   failed; steps return this until reset   */
   int need_h_update;            /* h changed: recompute damping factors    */
 
   /* scratch for stats / pick / OBJ */

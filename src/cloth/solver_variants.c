@@ -371,7 +371,7 @@ int sim_variant_substeps(drape_sim *s, drape_err *e) {
       if (drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)S, e));
       if (contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, (float)((k + 1) * s->sp.h), e));
       /* a contact or a kinematic particle moved x: v follows it */
-      if (contacts || drive) STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, e));
+      if (contacts || drive) STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, k == S - 1, e));
       s->tm.projections += (uint64_t)v->n_adj / 2;
     }
   } else {
@@ -386,7 +386,7 @@ int sim_variant_substeps(drape_sim *s, drape_err *e) {
         s->tm.projections += (uint64_t)s->m.n_cons;
       }
       if (contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, (float)((k + 1) * s->sp.h), e));
-      STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, e));
+      STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, k == S - 1, e));
       if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear(s, e));
     }
   }

@@ -18,6 +18,7 @@
  * Each stage is one kernel in kernels/<stage>.cl and one cpu_<kernel> in
  * cpu_stages.c; the backend (sim.h) runs one or the other. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cloth/sim.h"
@@ -104,8 +105,42 @@ static int begin_frame(drape_sim *s, drape_err *e) {
   return s->be->begin_frame(s, e);
 }
 
+/* Stops the sim at the frame whose check found particle i non-finite: the
+ * message names the object, the frame, the time and the particle, and is
+ * kept, so every later step returns it until drape_sim_reset. */
+static int sim_diverged(drape_sim *s, int i, drape_err *e) {
+  const drape_model *m = &s->m;
+  const int ob = i < m->n_particles ? m->obj[i] : 0;
+  const drape_object_info *inf = &m->info[ob];
+  const int li = i - inf->first_particle;
+  float xv[8] = {0};
+  drape_err ignore = {0}; /* the message below is the one that matters */
+  s->be->read(s, SIM_BUF_X, (size_t)i * sizeof(dr_float4), sizeof(dr_float4), xv, &ignore);
+  s->be->read(s, SIM_BUF_V, (size_t)i * sizeof(dr_float4), sizeof(dr_float4), xv + 4, &ignore);
+  for (int q = 0; q < 8; q++) /* "nan", never "-nan": the sign of a NaN means nothing */
+    if (isnan(xv[q])) xv[q] = fabsf(xv[q]);
+  char where[96];
+  if (inf->kind == DRAPE_OBJ_CLOTH && inf->cols > 0)
+    snprintf(where, sizeof where, "particle %d (row %d, col %d)", li, li / inf->cols,
+             li % inf->cols);
+  else
+    snprintf(where, sizeof where, "node %d", li);
+  drape_fail(&s->diverged, DRAPE_EUNSTABLE,
+             "%s \"%s\" diverged at frame %d (t = %.9g s): %s has position (%g, %g, %g) and "
+             "velocity (%g, %g, %g); the run is stopped before this frame is written. Reduce dt "
+             "or raise substeps, lower wind or raise mass, or make the constraints softer",
+             inf->kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", inf->name, s->frame + 1,
+             (s->frame + 1) * s->dt, where, xv[0], xv[1], xv[2], xv[4], xv[5], xv[6]);
+  if (e) *e = s->diverged;
+  return DRAPE_EUNSTABLE;
+}
+
 int drape_sim_step(drape_sim *s, drape_err *e) {
   const sim_backend *be = s->be;
+  if (s->diverged.code) { /* stopped: see sim_diverged */
+    if (e) *e = s->diverged;
+    return s->diverged.code;
+  }
   const double t_start = drape_now();
   int rc = begin_frame(s, e);
   if (rc) return rc;
@@ -167,18 +202,24 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
     if (pr->fuse_stages) {
       /* One pass over the particles (kernels/update.cl); the predict of
        * the next substep joins it unless this is the frame's last. */
-      int flags = fuse | (fuse_predict && k + 1 < S ? DR_FUSE_PREDICT : 0);
+      int flags = fuse | (fuse_predict && k + 1 < S ? DR_FUSE_PREDICT : 0) |
+                  (k + 1 == S ? DR_FUSE_CHECK : 0);
       STAGE(DRAPE_STAGE_FUSED, be->update_fused(s, flags, t_end, e));
       predicted = (flags & DR_FUSE_PREDICT) != 0;
     } else {
       if (contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, t_end, e));
-      STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, e));
+      STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, k + 1 == S, e));
     }
     if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear(s, e));
   }
   if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear_triangles(s, e));
   if (pr->normals_enabled && s->m.n_tris > 0) STAGE(DRAPE_STAGE_NORMALS, be->normals(s, e));
   if ((rc = be->end_frame(s, e))) return rc;
+  /* The frame's finiteness check (drape_types.h), before anything can
+   * read this state: a diverged frame is never shown or written. */
+  int bad = -1;
+  if ((rc = be->first_nonfinite(s, &bad, e))) return rc;
+  if (bad >= 0) return sim_diverged(s, bad, e);
   if (s->sc_part_ms)
     for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++) s->tm.selfcol_ms[q] = s->sc_part_ms[q] - sc0[q];
 
