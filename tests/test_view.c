@@ -451,6 +451,45 @@ static void test_window_screenshot(void **state) {
   free(b);
 }
 
+/* A solver that diverges (a NaN injected at frame 10 through the
+ * DRAPE_FAULT_NAN hook, docs/testing.md) pauses the viewer on the last
+ * good picture with the reason on screen; R resets and the run goes on; a
+ * scripted run that ended diverged exits 1 with the message. */
+static void test_diverged_pauses(void **state) {
+  (void)state;
+  if (!have_display()) skip();
+  const char *dir = drape_test_tmpdir("view-diverge");
+  const char *script = write_file(dir, "d.txt",
+                                  "frame 12 print\n"
+                                  "frame 15 key R\n"
+                                  "frame 16 key P\n"
+                                  "frame 20 print\n");
+  setenv("DRAPE_FAULT_NAN", "10", 1);
+  int rc = view("'%s' --frames 24 --size 320x180 --script '%s' --screenshot '%s/d.png'",
+                scene("drape_sphere.json"), script, dir);
+  unsetenv("DRAPE_FAULT_NAN");
+  assert_int_equal(rc, 1);
+  assert_non_null(line_with("view: paused: cloth \"sheet\" diverged at frame 10 (t = ", NULL));
+  assert_non_null(line_with("view: frame=10 note: PAUSED: cloth \"sheet\" diverged", NULL));
+  const char *p12 = line_with("view: print frame=12", NULL);
+  assert_non_null(p12);
+  assert_int_equal((int)num(p12, "paused"), 1);
+  assert_int_equal((int)num(p12, "cloth_steps"), 9); /* frame 10 never counted */
+  const char *p20 = line_with("view: print frame=20", NULL);
+  assert_non_null(p20);
+  assert_int_equal((int)num(p20, "paused"), 0); /* reset, then P */
+  assert_true(num(p20, "cloth_steps") >= 3);
+  assert_non_null(strstr(g_out, "drape: cloth \"sheet\" diverged at frame 10"));
+  /* the picture: the last good cloth is still drawn */
+  char path[1300];
+  snprintf(path, sizeof path, "%s/d.png", dir);
+  int w, h;
+  uint8_t *rgb = rt_load_png(path, &w, &h);
+  assert_non_null(rgb);
+  assert_true(RT_ORANGE(rgb, w, h) > 0.02);
+  free(rgb);
+}
+
 /* Grab the sheet's middle, drag it, let go. */
 static void test_grab_cloth(void **state) {
   (void)state;
@@ -813,7 +852,8 @@ int main(void) {
       cmocka_unit_test(test_camera_rays),      cmocka_unit_test(test_camera_moves),
       cmocka_unit_test(test_ray_tests),        cmocka_unit_test(test_script_grammar),
       cmocka_unit_test(test_no_display),       cmocka_unit_test(test_bad_input),
-      cmocka_unit_test(test_window_screenshot), cmocka_unit_test(test_grab_cloth),
+      cmocka_unit_test(test_window_screenshot), cmocka_unit_test(test_diverged_pauses),
+      cmocka_unit_test(test_grab_cloth),
       cmocka_unit_test(test_drag_string),      cmocka_unit_test(test_string_keys),
       cmocka_unit_test(test_cloth_keys),
   };

@@ -105,6 +105,13 @@ static int check_out_file(const char *flag, const char *path) {
     snprintf(what, sizeof what, "cannot write into folder %s: %s", dir, strerror(errno));
     return bad(flag, path, what);
   }
+  /* Never a folder, device, FIFO or link: the PNG is renamed into place
+   * (core/outpath.c, issue 13 item 6). */
+  drape_err oe = {0};
+  if (drape_out_file_check(path, flag, NULL, 0, &oe)) {
+    fprintf(stderr, "drape view: %s\n", oe.msg);
+    return 2;
+  }
   return 0;
 }
 
@@ -380,13 +387,8 @@ static int save_png(const char *path, int w, int h, drape_err *e) {
     remove(tmp);
     return drape_fail(e, DRAPE_EIO, "--screenshot \"%s\": writing %s failed", path, tmp);
   }
-  if (rename(tmp, path) != 0) {
-    int err = errno;
-    remove(tmp);
-    return drape_fail(e, DRAPE_EIO, "--screenshot \"%s\": cannot rename %s: %s", path, tmp,
-                      strerror(err));
-  }
-  return DRAPE_OK;
+  /* Only over a regular file (or none): never replaces a device or FIFO. */
+  return drape_out_commit(tmp, path, "--screenshot", e);
 }
 
 /* ---------------------------------------------------------------- */
@@ -431,10 +433,24 @@ static int run_frame(viewer *v, const vw_script *script, int *next_ev, drape_err
     v->budget_s = 0;
     v->step_once = 0;
   }
-  rc = vw_physics(v, e);
+  rc = v->diverged ? DRAPE_OK : vw_physics(v, e);
   v->budget_s = keep_budget;
+  if (rc == DRAPE_EUNSTABLE) {
+    /* A solver's finiteness check stopped it: pause on the last picture
+     * drawn (the buffers are not synced again) and keep the reason on
+     * screen until a reset; a scripted run goes on drawing and exits 1. */
+    v->diverged = 1;
+    v->paused = 1;
+    snprintf(v->diverged_msg, sizeof v->diverged_msg, "%s", e->msg);
+    fprintf(stderr, "view: paused: %s\n", e->msg);
+    char shown[300];
+    snprintf(shown, sizeof shown, "%.*s", (int)strcspn(e->msg, ";"), e->msg);
+    vw_message(v, "PAUSED: %s (R resets)", shown);
+    v->message_until = INFINITY;
+    rc = DRAPE_OK;
+  }
   if (rc) return rc;
-  if ((rc = vw_sync_render(v, e))) return rc;
+  if (!v->diverged && (rc = vw_sync_render(v, e))) return rc;
   vw_update_stats(v, 0);
   int fb_w, fb_h;
   double t0 = drape_now();
@@ -614,6 +630,8 @@ int cmd_view(drape_app *app, int argc, char **argv) {
   }
   if (v->frames > 0) print_state(v, "result");
   rc = 0;
+  if (v->frames > 0 && v->diverged) /* scripted: the run did not complete */
+    rc = drape_fail(&e, DRAPE_EUNSTABLE, "%s", v->diverged_msg);
 done:
   teardown(v);
   vw_script_free(&script);

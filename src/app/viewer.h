@@ -219,6 +219,9 @@ typedef struct viewer {
   double target_time;       /* s of simulated time the solvers chase */
   double speed;             /* 1, or 0.25 in slow motion */
   int paused, step_once;
+  int diverged;             /* a solver stopped on a non-finite state: paused
+                               on the last good picture until reset (R)   */
+  char diverged_msg[1024];
   long cloth_steps;         /* this scene */
   double phys_ms;           /* wall ms of the last frame's physics */
   int behind;               /* the last frame ran out of budget */

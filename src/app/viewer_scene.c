@@ -353,6 +353,7 @@ int vw_scene_open(viewer *v, const char *path, drape_err *e) {
   v->scene = sc;
   v->scene_loaded = 1;
   v->sim = sim;
+  v->diverged = 0;
   if (path != v->scene_path) snprintf(v->scene_path, sizeof v->scene_path, "%s", path);
   v->dt = sc.dt > 0 ? sc.dt : 1.0 / 60.0;
   if (v->sim && (rc = build_cloth_mesh(v, e))) goto fail;
@@ -390,6 +391,7 @@ int vw_scene_reset(viewer *v, drape_err *e) {
   memset(v->sphere_goal_on, 0, sizeof v->sphere_goal_on);
   v->target_time = 0;
   v->cloth_steps = 0;
+  v->diverged = 0;
   return vw_sync_render(v, e);
 }
 

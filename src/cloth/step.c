@@ -19,6 +19,7 @@
  * cpu_stages.c; the backend (sim.h) runs one or the other. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cloth/sim.h"
@@ -135,6 +136,23 @@ static int sim_diverged(drape_sim *s, int i, drape_err *e) {
   return DRAPE_EUNSTABLE;
 }
 
+/* Fault injection for the tests of everything downstream of the check
+ * (drape run's outputs, the viewer, bench, compare; docs/testing.md):
+ * DRAPE_FAULT_NAN=F[:P] puts a NaN into particle P (default 0) at the
+ * start of frame F. Read at each step, so it needs no API. */
+static int inject_fault(drape_sim *s, drape_err *e) {
+  const char *env = getenv("DRAPE_FAULT_NAN");
+  if (!env || !*env || s->m.n_particles == 0) return DRAPE_OK;
+  char *end;
+  long f = strtol(env, &end, 10), i = 0;
+  if (*end == ':') i = strtol(end + 1, &end, 10);
+  if (f != s->frame + 1 || i < 0 || i >= s->m.n_particles) return DRAPE_OK;
+  float xi[4];
+  int rc = s->be->read(s, SIM_BUF_X, (size_t)i * sizeof xi, sizeof xi, xi, e);
+  xi[1] = NAN;
+  return rc ? rc : s->be->write(s, SIM_BUF_X, (size_t)i * sizeof xi, sizeof xi, xi, e);
+}
+
 int drape_sim_step(drape_sim *s, drape_err *e) {
   const sim_backend *be = s->be;
   if (s->diverged.code) { /* stopped: see sim_diverged */
@@ -142,7 +160,9 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
     return s->diverged.code;
   }
   const double t_start = drape_now();
-  int rc = begin_frame(s, e);
+  int rc = inject_fault(s, e);
+  if (rc) return rc;
+  rc = begin_frame(s, e);
   if (rc) return rc;
   /* the self-collision parts are summed by the backend since create */
   double sc0[DRAPE_SELFCOL_PART_COUNT] = {0};
