@@ -166,6 +166,30 @@ static void test_build_error_names_file(void **state) {
   assert_non_null(strstr(e.msg, "undeclared_thing"));
 }
 
+/* The kernels compile without a warning. PoCL's kernel cache is off for
+ * this process (main), so the program is really compiled here and its log
+ * is the compiler's; a #warning shows that a warning would reach the log. */
+static int blank(const char *s) {
+  for (; s && *s; s++)
+    if (*s != ' ' && *s != '\n' && *s != '\t' && *s != '\r') return 0;
+  return 1;
+}
+static void test_kernels_build_clean(void **state) {
+  (void)state;
+  print_message("build log of kernels/*.cl: %s\n", g_cl.build_log ? g_cl.build_log : "(none)");
+  assert_true(blank(g_cl.build_log));
+  drape_err e = {0};
+  cl_program prog = NULL;
+  const char *src = "#warning a deliberate warning\n__kernel void w(__global int *a) { a[0] = 1; }\n";
+  assert_int_equal(drape_cl_build_source(&g_cl, "warn.cl", src, NULL, &prog, &e), 0);
+  char log[4096] = "";
+  assert_int_equal(clGetProgramBuildInfo(prog, g_cl.device, CL_PROGRAM_BUILD_LOG, sizeof log - 1,
+                                         log, NULL),
+                   CL_SUCCESS);
+  assert_non_null(strstr(log, "deliberate warning"));
+  clReleaseProgram(prog);
+}
+
 static void test_bad_device_index(void **state) {
   (void)state;
   drape_err e = {0};
@@ -179,7 +203,9 @@ static void test_bad_device_index(void **state) {
 }
 
 int main(void) {
+  setenv("POCL_KERNEL_CACHE", "0", 1); /* before any OpenCL call: compile for real */
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_kernels_build_clean),
       cmocka_unit_test(test_predict_matches_cpu),
       cmocka_unit_test(test_error_names),
       cmocka_unit_test(test_build_error_names_file),

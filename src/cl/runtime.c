@@ -2,6 +2,7 @@
 #include "cl/runtime.h"
 
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,7 +157,7 @@ static char *assemble(const char **names, const char **sources, size_t n) {
 }
 
 static int build(drape_cl *cl, const char *label, const char *text, const char *extra,
-                 cl_program *out, drape_err *e) {
+                 cl_program *out, char **log_out, drape_err *e) {
   cl_int rc;
   cl_program prog = clCreateProgramWithSource(cl->ctx, 1, &text, NULL, &rc);
   if (rc != CL_SUCCESS)
@@ -182,6 +183,23 @@ static int build(drape_cl *cl, const char *label, const char *text, const char *
     clReleaseProgram(prog);
     return DRAPE_ECL;
   }
+  /* Kernels must compile cleanly: a warning is a finding nobody would see,
+   * so the log of a successful build is kept for the test that asserts it
+   * is empty (test_cl_runtime) and shown with DRAPE_CL_BUILD_LOG=1. */
+  size_t sz = 0;
+  char *log = NULL;
+  if (clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &sz) == CL_SUCCESS &&
+      sz > 0 && (log = malloc(sz + 1))) {
+    log[0] = 0;
+    if (clGetProgramBuildInfo(prog, cl->device, CL_PROGRAM_BUILD_LOG, sz, log, NULL) != CL_SUCCESS)
+      log[0] = 0;
+    log[sz] = 0;
+    const char *show = getenv("DRAPE_CL_BUILD_LOG");
+    if (show && *show == '1' && log[0])
+      fprintf(stderr, "drape: OpenCL build log of %s:\n%s\n", label, log);
+  }
+  if (log_out) *log_out = log;
+  else free(log);
   *out = prog;
   return DRAPE_OK;
 }
@@ -190,7 +208,7 @@ int drape_cl_build_source(drape_cl *cl, const char *file_name, const char *sourc
                           const char *options, cl_program *out, drape_err *e) {
   char *text = assemble(&file_name, &source, 1);
   if (!text) return drape_fail(e, DRAPE_ENOMEM, "out of memory assembling %s", file_name);
-  int rc = build(cl, file_name, text, options, out, e);
+  int rc = build(cl, file_name, text, options, out, NULL, e);
   free(text);
   return rc;
 }
@@ -253,7 +271,7 @@ int drape_cl_init(drape_cl *cl, const drape_cl_opts *opts_in, drape_err *e) {
   }
   char *text = assemble(names, srcs, ns);
   if (!text) { drape_cl_release(cl); return drape_fail(e, DRAPE_ENOMEM, "out of memory"); }
-  int brc = build(cl, "kernels/*.cl", text, opts.build_options, &cl->program, e);
+  int brc = build(cl, "kernels/*.cl", text, opts.build_options, &cl->program, &cl->build_log, e);
   free(text);
   if (brc) { drape_cl_release(cl); return brc; }
   return DRAPE_OK;
@@ -262,6 +280,8 @@ int drape_cl_init(drape_cl *cl, const drape_cl_opts *opts_in, drape_err *e) {
 void drape_cl_release(drape_cl *cl) {
   if (!cl) return;
   if (cl->program) clReleaseProgram(cl->program);
+  free(cl->build_log);
+  cl->build_log = NULL;
   if (cl->queue) clReleaseCommandQueue(cl->queue);
   if (cl->ctx) clReleaseContext(cl->ctx);
   cl->program = NULL;

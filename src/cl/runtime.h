@@ -27,6 +27,7 @@ typedef struct drape_cl {
   size_t max_wg;
   char device_name[256];
   char platform_name[256];
+  char *build_log;          /* the kernels' build log (warnings), or NULL     */
 } drape_cl;
 
 /* Name of an OpenCL error code, e.g. "CL_INVALID_WORK_GROUP_SIZE". */
