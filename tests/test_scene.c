@@ -3,12 +3,17 @@
  * defaults are the documented ones; bad input fails with DRAPE_EINVAL and a
  * message naming the key path and the value. */
 #include <dirent.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "support.h"
+#include "core/model.h"
 #include "drape/scene.h"
 
 /* ../shared/DESIGN.md "Scene files", verbatim. */
@@ -326,13 +331,13 @@ static void test_extension_keys(void **state) {
       "  \"render\": {\"width\": 640, \"height\": 480},\n"
       "  \"wind\": [1, 0, -2],\n"
       "  \"cloth\": [{\"grid\": {\"cols\": 8, \"rows\": 5, \"plane\": \"yz\"},\n"
-      "     \"tethers\": false, \"tear_ratio\": 1.5, \"solver\": \"springs\",\n"
+      "     \"tethers\": false, \"solver\": \"springs\",\n"
       "     \"stiffness\": 2500, \"spring_damping\": 3.5, \"bend_stiffness\": 100,\n"
       "     \"particle_mass\": 0.25, \"self_collision\": true, \"self_friction\": 0.6,\n"
       "     \"self_collision_mode\": \"particle\", \"thickness\": 0.004,\n"
       "     \"pin_paths\": [{\"pin\": [4, 7], \"keys\": [[0, 1, 2, 3], [0.5, 1, 2.5, 3]]}],\n"
       "     \"color_front\": [1, 0, 0], \"color_back\": [0, 0.5, 1]},\n"
-      "   {\"grid\": {\"plane\": \"xy\"}, \"solver\": \"jakobsen\"}],\n"
+      "   {\"grid\": {\"plane\": \"xy\"}, \"solver\": \"jakobsen\", \"tear_ratio\": 1.5}],\n"
       "  \"rope\": [{\"solver\": \"implicit\", \"ym\": 160, \"thickness\": 0.03,\n"
       "            \"color\": [0.1, 0.2, 0.3], \"pin_end\": true, \"pin_start\": false},\n"
       "           {\"solver\": \"jakobsen\"}, {\"solver\": \"xpbd\"}],\n"
@@ -359,7 +364,7 @@ static void test_extension_keys(void **state) {
   assert_int_equal(c->rows, 5);
   assert_int_equal(c->plane, DRAPE_PLANE_YZ);
   assert_int_equal(c->tethers, 0);
-  assert_near(c->tear_ratio, 1.5, 0);
+  assert_near(s.cloth[1].tear_ratio, 1.5, 0); /* the springs solver does not tear */
   assert_int_equal(c->solver, DRAPE_SOLVER_SPRINGS);
   assert_near(c->stiffness, 2500, 0);
   assert_near(c->spring_damping, 3.5, 0);
@@ -808,6 +813,308 @@ static void test_validate_in_code(void **state) {
   drape_scene_free(&s);
 }
 
+/* ---- issue 13: float limits, strict JSON, non-regular files ---- */
+
+/* Every value below passes the double range check ("> 0") but underflows
+ * when the solver converts it (or a value derived from it) to float. Each
+ * must fail naming the key path and the value and give the smallest value
+ * allowed; that smallest value, put in its place, must then pass. */
+static void test_float_limits(void **state) {
+  (void)state;
+  static const struct {
+    const char *tmpl; /* %s = the value */
+    const char *key;
+  } cases[] = {
+      {"{\"dt\": %s}", "dt"},
+      {"{\"dt\": %s, \"substeps\": 1}", "dt"},
+      {"{\"cloth\": [{\"grid\": {\"spacing\": %s}}]}", "cloth[0].grid.spacing"},
+      {"{\"cloth\": [{\"mass_per_area\": %s}]}", "cloth[0].mass_per_area"},
+      {"{\"cloth\": [{\"particle_mass\": %s}]}", "cloth[0].particle_mass"},
+      {"{\"rope\": [{\"length\": %s, \"start\": [0, 0, 0], \"end\": [0, 0, 0]}]}", "rope[0].length"},
+      {"{\"rope\": [{\"mass_per_length\": %s}]}", "rope[0].mass_per_length"},
+      {"{\"cloth\": [{\"thickness\": %s}]}", "cloth[0].thickness"},
+      {"{\"rope\": [{\"thickness\": %s}]}", "rope[0].thickness"},
+      {"{\"sphere\": [{\"radius\": %s}]}", "sphere[0].radius"},
+      {"{\"cloth\": [{\"compliance\": {\"bend\": %s}}]}", "cloth[0].compliance.bend"},
+      {"{\"rope\": [{\"compliance\": %s}]}", "rope[0].compliance"},
+  };
+  static const char *const values[] = {"1e-300", "1e-40"};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    for (int v = 0; v < 2; v++) {
+      char json[512], want[128];
+      snprintf(json, sizeof json, cases[i].tmpl, values[v]);
+      snprintf(want, sizeof want, "f.json: %s = %s: ", cases[i].key, values[v]);
+      drape_scene s;
+      drape_err e = {0};
+      int r = drape_scene_parse(json, "f.json", &s, &e);
+      const char *at = strstr(e.msg, "the smallest value allowed is ");
+      if (r != DRAPE_EINVAL || !strstr(e.msg, want) || !at)
+        fprintf(stderr, "%s\n  -> %d: %s\n", json, r, e.msg);
+      assert_int_equal(r, DRAPE_EINVAL);
+      assert_non_null(strstr(e.msg, want));
+      assert_non_null(at);
+      /* the smallest value allowed passes */
+      char lo[64];
+      assert_int_equal(sscanf(at + strlen("the smallest value allowed is "), "%63[-0-9.e+]", lo), 1);
+      snprintf(json, sizeof json, cases[i].tmpl, lo);
+      r = drape_scene_parse(json, "f.json", &s, &e);
+      if (r) fprintf(stderr, "%s\n  -> %d: %s\n", json, r, e.msg);
+      assert_int_equal(r, 0);
+      drape_scene_free(&s);
+    }
+}
+
+/* The exact messages: key path, the value as written, the smallest value. */
+static void test_float_limit_messages(void **state) {
+  (void)state;
+  static const struct {
+    const char *json, *want;
+  } cases[] = {
+      {"{\"dt\": 1e-40}",
+       "dt = 1e-40: the substep h = dt / substeps = 4.9999999999999994e-42 s is below 1e-19 s, where "
+       "1/h^2 no longer fits in a float (the solver computes in float); the smallest value allowed is "
+       "2e-18 (with substeps = 20)"},
+      {"{\"cloth\": [{\"grid\": {\"spacing\": 1e-300}}]}",
+       "cloth[0].grid.spacing = 1e-300: below the smallest normal float, it would underflow to 0 (the "
+       "solver computes in float); the smallest value allowed is 4.8487e-19 (with mass_per_area = "
+       "0.2)"},
+      /* a particle mass: the rest lengths alone bound the spacing */
+      {"{\"cloth\": [{\"grid\": {\"spacing\": 1e-40}, \"particle_mass\": 1}]}",
+       "cloth[0].grid.spacing = 1e-40: below the smallest normal float, it would underflow to a "
+       "subnormal (the solver computes in float); the smallest value allowed is "
+       "1.1754943508222875e-38"},
+      {"{\"cloth\": [{\"mass_per_area\": 1e-40}]}",
+       "cloth[0].mass_per_area = 1e-40: a corner particle's mass, mass_per_area x spacing^2 / 4 = "
+       "1e-44 kg, would underflow (the solver computes in float); the smallest value allowed is "
+       "1.1755e-34 (with grid.spacing = 0.02)"},
+      {"{\"rope\": [{\"length\": 1e-300}]}",
+       "rope[0].length = 1e-300: the link rest length length / segments = 2.5e-302 m would underflow "
+       "(the solver computes in float); the smallest value allowed is 0.0008 (with segments = 40 and "
+       "this start and end)"},
+      {"{\"rope\": [{\"length\": 1e-40, \"start\": [0, 0, 0], \"end\": [0, 0, 0], \"mass_per_length\": 1e6}]}",
+       "rope[0].length = 1e-40: the link rest length length / segments = 2.4999999999999997e-42 m "
+       "would underflow (the solver computes in float); the smallest value allowed is 4.702e-37 (with "
+       "segments = 40)"},
+      {"{\"rope\": [{\"mass_per_length\": 1e-300}]}",
+       "rope[0].mass_per_length = 1e-300: an end node's mass, mass_per_length x length / segments / "
+       "2 = 2.5e-302 kg, would underflow (the solver computes in float); the smallest value allowed "
+       "is 4.702e-37 (with links of length / segments = 0.05 m)"},
+      /* the self-collision message named "object 0" and showed 0 */
+      {"{\"cloth\": [{\"thickness\": 1e-300, \"self_collision\": true}]}",
+       "cloth[0].thickness = 1e-300: below the smallest normal float, it would underflow to 0"},
+      /* float positions cannot resolve 1e-6 m a metre from the origin */
+      {"{\"cloth\": [{\"grid\": {\"cols\": 4, \"rows\": 4, \"spacing\": 1e-6, \"origin\": [1, 1, 1]}}]}",
+       "cloth[0].grid.spacing = 1e-06: below 1e-05 of the largest coordinate the grid reaches "
+       "(|origin| + spacing x (max(rows, cols) - 1) = 1.000003 m), so float positions cannot resolve "
+       "it (the solver computes in float); the smallest value allowed is 1.0001e-05 (with this "
+       "origin and grid size)"},
+      {"{\"rope\": [{\"length\": 1e-6}]}",
+       "rope[0].length = 1e-06: the link rest length length / segments = 2.5e-08 m is below 1e-05 of "
+       "the largest start or end coordinate (2 m)"},
+      /* 1.00000001 is 1 in float: every link would tear */
+      {"{\"cloth\": [{\"tear_ratio\": 1.00000001}]}",
+       "cloth[0].tear_ratio = 1.00000001: it becomes 1 in float, which would tear every link at the "
+       "first stretch (the solver computes in float); the smallest value allowed is "
+       "1.0000001192092896 (or exactly 0)"},
+      /* printed as 1 before: numbers in messages round-trip */
+      {"{\"cloth\": [{\"tear_ratio\": 1.0000001, \"solver\": \"springs\"}]}",
+       "cloth[0].tear_ratio = 1.0000001: the springs solver does not tear"},
+      {"{\"dt\": 1e-15, \"cloth\": [{\"compliance\": {\"shear\": 1e6}}]}",
+       "cloth[0].compliance.shear = 1000000: compliance / h^2 overflows a float at the substep h = "
+       "dt / substeps = 5.0000000000000005e-17 s; the largest value allowed with this dt and "
+       "substeps is 850620"},
+      {"{\"cloth\": [{\"mass_per_area\": 0.2, \"grid\": {\"spacing\": 1e-22}}]}",
+       "cloth[0].grid.spacing = 1e-22: a corner particle's mass, mass_per_area x spacing^2 / 4 = "
+       "5.0000000000000007e-46 kg, would underflow, and no mass_per_area <= 10000 avoids that (or "
+       "give particle_mass) (the solver computes in float); the smallest value allowed is 4.8487e-19 "
+       "(with mass_per_area = 0.2)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    drape_scene s;
+    drape_err e = {0};
+    int r = drape_scene_parse(cases[i].json, "m.json", &s, &e);
+    if (r != DRAPE_EINVAL || !strstr(e.msg, cases[i].want))
+      fprintf(stderr, "case %zu: %s\n  got:  %s\n  want: %s\n", i, cases[i].json, e.msg, cases[i].want);
+    assert_int_equal(r, DRAPE_EINVAL);
+    assert_non_null(strstr(e.msg, cases[i].want));
+  }
+  /* Just above the limits passes; 0 stays "off" where it means off. */
+  static const char *const ok[] = {
+      "{\"dt\": 2e-18}",
+      "{\"cloth\": [{\"tear_ratio\": 1.0000002}]}",
+      "{\"cloth\": [{\"particle_mass\": 0, \"compliance\": {\"stretch\": 0, \"shear\": 0, \"bend\": 0}}]}",
+      "{\"cloth\": [{\"grid\": {\"cols\": 8192, \"rows\": 2, \"spacing\": 1e-3}}]}",
+      "{\"rope\": [{\"start\": [0, 0, 0], \"end\": [0, 0, 0], \"length\": 1e-30, \"mass_per_length\": 1e6}]}",
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    drape_scene s;
+    drape_err e = {0};
+    int r = drape_scene_parse(ok[i], "ok.json", &s, &e);
+    if (r) fprintf(stderr, "%s: %s\n", ok[i], e.msg);
+    assert_int_equal(r, 0);
+    drape_scene_free(&s);
+  }
+}
+
+/* Scenes built in code reach the model builder without the scene checks:
+ * it refuses the same float underflows, by key path, with round-trip
+ * numbers, and never hands the solver a zero mass or rest length. */
+static void test_model_float_checks(void **state) {
+  (void)state;
+  static const struct {
+    int what;
+    double v;
+    const char *want;
+  } cases[] = {
+      {0, 1e-40, "cloth[0].grid.spacing = 1e-40: below the smallest normal float"},
+      {1, 1e-40, "cloth[0].mass_per_area = 1e-40: particle (row 0, col 0) gets 1e-44 kg, which would underflow"},
+      {2, 1e-300, "cloth[0].particle_mass = 1e-300: not a normal float"},
+      {3, 1.00000001, "cloth[0].tear_ratio = 1.00000001: it becomes 1 in float"},
+      {4, 1e-300, "cloth[0].thickness = 1e-300: below the smallest normal float"},
+      {5, 0, "cloth[0].thickness = 0: self_collision needs a thickness > 0 m"},
+      {6, 1e-300, "rope[0].length = 1e-300: the link rest length length / segments = 2.5e-302 m would underflow"},
+      {7, 1e-300, "rope[0].mass_per_length = 1e-300: node 0 gets 2.5e-302 kg, which would underflow"},
+      {8, 1e6, "cloth[0].compliance.bend = 1000000: compliance / h^2 overflows a float"},
+      {9, 1e-40, "rope[0].compliance = 1e-40: below the smallest normal float"},
+      {10, 0.5, "cloth[0].tear_ratio = 0.5: expected 0 (off) or > 1"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    drape_scene s;
+    drape_scene_init(&s);
+    drape_cloth_def c = drape_cloth_def_default();
+    c.cols = c.rows = 4;
+    drape_rope_def rp = drape_rope_def_default();
+    const double v = cases[i].v;
+    switch (cases[i].what) {
+      case 0: c.spacing = v; break;
+      case 1: c.mass_per_area = v; break;
+      case 2: c.particle_mass = v; break;
+      case 3: case 10: c.tear_ratio = v; break;
+      case 4: c.thickness = v; break;
+      case 5: c.thickness = v; c.self_collision = 1; break;
+      case 6: rp.length = v; break;
+      case 7: rp.mass_per_length = v; break;
+      case 8: c.compliance_bend = v; s.dt = 1e-15; s.substeps = 20; break;
+      case 9: rp.compliance = v; break;
+    }
+    assert_non_null(drape_scene_add_cloth(&s, &c));
+    assert_non_null(drape_scene_add_rope(&s, &rp));
+    drape_model m;
+    drape_err e = {0};
+    int r = drape_model_build(&s, &m, &e);
+    if (r != DRAPE_EINVAL || !strstr(e.msg, cases[i].want))
+      fprintf(stderr, "case %zu: got %d: %s\n  want: %s\n", i, r, e.msg, cases[i].want);
+    assert_int_equal(r, DRAPE_EINVAL);
+    assert_non_null(strstr(e.msg, cases[i].want));
+    drape_scene_free(&s);
+  }
+  /* the defaults build, every mass and rest length a normal float */
+  drape_scene s;
+  drape_scene_init(&s);
+  drape_cloth_def c = drape_cloth_def_default();
+  drape_rope_def rp = drape_rope_def_default();
+  drape_scene_add_cloth(&s, &c);
+  drape_scene_add_rope(&s, &rp);
+  drape_model m;
+  drape_err e = {0};
+  assert_int_equal(drape_model_build(&s, &m, &e), 0);
+  for (int i = 0; i < m.n_particles; i++) {
+    assert_true(m.mass[i] >= FLT_MIN);
+    assert_true(isfinite(m.x0[i].w));
+  }
+  for (int i = 0; i < m.n_cons; i++) assert_true(m.cons[i].rest >= FLT_MIN);
+  drape_model_free(&m);
+  drape_scene_free(&s);
+}
+
+/* docs/scenes.md promises strict JSON (RFC 8259); cJSON alone takes a BOM,
+ * leading zeros, "1." and control characters. */
+static void test_strict_json(void **state) {
+  (void)state;
+  static const struct {
+    const char *json, *want;
+  } bad[] = {
+      {"\xEF\xBB\xBF{}", "line 1, column 1: the text starts with a UTF-8 byte order mark"},
+      {"{\"substeps\": 01}", "line 1, column 14: number '01': leading zeros are not allowed"},
+      {"{\n  \"gravity\": [0, -01, 0]\n}", "line 2, column 18: number '-01': leading zeros"},
+      {"{\"dt\": 00.5}", "number '00.5': leading zeros"},
+      {"{\"dt\": 1.}", "number '1.': a '.' must be followed by digits"},
+      {"{\"dt\": -.5}", "number '-.5': a number needs a digit"},
+      {"{\"dt\": 1.e-3}", "number '1.e-3': a '.' must be followed by digits"},
+      {"{\"dt\": 1e}", "number '1e': an exponent needs digits"},
+      {"{\"dt\": 1e+}", "number '1e+': an exponent needs digits"},
+      {"{\"dt\": 0.01-2}", "number '0.01-2': not a JSON number"},
+      {"{\"description\": \"a\tb\"}", "line 1, column 19: control character U+0009 inside a string"},
+      {"{\"description\": \"a\nb\"}", "control character U+000A inside a string"},
+      {"{\"dt\":\f0.01}", "line 1, column 7: control character U+000C (white space is only"},
+      {"{\"description\": \"\xff\"}", "byte 0xFF is not valid UTF-8"},
+      {"{\"description\": \"\xC0\xAF\"}", "byte 0xC0 is not valid UTF-8"},      /* overlong '/' */
+      {"{\"description\": \"\xED\xA0\x80\"}", "byte 0xED is not valid UTF-8"}, /* surrogate */
+      {"{\"dt\": 0.01}\xC3\xA9", "byte 0xC3 outside a string"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    drape_scene s;
+    drape_err e = {0};
+    int r = drape_scene_parse(bad[i].json, "j.json", &s, &e);
+    if (r != DRAPE_EINVAL || !strstr(e.msg, bad[i].want) || strncmp(e.msg, "j.json: JSON syntax error", 25))
+      fprintf(stderr, "case %zu: got %d: %s\n  want: %s\n", i, r, e.msg, bad[i].want);
+    assert_int_equal(r, DRAPE_EINVAL);
+    assert_non_null(strstr(e.msg, bad[i].want));
+    assert_non_null(strstr(e.msg, "(scene files are strict JSON)"));
+  }
+  /* what strict JSON does allow */
+  static const char *const good[] = {
+      "{\"dt\": 0.01, \"substeps\": 10, \"wind\": [-0, 0.0, -0.0e-0], \"gravity\": [0, -9.81E+0, 1e-3]}",
+      "{\"description\": \"caf\xC3\xA9 \\u00e9 \\\"q\\\" \\\\ \\n \xF0\x9F\x98\x80\"}",
+      " \t\r\n{ \"frames\" : 100 } \n",
+      "{\"description\": \"01 and 1. and \\t in a string are text\"}",
+  };
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    drape_scene s;
+    drape_err e = {0};
+    int r = drape_scene_parse(good[i], "g.json", &s, &e);
+    if (r) fprintf(stderr, "good %zu: %s\n", i, e.msg);
+    assert_int_equal(r, 0);
+    drape_scene_free(&s);
+  }
+}
+
+/* Only regular files are read: a FIFO used to block forever in fopen(). */
+static void test_non_regular_files(void **state) {
+  (void)state;
+  const char *dir = drape_test_tmpdir("scene_nonreg");
+  char fifo[1200];
+  snprintf(fifo, sizeof fifo, "%s/pipe.json", dir);
+  unlink(fifo);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  drape_scene s;
+  drape_err e = {0};
+  double t0 = drape_now();
+  assert_int_equal(drape_scene_load(fifo, &s, &e), DRAPE_EINVAL);
+  assert_true(drape_now() - t0 < 2.0);
+  char want[1400];
+  snprintf(want, sizeof want, "scene file '%s': not a regular file (it is a FIFO (named pipe))", fifo);
+  assert_string_equal(e.msg, want);
+  unlink(fifo);
+
+  assert_int_equal(drape_scene_load("/dev/zero", &s, &e), DRAPE_EINVAL);
+  assert_string_equal(e.msg, "scene file '/dev/zero': not a regular file (it is a character device)");
+  assert_int_equal(drape_scene_load(dir, &s, &e), DRAPE_EINVAL);
+  snprintf(want, sizeof want, "scene file '%s': not a regular file (it is a directory)", dir);
+  assert_string_equal(e.msg, want);
+
+  /* a BOM in a file: named by file, line and column */
+  char path[1200];
+  snprintf(path, sizeof path, "%s/bom.json", dir);
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fputs("\xEF\xBB\xBF{\"dt\": 0.01}\n", f);
+  fclose(f);
+  assert_int_equal(drape_scene_load(path, &s, &e), DRAPE_EINVAL);
+  snprintf(want, sizeof want, "scene file '%s': JSON syntax error at line 1, column 1: the text starts with a UTF-8 byte order mark", path);
+  assert_non_null(strstr(e.msg, want));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_design_example),
@@ -822,6 +1129,11 @@ int main(void) {
       cmocka_unit_test(test_syntax_errors),
       cmocka_unit_test(test_files),
       cmocka_unit_test(test_validate_in_code),
+      cmocka_unit_test(test_float_limits),
+      cmocka_unit_test(test_float_limit_messages),
+      cmocka_unit_test(test_model_float_checks),
+      cmocka_unit_test(test_strict_json),
+      cmocka_unit_test(test_non_regular_files),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

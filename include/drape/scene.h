@@ -144,16 +144,35 @@ drape_string_def drape_string_def_default(void);
 drape_sphere_def drape_sphere_def_default(void);
 void drape_scene_init(drape_scene *s); /* defaults, no objects */
 
+/* Float limits (docs/scenes.md "Float limits"). The solver keeps its state
+ * and parameters in float (kernels/drape_types.h), so a value that passes a
+ * range check in double can still underflow to 0 or to a subnormal when it
+ * is converted and give 0/0 = NaN a few steps later (issue 13). The scene
+ * checks (drape_scene_validate) and the model builder (core/model.c) hold
+ * every value the solver uses, after conversion, to these: */
+#define DRAPE_FLOAT_MIN 1.1754943508222875e-38 /* FLT_MIN: smallest normal float */
+#define DRAPE_H_MIN 1e-19 /* s: smallest substep h = dt / substeps; 1/h^2 < FLT_MAX */
+/* A cloth's grid spacing and a rope's link rest length must be at least this
+ * fraction of the largest coordinate the object starts at: 1e-5 of x is
+ * ~84 float ulps of x, so neighbouring particles stay apart and rounding the
+ * positions changes a rest length by about 1 % at most. */
+#define DRAPE_REL_SPACING_MIN 1e-5
+
 /* Loads and validates a JSON scene. On error, e->msg names the key path
  * (e.g. "cloth[0].grid.spacing"), the value and what is allowed, and the
  * code is DRAPE_EINVAL (also for a missing file). `out` is initialised
  * here (previous content is not freed); on error it is left empty, so
  * drape_scene_free() is needed only after success (and harmless after an
- * error). `label` (may be NULL) prefixes messages, e.g. the file name. */
+ * error). `label` (may be NULL) prefixes messages, e.g. the file name.
+ * The text must be strict JSON (RFC 8259: no BOM, no leading zeros, ...);
+ * the loader reads regular files only and never blocks on a FIFO. */
 int drape_scene_load(const char *path, drape_scene *out, drape_err *e);
 int drape_scene_parse(const char *json_text, const char *label, drape_scene *out, drape_err *e);
 /* Validates a scene built in code (the same checks the loader makes). */
 int drape_scene_validate(const drape_scene *s, drape_err *e);
+/* The shortest of %.15g / %.17g that reads back as v ("nan", "inf" too):
+ * messages print numbers so that the value shown is the value used. */
+void drape_fmt_double(char *buf, size_t cap, double v);
 
 /* Adds objects (the arrays grow; the def is copied, owned arrays moved). */
 drape_cloth_def *drape_scene_add_cloth(drape_scene *s, const drape_cloth_def *d);

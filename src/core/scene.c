@@ -3,23 +3,28 @@
  *
  * Two passes, so that one set of range checks serves both entry points:
  *   1. drape_scene_parse() walks the JSON. It owns what only the JSON can
- *      get wrong: syntax (with line and column), unknown and duplicate keys,
+ *      get wrong: syntax (with line and column; strict JSON, which cJSON
+ *      alone is not: see strict_json_scan), unknown and duplicate keys,
  *      types, integer-ness, enum spellings, array lengths, non-finite
  *      numbers (cJSON turns 1e999 into inf).
- *   2. drape_scene_validate() checks the values: ranges, pins inside the
- *      grid, keyframe order, unique names.
+ *   2. drape_scene_validate() checks the values: ranges, the float limits
+ *      of the values the solver uses (docs/scenes.md "Float limits"), pins
+ *      inside the grid, keyframe order, unique names.
  * Both name the offending value by its JSON key path (cloth[0].grid.spacing),
  * print the value and say what is allowed. Every key is listed in
  * docs/scenes.md; keep that page, the tables of allowed keys below and the
  * checks in drape_scene_validate() in step. */
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -28,8 +33,9 @@
 /* ---- value formatting ------------------------------------------------- */
 
 /* Shortest of %.15g / %.17g that reads back as the same double, so a
- * message shows the number the user wrote (-0.1, not -0.10000000000000001). */
-static void fmt_num(char *buf, size_t cap, double v) {
+ * message shows the number the user wrote (-0.1, not -0.10000000000000001)
+ * and never rounds it onto a limit (1.0000001, not 1). */
+void drape_fmt_double(char *buf, size_t cap, double v) {
   if (isnan(v)) {
     snprintf(buf, cap, "nan");
     return;
@@ -41,6 +47,8 @@ static void fmt_num(char *buf, size_t cap, double v) {
   snprintf(buf, cap, "%.15g", v);
   if (strtod(buf, NULL) != v) snprintf(buf, cap, "%.17g", v);
 }
+
+static void fmt_num(char *buf, size_t cap, double v) { drape_fmt_double(buf, cap, v); }
 
 /* snprintf for key paths and messages: too-long paths are cut, never
  * overflowed (names are < 64 chars, so real paths are far shorter). */
@@ -611,9 +619,129 @@ static int with_label(drape_err *e, const char *label, int code) {
   return code;
 }
 
+/* ---- strict JSON (RFC 8259) on top of cJSON ------------------------------
+ *
+ * cJSON is lenient where docs/scenes.md promises strict JSON: it skips a
+ * UTF-8 byte order mark, reads numbers with strtod (so 01, -01, 1. and -.5
+ * pass), treats every control character as white space and takes raw
+ * control characters and malformed UTF-8 inside strings. This scan runs
+ * before cJSON and rejects exactly those, naming line and column; cJSON
+ * then checks the structure. It is lexical only: it walks strings (with
+ * their escapes) and the runs of number characters between them. */
+
+/* Length of the UTF-8 sequence at p (1..4), or 0 if it is not well formed
+ * (RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF). */
+static int utf8_len(const unsigned char *p) {
+  unsigned c = p[0];
+  if (c < 0x80) return 1;
+  int n;
+  unsigned min, cp;
+  if (c >= 0xc2 && c <= 0xdf) { n = 2; min = 0x80; cp = c & 0x1f; }
+  else if (c >= 0xe0 && c <= 0xef) { n = 3; min = 0x800; cp = c & 0x0f; }
+  else if (c >= 0xf0 && c <= 0xf4) { n = 4; min = 0x10000; cp = c & 0x07; }
+  else return 0;
+  for (int i = 1; i < n; i++) {
+    if ((p[i] & 0xc0) != 0x80) return 0; /* also stops at the NUL */
+    cp = (cp << 6) | (p[i] & 0x3f);
+  }
+  if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return 0;
+  return n;
+}
+
+/* A JSON number, exactly: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+ * Returns NULL if tok[0..n) is one, else what is wrong with it. */
+static const char *json_number_error(const char *tok, size_t n) {
+  size_t i = 0;
+  if (i < n && tok[i] == '-') i++;
+  if (i >= n || tok[i] < '0' || tok[i] > '9') return "a number needs a digit before any '.' or 'e'";
+  if (tok[i] == '0' && i + 1 < n && tok[i + 1] >= '0' && tok[i + 1] <= '9')
+    return "leading zeros are not allowed (write 1, not 01)";
+  while (i < n && tok[i] >= '0' && tok[i] <= '9') i++;
+  if (i < n && tok[i] == '.') {
+    size_t d = ++i;
+    while (i < n && tok[i] >= '0' && tok[i] <= '9') i++;
+    if (i == d) return "a '.' must be followed by digits (write 1.0 or 1, not 1.)";
+  }
+  if (i < n && (tok[i] == 'e' || tok[i] == 'E')) {
+    i++;
+    if (i < n && (tok[i] == '+' || tok[i] == '-')) i++;
+    size_t d = i;
+    while (i < n && tok[i] >= '0' && tok[i] <= '9') i++;
+    if (i == d) return "an exponent needs digits (write 1e5, not 1e)";
+  }
+  if (i != n) return "not a JSON number";
+  return NULL;
+}
+
+static int strict_fail(drape_err *e, const char *text, size_t at, const char *fmt, ...)
+    DRAPE_PRINTF(4, 5);
+static int strict_fail(drape_err *e, const char *text, size_t at, const char *fmt, ...) {
+  int line, col;
+  line_col(text, at, &line, &col);
+  char why[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return drape_fail(e, DRAPE_EINVAL, "JSON syntax error at line %d, column %d: %s (scene files are strict JSON)",
+                    line, col, why);
+}
+
+static int strict_json_scan(const char *text, drape_err *e) {
+  const unsigned char *t = (const unsigned char *)text;
+  if (t[0] == 0xef && t[1] == 0xbb && t[2] == 0xbf)
+    return strict_fail(e, text, 0,
+                       "the text starts with a UTF-8 byte order mark (EF BB BF); save the file as "
+                       "UTF-8 without a BOM");
+  size_t i = 0;
+  while (t[i]) {
+    unsigned c = t[i];
+    if (c == '"') {
+      i++;
+      while (t[i] && t[i] != '"') {
+        if (t[i] < 0x20)
+          return strict_fail(e, text, i,
+                             "control character U+%04X inside a string (write it as an escape, "
+                             "e.g. \\n or \\t)", t[i]);
+        if (t[i] == '\\') {
+          /* skip the escaped character if it is ASCII (cJSON checks the
+           * escape); a non-ASCII byte is checked as UTF-8 next round */
+          i += t[i + 1] && t[i + 1] < 0x80 ? 2 : 1;
+          continue;
+        }
+        int n = utf8_len(t + i);
+        if (!n) return strict_fail(e, text, i, "byte 0x%02X is not valid UTF-8", t[i]);
+        i += (size_t)n;
+      }
+      if (!t[i]) return 0; /* unterminated: cJSON reports it */
+      i++;
+    } else if (c == '-' || (c >= '0' && c <= '9')) {
+      /* the run cJSON hands to strtod */
+      size_t n = 0;
+      while (t[i + n] && strchr("0123456789+-.eE", t[i + n])) n++;
+      char tok[48];
+      size_t show = n < sizeof tok - 1 ? n : sizeof tok - 1;
+      memcpy(tok, text + i, show);
+      tok[show] = '\0';
+      const char *why = json_number_error(text + i, n);
+      if (why) return strict_fail(e, text, i, "number '%s%s': %s", tok, show < n ? "..." : "", why);
+      i += n;
+    } else if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+      return strict_fail(e, text, i,
+                         "control character U+%04X (white space is only space, tab, CR and LF)", c);
+    } else if (c >= 0x80) {
+      return strict_fail(e, text, i, "byte 0x%02X outside a string", c);
+    } else {
+      i++;
+    }
+  }
+  return 0;
+}
+
 int drape_scene_parse(const char *json_text, const char *label, drape_scene *out, drape_err *e) {
   drape_scene_init(out);
   if (!json_text) return drape_fail(e, DRAPE_EINVAL, "%s: no scene text", label ? label : "scene");
+  if (strict_json_scan(json_text, e)) return with_label(e, label, DRAPE_EINVAL);
   const char *end = NULL;
   /* require_null_terminated: trailing text after the top-level value is
    * an error too (two objects pasted into one file). */
@@ -649,37 +777,64 @@ int drape_scene_parse(const char *json_text, const char *label, drape_scene *out
   return 0;
 }
 
+/* What a path that is not a regular file is, for the message. */
+static const char *file_kind(mode_t m) {
+  if (S_ISDIR(m)) return "a directory";
+  if (S_ISFIFO(m)) return "a FIFO (named pipe)";
+  if (S_ISCHR(m)) return "a character device";
+  if (S_ISBLK(m)) return "a block device";
+  if (S_ISSOCK(m)) return "a socket";
+  return "neither a file nor a directory";
+}
+
 int drape_scene_load(const char *path, drape_scene *out, drape_err *e) {
   drape_scene_init(out);
   if (!path || !path[0]) return drape_fail(e, DRAPE_EINVAL, "scene file: no path given");
-  FILE *f = fopen(path, "rb");
-  if (!f) return drape_fail(e, DRAPE_EINVAL, "scene file '%s': %s", path, strerror(errno));
-  /* Scene files are small; 64 MiB is far beyond any hand-written scene and
-   * keeps a wrong path (a video, a device) from being read whole. */
-  const long max_bytes = 64L << 20;
-  char *text = NULL;
+  /* O_NONBLOCK: opening a FIFO for reading blocks until a writer comes
+   * (fopen() hung forever on `drape run FIFO`); with it, open() returns at
+   * once and fstat() tells what the path is. Only regular files are read,
+   * so no device, pipe or directory is ever read from. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) return drape_fail(e, DRAPE_EINVAL, "scene file '%s': %s", path, strerror(errno));
   struct stat st;
-  if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-    fclose(f);
-    return drape_fail(e, DRAPE_EINVAL, "scene file '%s': not a regular file", path);
+  if (fstat(fd, &st) != 0) {
+    int err = errno;
+    close(fd);
+    return drape_fail(e, DRAPE_EINVAL, "scene file '%s': %s", path, strerror(err));
   }
-  long n = (long)st.st_size;
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return drape_fail(e, DRAPE_EINVAL, "scene file '%s': not a regular file (it is %s)", path,
+                      file_kind(st.st_mode));
+  }
+  /* Scene files are small; 64 MiB is far beyond any hand-written scene and
+   * keeps a wrong path (a video) from being read whole. */
+  const long long max_bytes = 64LL << 20;
+  long long n = (long long)st.st_size;
   if (n > max_bytes) {
-    fclose(f);
-    return drape_fail(e, DRAPE_EINVAL, "scene file '%s': %ld bytes, more than the %ld allowed",
+    close(fd);
+    return drape_fail(e, DRAPE_EINVAL, "scene file '%s': %lld bytes, more than the %lld allowed",
                       path, n, max_bytes);
   }
-  text = malloc((size_t)n + 1);
+  char *text = malloc((size_t)n + 1);
   if (!text) {
-    fclose(f);
+    close(fd);
     return drape_fail(e, DRAPE_ENOMEM, "scene file '%s': out of memory", path);
   }
-  size_t got = fread(text, 1, (size_t)n, f);
-  int rerr = ferror(f);
-  fclose(f);
-  if (rerr || got != (size_t)n) {
+  size_t got = 0;
+  int rerr = 0;
+  while (got < (size_t)n) {
+    ssize_t k = read(fd, text + got, (size_t)n - got);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) rerr = errno;
+    if (k <= 0) break;
+    got += (size_t)k;
+  }
+  close(fd);
+  if (got != (size_t)n) {
     free(text);
-    return drape_fail(e, DRAPE_EINVAL, "scene file '%s': read error", path);
+    return drape_fail(e, DRAPE_EINVAL, "scene file '%s': read error (%s)", path,
+                      rerr ? strerror(rerr) : "the file shrank while it was read");
   }
   text[n] = '\0';
   if (strlen(text) != (size_t)n) {
@@ -743,6 +898,205 @@ static int chk_name(drape_err *e, const char *path, const char *name) {
                     path, (int)(n < 63 ? n : 63), name, DRAPE_NAME_MAX - 1);
 }
 
+/* ---- float checks (pass 2, after the ranges) ---------------------------
+ *
+ * The ranges above are checked in double, but the solver uses float
+ * (kernels/drape_types.h): positions, inverse masses, rest lengths,
+ * compliances, h, 1/h, 1/h^2, thickness, sphere radii. A value such as
+ * dt = 1e-40 or spacing = 1e-300 passes "> 0" and then converts to 0 or to a
+ * subnormal, and a few steps later 0/0 makes the state NaN (issue 13). So
+ * the values the solver actually uses, derived ones included, are checked
+ * here as it computes them, and the message gives the smallest value of the
+ * key that would pass (docs/scenes.md "Float limits"). */
+
+/* x rounded up to a value printed with at most 5 significant digits, so the
+ * "smallest allowed" in a message is a number one can copy and it passes. */
+static double round_up_5(double x) {
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.4e", x);
+  double r = strtod(buf, NULL);
+  if (r < x) {
+    /* bump the last printed digit */
+    int ex = (int)floor(log10(fabs(x)));
+    r += pow(10.0, ex - 4);
+    snprintf(buf, sizeof buf, "%.4e", r);
+    r = strtod(buf, NULL);
+  }
+  return r;
+}
+
+/* "key = v: why; the smallest value allowed is min[ (ctx)]" */
+static int fail_small(drape_err *e, const char *path, double v, double min, const char *ctx,
+                      const char *fmt, ...) DRAPE_PRINTF(6, 7);
+static int fail_small(drape_err *e, const char *path, double v, double min, const char *ctx,
+                      const char *fmt, ...) {
+  char val[40], lo[40], why[400];
+  fmt_num(val, sizeof val, v);
+  fmt_num(lo, sizeof lo, min);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return drape_fail(e, DRAPE_EINVAL,
+                    "%s = %s: %s (the solver computes in float); the smallest value allowed is %s%s%s%s",
+                    path, val, why, lo, ctx && ctx[0] ? " (" : "", ctx ? ctx : "",
+                    ctx && ctx[0] ? ")" : "");
+}
+
+/* v must convert to a normal float: > 0 values below FLT_MIN become 0 or
+ * subnormal. `zero_ok`: 0 itself is allowed (it means "off"). */
+static int chk_normal(drape_err *e, const char *path, double v, int zero_ok) {
+  if (v >= DRAPE_FLOAT_MIN || (zero_ok && v == 0)) return 0;
+  return fail_small(e, path, v, DRAPE_FLOAT_MIN, zero_ok ? "or exactly 0" : "",
+                    "below the smallest normal float, it would underflow to %s",
+                    (float)v == 0.0f ? "0" : "a subnormal");
+}
+
+/* Largest |coordinate| among n points of 3 (the object's start). */
+static double max_abs3(const double (*pts)[3], int n) {
+  double m = 0;
+  for (int k = 0; k < n; k++)
+    for (int q = 0; q < 3; q++) m = fmax(m, fabs(pts[k][q]));
+  return m;
+}
+
+/* Compliance as the solver uses it: stored as a float, scaled by 1/h^2
+ * (alpha~ = alpha / h^2, XPBD, Macklin et al. 2016 eq. 6) in float. */
+static int chk_compliance(drape_err *e, const char *path, double c, double h) {
+  if (chk_normal(e, path, c, 1)) return DRAPE_EINVAL;
+  const float inv_h2 = (float)(1.0 / (h * h));
+  if (isfinite((float)c * inv_h2)) return 0;
+  char val[40], hs[40], mx[40];
+  fmt_num(val, sizeof val, c);
+  fmt_num(hs, sizeof hs, h);
+  /* largest c with c / h^2 <= FLT_MAX, 5 digits, rounded down */
+  double big = (double)FLT_MAX / (double)inv_h2;
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.4e", big * (1 - 1e-4));
+  fmt_num(mx, sizeof mx, strtod(buf, NULL));
+  return drape_fail(e, DRAPE_EINVAL,
+                    "%s = %s: compliance / h^2 overflows a float at the substep h = dt / substeps = "
+                    "%s s; the largest value allowed with this dt and substeps is %s",
+                    path, val, hs, mx);
+}
+
+/* A cloth's spacing and masses as the solver holds them. The smallest
+ * spacing allowed is the largest of three bounds: the rest lengths
+ * (spacing, spacing*sqrt(2), 2*spacing) are normal floats; float positions
+ * resolve the spacing (no coordinate of the grid exceeds omax + spacing*(n-1),
+ * so spacing >= k (omax + spacing (n-1)), the bound docs/scenes.md gives);
+ * and, with masses from mass_per_area, the lightest particle (a corner, a
+ * quarter cell: mass_per_area spacing^2 / 4) is a normal float. A mass >=
+ * FLT_MIN has 1/mass <= 8.5e37, finite in float; the upper bounds keep every
+ * mass below 1e8 kg. Which key is named: spacing if it fails on its own
+ * (the first two bounds) or if no allowed mass_per_area would do;
+ * otherwise mass_per_area. */
+static int chk_cloth_float(drape_err *e, int i, const drape_cloth_def *c) {
+  char p[96], ctx[96], a[40], b[40];
+  const double k = DRAPE_REL_SPACING_MIN;
+  const int n = c->cols > c->rows ? c->cols : c->rows;
+  const double omax = fmax(fabs(c->origin[0]), fmax(fabs(c->origin[1]), fabs(c->origin[2])));
+  const double reach = omax + c->spacing * (n - 1);
+  const int by_area = !(c->particle_mass > 0);
+  double lo = DRAPE_FLOAT_MIN, res = k * omax / (1 - k * (n - 1));
+  const char *lo_ctx = "";
+  if (res > lo) lo = res, lo_ctx = "with this origin and grid size";
+  if (by_area && sqrt(4 * DRAPE_FLOAT_MIN / c->mass_per_area) > lo) {
+    lo = sqrt(4 * DRAPE_FLOAT_MIN / c->mass_per_area);
+    fmt_num(a, sizeof a, c->mass_per_area);
+    pathf(ctx, sizeof ctx, "with mass_per_area = %s", a);
+    lo_ctx = ctx;
+  }
+  if (lo > DRAPE_FLOAT_MIN) lo = round_up_5(lo); /* FLT_MIN itself is printed exactly */
+  pathf(p, sizeof p, "cloth[%d].grid.spacing", i);
+  if (!(c->spacing >= DRAPE_FLOAT_MIN))
+    return fail_small(e, p, c->spacing, lo, lo_ctx,
+                      "below the smallest normal float, it would underflow to %s",
+                      (float)c->spacing == 0.0f ? "0" : "a subnormal");
+  if (c->spacing < k * reach) {
+    fmt_num(a, sizeof a, reach);
+    return fail_small(e, p, c->spacing, lo, lo_ctx,
+                      "below %g of the largest coordinate the grid reaches (|origin| + spacing x "
+                      "(max(rows, cols) - 1) = %s m), so float positions cannot resolve it",
+                      k, a);
+  }
+  if (!by_area) {
+    pathf(p, sizeof p, "cloth[%d].particle_mass", i);
+    return chk_normal(e, p, c->particle_mass, 1);
+  }
+  const double corner = c->mass_per_area * c->spacing * c->spacing / 4;
+  if (corner >= DRAPE_FLOAT_MIN) return 0;
+  const double need = round_up_5(4 * DRAPE_FLOAT_MIN / (c->spacing * c->spacing));
+  fmt_num(a, sizeof a, corner);
+  if (need > 1e4) /* no mass_per_area would do: the spacing is too small */
+    return fail_small(e, p, c->spacing, lo, lo_ctx,
+                      "a corner particle's mass, mass_per_area x spacing^2 / 4 = %s kg, would "
+                      "underflow, and no mass_per_area <= 10000 avoids that (or give particle_mass)",
+                      a);
+  fmt_num(b, sizeof b, c->spacing);
+  pathf(ctx, sizeof ctx, "with grid.spacing = %s", b);
+  pathf(p, sizeof p, "cloth[%d].mass_per_area", i);
+  return fail_small(e, p, c->mass_per_area, need, ctx,
+                    "a corner particle's mass, mass_per_area x spacing^2 / 4 = %s kg, would underflow",
+                    a);
+}
+
+/* A rope's link rest length (length / segments) and node masses, the
+ * same way: the rest length is a normal float and float positions along
+ * the rope resolve it (rest >= k * the largest start or end coordinate);
+ * the lightest node (an end, half a link: mass_per_length rest / 2) is a
+ * normal float. The same bounds hold for implicit ropes (seed 003's cable,
+ * solved in double): a value that underflows in float is no rope. */
+static int chk_rope_float(drape_err *e, int i, const drape_rope_def *r) {
+  char p[96], ctx[128], a[40], b[40];
+  const double k = DRAPE_REL_SPACING_MIN, seg = r->segments;
+  const double rest = r->length / seg;
+  const double ends[2][3] = {{r->start[0], r->start[1], r->start[2]},
+                             {r->end[0], r->end[1], r->end[2]}};
+  const double cmax = max_abs3(ends, 2);
+  double lo = DRAPE_FLOAT_MIN * seg;
+  const char *lo_ctx;
+  pathf(ctx, sizeof ctx, "with segments = %d", r->segments);
+  if (k * cmax * seg > lo) {
+    lo = k * cmax * seg;
+    pathf(ctx, sizeof ctx, "with segments = %d and this start and end", r->segments);
+  }
+  if (2 * DRAPE_FLOAT_MIN / r->mass_per_length * seg > lo) {
+    lo = 2 * DRAPE_FLOAT_MIN / r->mass_per_length * seg;
+    fmt_num(a, sizeof a, r->mass_per_length);
+    pathf(ctx, sizeof ctx, "with segments = %d and mass_per_length = %s", r->segments, a);
+  }
+  lo_ctx = ctx;
+  lo = round_up_5(lo);
+  pathf(p, sizeof p, "rope[%d].length", i);
+  fmt_num(a, sizeof a, rest);
+  if (!(rest >= DRAPE_FLOAT_MIN))
+    return fail_small(e, p, r->length, lo, lo_ctx,
+                      "the link rest length length / segments = %s m would underflow", a);
+  if (rest < k * cmax) {
+    fmt_num(b, sizeof b, cmax);
+    return fail_small(e, p, r->length, lo, lo_ctx,
+                      "the link rest length length / segments = %s m is below %g of the largest "
+                      "start or end coordinate (%s m), so float positions cannot resolve it",
+                      a, k, b);
+  }
+  const double end_mass = r->mass_per_length * rest / 2;
+  if (end_mass >= DRAPE_FLOAT_MIN) return 0;
+  const double need = round_up_5(2 * DRAPE_FLOAT_MIN / rest);
+  fmt_num(b, sizeof b, end_mass);
+  if (need > 1e6) /* no mass_per_length would do: the links are too short */
+    return fail_small(e, p, r->length, lo, lo_ctx,
+                      "an end node's mass, mass_per_length x length / segments / 2 = %s kg, would "
+                      "underflow, and no mass_per_length <= 1000000 avoids that",
+                      b);
+  pathf(ctx, sizeof ctx, "with links of length / segments = %s m", a);
+  pathf(p, sizeof p, "rope[%d].mass_per_length", i);
+  return fail_small(e, p, r->mass_per_length, need, ctx,
+                    "an end node's mass, mass_per_length x length / segments / 2 = %s kg, would "
+                    "underflow",
+                    b);
+}
+
 /* Bounds that only catch mistakes (a typo'd exponent, a unit slip), far
  * outside any scene that could run: */
 #define POS_BOUND 1e6   /* m, any coordinate                            */
@@ -764,6 +1118,18 @@ int drape_scene_validate(const drape_scene *s, drape_err *e) {
     return drape_fail(e, DRAPE_EINVAL, "substeps = %d: must be >= 1 and <= 10000", s->substeps);
   if (s->iterations < 1 || s->iterations > 1000)
     return drape_fail(e, DRAPE_EINVAL, "iterations = %d: must be >= 1 and <= 1000", s->iterations);
+  /* The substep h = dt / substeps goes to the solver as float h, 1/h and
+   * 1/h^2 (sim.c); h >= DRAPE_H_MIN keeps 1/h^2 below FLT_MAX. */
+  const double h = s->dt / s->substeps;
+  if (!(h >= DRAPE_H_MIN)) {
+    char ctx[64], hs[40];
+    pathf(ctx, sizeof ctx, "with substeps = %d", s->substeps);
+    fmt_num(hs, sizeof hs, h);
+    return fail_small(e, "dt", s->dt, round_up_5(DRAPE_H_MIN * s->substeps), ctx,
+                      "the substep h = dt / substeps = %s s is below %g s, where 1/h^2 no longer "
+                      "fits in a float",
+                      hs, DRAPE_H_MIN);
+  }
   if (chk_vec(e, "wind", s->wind, 3, 1000.0)) return DRAPE_EINVAL;
   CHK("wind_drag", s->wind_drag, 0, 1, 1e4, 1);
   if (s->has_floor) {
@@ -807,11 +1173,22 @@ int drape_scene_validate(const drape_scene *s, drape_err *e) {
       return drape_fail(e, DRAPE_EINVAL, "cloth[%d].grid.plane = %d: not a drape_plane", i, (int)c->plane);
     CHK(P("cloth[%d].mass_per_area", i), c->mass_per_area, 0, 0, 1e4, 1);
     CHK(P("cloth[%d].particle_mass", i), c->particle_mass, 0, 1, 1e6, 1);
+    if (chk_cloth_float(e, i, c)) return DRAPE_EINVAL;
     CHK(P("cloth[%d].compliance.stretch", i), c->compliance_stretch, 0, 1, 1e6, 1);
     CHK(P("cloth[%d].compliance.shear", i), c->compliance_shear, 0, 1, 1e6, 1);
     CHK(P("cloth[%d].compliance.bend", i), c->compliance_bend, 0, 1, 1e6, 1);
+    if (c->solver != DRAPE_SOLVER_JAKOBSEN) { /* jakobsen ignores (zeroes) them */
+      if (chk_compliance(e, P("cloth[%d].compliance.stretch", i), c->compliance_stretch, h) ||
+          chk_compliance(e, P("cloth[%d].compliance.shear", i), c->compliance_shear, h) ||
+          chk_compliance(e, P("cloth[%d].compliance.bend", i), c->compliance_bend, h))
+        return DRAPE_EINVAL;
+    }
+    /* The damping factor exp(-damping h) lies in [0, 1] for every allowed
+     * damping and h: nothing to check after conversion. */
     CHK(P("cloth[%d].damping", i), c->damping, 0, 1, 1e6, 1);
     CHK(P("cloth[%d].thickness", i), c->thickness, 0, 0, 1, 1);
+    /* collision margin and self-collision cell size are floats */
+    if (chk_normal(e, P("cloth[%d].thickness", i), c->thickness, 0)) return DRAPE_EINVAL;
     CHK(P("cloth[%d].self_friction", i), c->self_friction, 0, 1, MAX_FRICTION, 1);
     if (c->self_mode != DRAPE_SELF_VERTEX_TRIANGLE && c->self_mode != DRAPE_SELF_PARTICLE)
       return drape_fail(e, DRAPE_EINVAL, "cloth[%d].self_collision_mode = %d: not a drape_self_mode", i,
@@ -819,6 +1196,15 @@ int drape_scene_validate(const drape_scene *s, drape_err *e) {
     if (!isfinite(c->tear_ratio) || (c->tear_ratio != 0 && !(c->tear_ratio > 1 && c->tear_ratio <= 100)))
       return faild(e, P("cloth[%d].tear_ratio", i), c->tear_ratio,
                    "must be 0 (no tearing) or > 1 and <= 100 (a stretch ratio)");
+    /* the kernels compare against (float)tear_ratio * rest: 1.00000001
+     * would become 1 and tear every link at the first stretch */
+    if (c->tear_ratio != 0 && !((float)c->tear_ratio > 1.0f))
+      return fail_small(e, P("cloth[%d].tear_ratio", i), c->tear_ratio,
+                        (double)nextafterf(1.0f, 2.0f), "or exactly 0",
+                        "it becomes 1 in float, which would tear every link at the first stretch");
+    if (c->tear_ratio != 0 && c->solver == DRAPE_SOLVER_SPRINGS)
+      return faild(e, P("cloth[%d].tear_ratio", i), c->tear_ratio,
+                   "the springs solver does not tear (set 0, or use \"xpbd\" or \"jakobsen\")");
     if (c->solver != DRAPE_SOLVER_XPBD && c->solver != DRAPE_SOLVER_JAKOBSEN &&
         c->solver != DRAPE_SOLVER_SPRINGS)
       return drape_fail(e, DRAPE_EINVAL,
@@ -871,9 +1257,14 @@ int drape_scene_validate(const drape_scene *s, drape_err *e) {
     if (chk_vec(e, P("rope[%d].end", i), r->end, 3, POS_BOUND)) return DRAPE_EINVAL;
     CHK(P("rope[%d].length", i), r->length, 0, 0, 1e5, 1);
     CHK(P("rope[%d].mass_per_length", i), r->mass_per_length, 0, 0, 1e6, 1);
+    if (chk_rope_float(e, i, r)) return DRAPE_EINVAL;
     CHK(P("rope[%d].compliance", i), r->compliance, 0, 1, 1e6, 1);
+    if (r->solver == DRAPE_SOLVER_XPBD &&
+        chk_compliance(e, P("rope[%d].compliance", i), r->compliance, h))
+      return DRAPE_EINVAL;
     CHK(P("rope[%d].damping", i), r->damping, 0, 1, 1e6, 1);
     CHK(P("rope[%d].thickness", i), r->thickness, 0, 0, 1, 1);
+    if (chk_normal(e, P("rope[%d].thickness", i), r->thickness, 0)) return DRAPE_EINVAL;
     if (r->solver != DRAPE_SOLVER_XPBD && r->solver != DRAPE_SOLVER_JAKOBSEN &&
         r->solver != DRAPE_SOLVER_IMPLICIT)
       return drape_fail(e, DRAPE_EINVAL,
@@ -925,6 +1316,7 @@ int drape_scene_validate(const drape_scene *s, drape_err *e) {
     const drape_sphere_def *d = &s->sphere[i];
     if (chk_vec(e, P("sphere[%d].center", i), d->center, 3, POS_BOUND)) return DRAPE_EINVAL;
     CHK(P("sphere[%d].radius", i), d->radius, 0, 0, 1e4, 1);
+    if (chk_normal(e, P("sphere[%d].radius", i), d->radius, 0)) return DRAPE_EINVAL;
     if (chk_vec(e, P("sphere[%d].velocity", i), d->velocity, 3, 1e4)) return DRAPE_EINVAL;
     CHK(P("sphere[%d].friction", i), d->friction, 0, 1, MAX_FRICTION, 1);
   }
