@@ -251,6 +251,7 @@ typedef struct drape_capture_opts {
   int queue_frames;        /* frames waiting for the encoders, default 4       */
   int encoders;            /* encoder threads; 0 (default): one per CPU but
                               one for PNGs (1..8), one for a video alone       */
+  int frame_digits;        /* digits of the PNG frame number, 4..9; 0: 4      */
 } drape_capture_opts;
 
 drape_capture_opts drape_capture_opts_default(void);
@@ -261,7 +262,7 @@ drape_capture_opts drape_capture_opts_default(void);
  * the PNG worker thread. Bad input is DRAPE_EINVAL with nothing written. */
 int drape_capture_open(drape_capture **out, const drape_capture_opts *o, drape_err *e);
 /* Hands over one frame (width*height*3 RGB bytes, top row first; copied).
- * `number` names the PNG (frame_%04d.png). PNG encoding happens on the
+ * `number` names the PNG (frame_%04d.png; frame_digits digits). PNG encoding happens on the
  * encoder threads; this blocks only while the queue is full. */
 int drape_capture_frame(drape_capture *c, int number, const uint8_t *rgb, drape_err *e);
 /* Finishes: waits for the encoder, closes ffmpeg. With ok = 0 (the run

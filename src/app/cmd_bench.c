@@ -13,7 +13,9 @@
  * finite, or whose mean strain exceeds --max-mean-strain, is marked FAIL,
  * so a fast but wrong solver cannot look good. */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +98,9 @@ static void help(void) {
          "  --max-mean-strain S  a case whose final mean strain exceeds S fails (0.05)\n"
          "  --out DIR          bench.csv, bench.json and bench.png go here\n"
          "                     (default bench/results/latest)\n"
-         "\nTable on stdout; exit 1 when a case fails its physics check.\n");
+         "\nTable on stdout; exit 1 when a case fails its physics check or the plot\n"
+         "(gnuplot) fails, 2 on bad input (checked before any case runs), 130/143 when\n"
+         "interrupted by SIGINT/SIGTERM (then nothing is written).\n");
 }
 
 static int bad(const char *flag, const char *value, const char *what) {
@@ -137,28 +141,14 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         o->n_sizes++;
       }
     } else if (!strcmp(a, "--settings")) {
-      /* Whole integers only, every character checked: sscanf("%d%c%d")
-       * read 20x1.5 as 20x1 and ran a case nobody asked for. */
       o->n_settings = 0;
-      const char *p = v;
-      for (;;) {
-        long ss = 0, it = 0;
-        int nd = 0;
-        while (*p >= '0' && *p <= '9' && nd < 5) ss = 10 * ss + (*p++ - '0'), nd++;
-        int ok = nd > 0 && *p == 'x';
-        if (ok) {
-          p++;
-          nd = 0;
-          while (*p >= '0' && *p <= '9' && nd < 5) it = 10 * it + (*p++ - '0'), nd++;
-          ok = nd > 0 && (*p == ',' || *p == '\0');
-        }
-        if (!ok || o->n_settings >= MAX_SETTINGS || ss < 1 || ss > 1000 || it < 1 || it > 1000)
-          return bad(a, v,
-                     "expected SUBSTEPSxITERATIONS, whole numbers 1..1000 each, at most 8 "
-                     "separated by commas, e.g. 20x1,5x4");
-        o->settings[o->n_settings++] = (setting){(int)ss, (int)it};
-        if (*p == '\0') break;
-        p++; /* the comma; an empty entry after it fails above */
+      for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
+        int ss, it;
+        char x;
+        if (o->n_settings >= MAX_SETTINGS || sscanf(s, "%d%c%d", &ss, &x, &it) != 3 ||
+            x != 'x' || ss < 1 || ss > 1000 || it < 1 || it > 1000)
+          return bad(a, v, "expected SUBSTEPSxITERATIONS (each 1..1000), e.g. 20x1,5x4");
+        o->settings[o->n_settings++] = (setting){ss, it};
       }
     } else if (!strcmp(a, "--self")) {
       o->n_self = 0;
@@ -188,6 +178,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
       if (end == v || *end || !(o->max_mean_strain > 0) || !isfinite(o->max_mean_strain))
         return bad(a, v, "expected a number > 0");
     } else if (!strcmp(a, "--out")) {
+      if (!*v) return bad(a, v, "expected a folder");
       o->out_dir = v;
     } else {
       return bad(a, v, "unknown flag");
@@ -296,6 +287,11 @@ static int simulate(const backend_sel *b, int n, setting st, int self, int fuse,
   row->colours = mesh->n_colours;
   p->stage_valid = 1;
   for (int f = 0; f < warmup + frames && rc == 0; f++) {
+    /* SIGINT/SIGTERM: stop at this frame boundary (cmd_bench reports it). */
+    if (drape_interrupted()) {
+      rc = drape_fail(e, DRAPE_EIO, "interrupted");
+      break;
+    }
     if ((rc = drape_sim_step(sim, e))) break;
     if (f < warmup) continue;
     drape_timings t;
@@ -451,24 +447,90 @@ static void machine_info(char *cpu, size_t cap) {
 static void source_commit(char *out, size_t cap) {
   snprintf(out, cap, "unknown");
 #ifdef DRAPE_SOURCE_DIR
-  FILE *p = popen("git -C '" DRAPE_SOURCE_DIR "' describe --always --dirty 2>/dev/null", "r");
-  if (!p) return;
-  char line[128];
-  if (fgets(line, sizeof line, p)) {
-    line[strcspn(line, "\n")] = 0;
-    if (line[0]) snprintf(out, cap, "%s", line);
+  /* git with an argument vector (core/spawn.c): no shell parses the path. */
+  int fds[2];
+  if (pipe(fds) != 0) return;
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  const char *argv[] = {"git", "-C", DRAPE_SOURCE_DIR, "describe", "--always", "--dirty", NULL};
+  drape_spawn_opts so = drape_spawn_opts_default();
+  so.stdout_fd = fds[1];
+  so.stderr_null = 1;
+  pid_t pid;
+  int rc = drape_spawn(argv, &so, &pid, NULL);
+  close(fds[1]);
+  if (rc) {
+    close(fds[0]);
+    return;
   }
-  pclose(p);
+  char line[128];
+  size_t n = 0;
+  ssize_t k;
+  while (n < sizeof line - 1 && (k = read(fds[0], line + n, sizeof line - 1 - n)) != 0) {
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) break;
+    n += (size_t)k;
+  }
+  close(fds[0]);
+  line[n] = 0;
+  int st = drape_spawn_wait(pid);
+  line[strcspn(line, "\n")] = 0;
+  if (st == 0 && line[0]) snprintf(out, cap, "%s", line);
 #endif
 }
 
-static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows) {
-  if (drape_mkdir_p(o->out_dir)) {
-    fprintf(stderr, "drape bench: --out \"%s\": cannot create folder: %s\n", o->out_dir,
-            strerror(errno));
-    return 2;
+/* The files `drape bench` writes into --out DIR. */
+static const char *const bench_files[] = {"bench.csv", "bench.json", "bench.png", "bench.gp",
+                                          "bench_plot.dat"};
+
+/* --out before any case runs: the folder exists or can be created, and
+ * none of its files is a folder, device, FIFO or link (exit 2 at once
+ * instead of after the whole ladder). */
+static int check_out(const bench_opts *o, drape_err *e) {
+  int rc = drape_out_dir_check(o->out_dir, "--out", e);
+  struct stat st;
+  if (rc || stat(o->out_dir, &st) != 0) return rc;
+  for (size_t i = 0; i < sizeof bench_files / sizeof bench_files[0]; i++) {
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", o->out_dir, bench_files[i]);
+    if ((rc = drape_out_file_check(path, "--out", NULL, 0, e))) return rc;
   }
-  char path[1200], tmp[1300];
+  return DRAPE_OK;
+}
+
+/* Opens DIR/NAME.tmpPID for writing. */
+static FILE *open_tmp(const char *dir, const char *name, char *path, size_t pcap, char *tmp,
+                      size_t tcap) {
+  snprintf(path, pcap, "%s/%s", dir, name);
+  snprintf(tmp, tcap, "%s.tmp%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) fprintf(stderr, "drape bench: cannot write %s: %s\n", tmp, strerror(errno));
+  return f;
+}
+
+/* Closes and renames into place (never over anything but a regular file). */
+static int close_commit(FILE *f, const char *tmp, const char *path) {
+  int bad_io = ferror(f);
+  if (fclose(f) != 0 || bad_io) {
+    unlink(tmp);
+    fprintf(stderr, "drape bench: cannot write %s\n", path);
+    return 1;
+  }
+  drape_err e = {0};
+  if (drape_out_commit(tmp, path, "--out", &e)) {
+    fprintf(stderr, "drape bench: %s\n", e.msg);
+    return 1;
+  }
+  return 0;
+}
+
+static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows) {
+  drape_err me = {0};
+  if (drape_make_dirs(o->out_dir, "--out", &me)) {
+    fprintf(stderr, "drape bench: %s\n", me.msg);
+    return 1;
+  }
+  char path[4200], tmp[4300];
   char cpu[256], date[64];
   char commit[128];
   machine_info(cpu, sizeof cpu);
@@ -476,10 +538,8 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
   time_t now = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   /* CSV */
-  snprintf(path, sizeof path, "%s/bench.csv", o->out_dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) { fprintf(stderr, "drape bench: cannot write %s: %s\n", tmp, strerror(errno)); return 1; }
+  FILE *f = open_tmp(o->out_dir, "bench.csv", path, sizeof path, tmp, sizeof tmp);
+  if (!f) return 1;
   fprintf(f, "backend,n,particles,constraints,colours,substeps,iterations,self_collision,"
              "ms_frame_median,ms_frame_p10,ms_frame_p90,ms_substep,launches_per_frame,"
              "projections_per_s,particles_per_s,max_strain,mean_strain,device_mb,"
@@ -509,12 +569,10 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
       fprintf(f, "%s%.5f", c ? ";" : "", r->colour_ms[c]);
     fprintf(f, "\"\n");
   }
-  if (fclose(f) || rename(tmp, path)) { fprintf(stderr, "drape bench: cannot write %s\n", path); return 1; }
+  if (close_commit(f, tmp, path)) return 1;
   /* JSON */
-  snprintf(path, sizeof path, "%s/bench.json", o->out_dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  f = fopen(tmp, "w");
-  if (!f) { fprintf(stderr, "drape bench: cannot write %s: %s\n", tmp, strerror(errno)); return 1; }
+  f = open_tmp(o->out_dir, "bench.json", path, sizeof path, tmp, sizeof tmp);
+  if (!f) return 1;
   fprintf(f, "{\n  \"date\": \"%s\",\n  \"machine\": \"%s\",\n  \"drape\": \"%s\",\n"
              "  \"commit\": \"%s\",\n"
              "  \"frames\": %d, \"warmup\": %d, \"dt\": %.9g,\n  \"cases\": [\n",
@@ -551,7 +609,7 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     fprintf(f, "}%s\n", i + 1 < n_rows ? "," : "");
   }
   fprintf(f, "  ]\n}\n");
-  if (fclose(f) || rename(tmp, path)) { fprintf(stderr, "drape bench: cannot write %s\n", path); return 1; }
+  if (close_commit(f, tmp, path)) return 1;
   printf("\nwrote %s/bench.csv and %s/bench.json\n", o->out_dir, o->out_dir);
   /* Plot with gnuplot: ms per frame against particle count, one series per
    * backend, setting and self-collision mode (blocks of bench_plot.dat),
@@ -561,23 +619,29 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     printf("gnuplot not found (apt-get install gnuplot-nox): no plot\n");
     return 0;
   }
-  snprintf(path, sizeof path, "%s/bench_plot.dat", o->out_dir);
-  FILE *dat = fopen(path, "w");
-  snprintf(path, sizeof path, "%s/bench.gp", o->out_dir);
-  f = fopen(path, "w");
+  /* gnuplot runs inside DIR and the script names only fixed files there,
+   * so no folder name is ever parsed, by a shell or by gnuplot. */
+  char dpath[4200], dtmp[4300], ppath[4200], ptmp[4300];
+  FILE *dat = open_tmp(o->out_dir, "bench_plot.dat", dpath, sizeof dpath, dtmp, sizeof dtmp);
+  f = open_tmp(o->out_dir, "bench.gp", path, sizeof path, tmp, sizeof tmp);
   if (!f || !dat) {
-    if (f) fclose(f);
-    if (dat) fclose(dat);
-    fprintf(stderr, "drape bench: cannot write the plot files in %s\n", o->out_dir);
+    if (f) { fclose(f); unlink(tmp); }
+    if (dat) { fclose(dat); unlink(dtmp); }
     return 1;
   }
-  fprintf(f, "set terminal pngcairo size 1100,700 noenhanced\n"
-             "set output '%s/bench.png'\n"
-             "set logscale xy\nset grid\nset key left top\n"
+  snprintf(ppath, sizeof ppath, "%s/bench.png", o->out_dir);
+  char png_tmp[64], title[400];
+  snprintf(png_tmp, sizeof png_tmp, "bench.png.tmp%ld", (long)getpid());
+  snprintf(ptmp, sizeof ptmp, "%s/%s", o->out_dir, png_tmp);
+  fprintf(f, "set terminal pngcairo size 1100,700 noenhanced\nset output ");
+  drape_gp_str(f, png_tmp);
+  fprintf(f, "\nset logscale xy\nset grid\nset key left top\n"
              "set xlabel 'particles'\nset ylabel 'ms per frame (dt = 1/60 s)'\n"
-             "set title 'drape bench: n x n cloth pinned at two corners over a sphere (%s)'\n"
-             "plot ",
-          o->out_dir, date);
+             "set title ");
+  snprintf(title, sizeof title,
+           "drape bench: n x n cloth pinned at two corners over a sphere (%s)", date);
+  drape_gp_str(f, title);
+  fprintf(f, "\nplot ");
   int series = 0;
   for (int i = 0; i < n_rows; i++) {
     int seen = 0;
@@ -591,9 +655,11 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
           rows[j].iterations == rows[i].iterations && rows[j].self == rows[i].self)
         fprintf(dat, "%d %.5f\n", rows[j].particles, rows[j].ms_median);
     fprintf(dat, "\n\n");
-    fprintf(f, "%s'%s/bench_plot.dat' index %d with linespoints title '%.40s %dx%d self %s'",
-            series ? ", \\\n     " : "", o->out_dir, series, rows[i].backend, rows[i].substeps,
-            rows[i].iterations, rows[i].self ? "on" : "off");
+    snprintf(title, sizeof title, "%.40s %dx%d self %s", rows[i].backend, rows[i].substeps,
+             rows[i].iterations, rows[i].self ? "on" : "off");
+    fprintf(f, "%s'bench_plot.dat' index %d with linespoints title ", series ? ", \\\n     " : "",
+            series);
+    drape_gp_str(f, title);
     series++;
   }
   int any_peer = 0;
@@ -610,16 +676,21 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
       }
     }
   if (any_peer)
-    fprintf(f, ", \\\n     '%s/bench_plot.dat' index %d with points pt 7 ps 1.5 "
-               "title 'Bullet soft body, same cloth'", o->out_dir, series);
+    fprintf(f, ", \\\n     'bench_plot.dat' index %d with points pt 7 ps 1.5 "
+               "title 'Bullet soft body, same cloth'", series);
   fprintf(f, "\n");
-  fclose(dat);
-  fclose(f);
-  char cmd[2600];
-  snprintf(cmd, sizeof cmd, "'%s' '%s/bench.gp' 2>&1", gp, o->out_dir);
-  int st = system(cmd);
-  if (st == 0) printf("wrote %s/bench.png\n", o->out_dir);
-  else fprintf(stderr, "drape bench: gnuplot failed (exit %d); CSV and JSON are complete\n", st);
+  if (close_commit(dat, dtmp, dpath) | close_commit(f, tmp, path)) return 1;
+  const char *argv[] = {gp, "bench.gp", NULL};
+  drape_spawn_opts so = drape_spawn_opts_default();
+  so.cwd = o->out_dir;
+  drape_err ge = {0};
+  if (drape_spawn_run(argv, &so, "bench.png", &ge) ||
+      drape_out_commit(ptmp, ppath, "--out", &ge)) {
+    unlink(ptmp);
+    fprintf(stderr, "drape bench: %s; no plot (bench.csv and bench.json are complete)\n", ge.msg);
+    return 1;
+  }
+  printf("wrote %s/bench.png\n", o->out_dir);
   return 0;
 }
 
@@ -629,6 +700,13 @@ int cmd_bench(drape_app *app, int argc, char **argv) {
   if (prc < 0) return 0;
   if (prc) return prc;
   (void)app;
+  {
+    drape_err e = {0};
+    if (check_out(&o, &e)) return drape_app_report(&e);
+  }
+  /* SIGINT/SIGTERM end the ladder at the next frame; nothing is written
+   * then, so the folder keeps its last complete results. */
+  drape_interrupt_install();
   for (int b = 0; b < o.n_backends; b++) {
     if (o.backends[b].cpu) {
       snprintf(o.backends[b].name, sizeof o.backends[b].name, "cpu-reference");
@@ -655,7 +733,9 @@ int cmd_bench(drape_app *app, int argc, char **argv) {
         for (int b = 0; b < o.n_backends; b++) {
           drape_err e = {0};
           bench_row *r = &rows[n_rows];
+          if (drape_interrupted()) break;
           if (run_case(&o, &o.backends[b], o.sizes[si], o.settings[st], o.self_modes[sc], r, &e)) {
+            if (drape_interrupted()) break;
             fprintf(stderr, "drape bench: %s n=%d %dx%d: %s\n", o.backends[b].name, o.sizes[si],
                     o.settings[st].substeps, o.settings[st].iterations, e.msg);
             failed = 1;
@@ -684,6 +764,13 @@ int cmd_bench(drape_app *app, int argc, char **argv) {
           n_rows++;
         }
       }
+  int sig = drape_interrupted();
+  if (sig) {
+    free(rows);
+    fprintf(stderr, "drape bench: interrupted by %s after %d cases; nothing written to %s\n",
+            sig == SIGINT ? "SIGINT" : "SIGTERM", n_rows, o.out_dir);
+    return drape_interrupt_exit_code(sig);
+  }
   print_stages(rows, n_rows);
   int wrc = write_outputs(&o, rows, n_rows);
   free(rows);

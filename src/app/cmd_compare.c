@@ -29,6 +29,7 @@
  * pngcairo), each written to a temporary name and renamed. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -315,6 +316,10 @@ static int run_one(const run_setup *su, drape_solver_kind solver, cmp_result *re
   for (int f = 0; f <= su->frames; f++) {
     drape_err se = {0};
     int src = 0;
+    if (drape_interrupted()) {
+      rc = drape_fail(e, DRAPE_EIO, "interrupted");
+      goto done;
+    }
     if (f > 0) {
       double t0 = drape_now();
       src = drape_sim_step(sim, &se);
@@ -464,12 +469,7 @@ static int out_close(out_file *o, drape_err *e) {
     remove(o->tmp);
     return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", o->tmp, strerror(errno));
   }
-  if (rename(o->tmp, o->path) != 0) {
-    int err = errno;
-    remove(o->tmp);
-    return drape_fail(e, DRAPE_EIO, "cannot rename %s to %s: %s", o->tmp, o->path, strerror(err));
-  }
-  return DRAPE_OK;
+  return drape_out_commit(o->tmp, o->path, "--out", e);
 }
 
 static void num(FILE *f, double v) {
@@ -611,37 +611,67 @@ static int plot(const cmp_opts *o, const cmp_result *r, int n, drape_err *e) {
   int rc = out_open(&of, o->out_dir, "compare.gp", e);
   if (rc) return rc;
   FILE *f = of.f;
-  char png[4300];
-  snprintf(png, sizeof png, "%s/compare.png.tmp%ld", o->out_dir, (long)getpid());
-  fprintf(f, "set terminal pngcairo size 1200,900 font ',11'\nset output '%s'\n", png);
-  fprintf(f, "set datafile separator ','\nset key outside right\nset grid\n"
-             "set multiplot layout 2,1 title 'drape compare: %s' noenhanced\n", o->scene_path);
+  /* gnuplot runs inside DIR (core/spawn.c, no shell) and the script names
+   * only fixed files there; the scene path in the title is a gnuplot string
+   * with its quotes doubled. No name is ever parsed as a command. */
+  char png[64];
+  snprintf(png, sizeof png, "compare.png.tmp%ld", (long)getpid());
+  fputs("set terminal pngcairo size 1200,900 font ',11'\nset output ", f);
+  drape_gp_str(f, png);
+  fputs("\nset datafile separator ','\nset key outside right\nset grid\n"
+        "set multiplot layout 2,1 title ", f);
+  char title[4200];
+  snprintf(title, sizeof title, "drape compare: %s", o->scene_path);
+  drape_gp_str(f, title);
+  fputs(" noenhanced\n", f);
   fputs("set ylabel 'max link strain'\nset logscale y\nset format y '%g'\n"
         "set yrange [1e-4:*]\nplot ", f);
   for (int i = 0; i < n; i++)
-    fprintf(f, "%s'%s/series_%s.csv' every ::1 using 1:($2 > 1e-6 ? $2 : 1e-6) with lines lw 2 "
-               "title '%s'", i ? ", " : "", o->out_dir, solver_str(r[i].solver),
-            solver_str(r[i].solver));
+    fprintf(f, "%s'series_%s.csv' every ::1 using 1:($2 > 1e-6 ? $2 : 1e-6) with lines lw 2 "
+               "title '%s'", i ? ", " : "", solver_str(r[i].solver), solver_str(r[i].solver));
   fputs("\nunset logscale y\nset yrange [*:*]\nset xlabel 'time (s)'\n"
         "set ylabel 'E(t) - E(0) (J)'\nplot ", f);
   for (int i = 0; i < n; i++)
-    fprintf(f, "%s'%s/series_%s.csv' every ::1 using 1:4 with lines lw 2 title '%s'",
-            i ? ", " : "", o->out_dir, solver_str(r[i].solver), solver_str(r[i].solver));
+    fprintf(f, "%s'series_%s.csv' every ::1 using 1:4 with lines lw 2 title '%s'",
+            i ? ", " : "", solver_str(r[i].solver), solver_str(r[i].solver));
   fputs("\nunset multiplot\n", f);
   if ((rc = out_close(&of, e))) return rc;
-  char cmd[9000];
-  snprintf(cmd, sizeof cmd, "'%s' '%s' 2>&1", gp, of.path);
-  int st = system(cmd);
-  char final_png[4300];
+  const char *argv[] = {gp, "compare.gp", NULL};
+  drape_spawn_opts so = drape_spawn_opts_default();
+  so.cwd = o->out_dir;
+  char tmp_png[4300], final_png[4300];
+  snprintf(tmp_png, sizeof tmp_png, "%s/%s", o->out_dir, png);
   snprintf(final_png, sizeof final_png, "%s/compare.png", o->out_dir);
-  if (st != 0 || rename(png, final_png) != 0) {
-    remove(png);
-    return drape_fail(e, DRAPE_EIO, "gnuplot failed (status %d) on %s; the CSV and JSON files are "
-                      "complete", st, of.path);
+  drape_err ge = {0};
+  if (drape_spawn_run(argv, &so, "compare.png", &ge) ||
+      drape_out_commit(tmp_png, final_png, "--out", &ge)) {
+    unlink(tmp_png);
+    return drape_fail(e, DRAPE_EIO, "%s; no plot (the CSV and JSON files are complete; "
+                      "--no-plot skips it)", ge.msg);
   }
   return DRAPE_OK;
 }
 
+/* --out before anything runs: the folder exists or can be created, and
+ * none of the files written there is a folder, device, FIFO, link or the
+ * scene itself (exit 2 at once, not after every solver ran). */
+static int check_out(const cmp_opts *o, const drape_solver_kind *solvers, int n, drape_err *e) {
+  int rc = drape_out_dir_check(o->out_dir, "--out", e);
+  struct stat st;
+  if (rc || stat(o->out_dir, &st) != 0) return rc;
+  const char *inputs[1] = {o->scene_path};
+  const char *fixed[] = {"compare.csv", "sweep.csv", "compare.json", "compare.gp", "compare.png"};
+  char path[4300];
+  for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
+    snprintf(path, sizeof path, "%s/%s", o->out_dir, fixed[i]);
+    if ((rc = drape_out_file_check(path, "--out", inputs, 1, e))) return rc;
+  }
+  for (int i = 0; i < n; i++) {
+    snprintf(path, sizeof path, "%s/series_%s.csv", o->out_dir, solver_str(solvers[i]));
+    if ((rc = drape_out_file_check(path, "--out", inputs, 1, e))) return rc;
+  }
+  return DRAPE_OK;
+}
 
 static void cell(char *buf, size_t cap, const cmp_result *r) {
   if (r->finite) snprintf(buf, cap, "ok  strain %.3g", r->max_strain);
@@ -718,7 +748,13 @@ int cmd_compare(drape_app *app, int argc, char **argv) {
     set_solver(&sc, run_s[i]);
     if (drape_scene_validate(&sc, &e)) { code = drape_app_report(&e); goto out; }
   }
-  if ((code = drape_make_dirs(o.out_dir, "--out", &e) ? drape_app_report(&e) : 0)) goto out;
+  if (check_out(&o, run_s, n_run, &e) || drape_make_dirs(o.out_dir, "--out", &e)) {
+    code = drape_app_report(&e);
+    goto out;
+  }
+  /* SIGINT/SIGTERM end the runs at the next frame; nothing is written
+   * then, so the folder keeps its last complete results. */
+  drape_interrupt_install();
   const char *device = "CPU reference (1 thread)";
   if (o.backend == DRAPE_BACKEND_CL) {
     int want = -1;
@@ -808,6 +844,12 @@ int cmd_compare(drape_app *app, int argc, char **argv) {
   printf("\nwrote %s/compare.csv, sweep.csv, series_*.csv, compare.json%s\n", o.out_dir,
          o.plot ? ", compare.png" : "");
 out:
+  if (drape_interrupted()) {
+    int sig = drape_interrupted();
+    fprintf(stderr, "drape compare: interrupted by %s; %s\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
+            code ? "nothing written" : "the outputs were complete");
+    if (code) code = drape_interrupt_exit_code(sig);
+  }
   for (int i = 0; i < n_main; i++) free(main_r[i].series);
   free(sw);
   if (have_cl) drape_cl_release(&cl);

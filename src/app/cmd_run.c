@@ -1,13 +1,24 @@
 /* `drape run SCENE`: simulates a scene's cloths and ropes for N frames and
  * writes OBJ frames and per-frame statistics.
  *
- * The frame loop is a list of hooks (begin / frame / end / abort), one per
- * output; a new output (PNG frames, video, string objects) is one more
- * entry in `hooks[]` and its flags in parse_args(). Every flag is checked
- * before anything runs; each output file is written to a temporary name and
- * renamed when complete, so a failed run leaves no half-written file. */
+ * The frame loop is a list of hooks (begin / frame), one per output; a new
+ * output (PNG frames, video, string objects) is one more entry in `hooks[]`
+ * and its flags in parse_args(). Every flag and every output path is
+ * checked before anything runs (issue 13 item 6: outpath.c); each output
+ * file is written to a temporary name and renamed when complete, so a
+ * failed run leaves no half-written file.
+ *
+ * Each frame first advances every object (cloth solver, strings worker,
+ * implicit ropes) and only then runs the output hooks, so a frame in which
+ * any solver diverged (DRAPE_EUNSTABLE) writes nothing anywhere. A run ends
+ * with a status, recorded in the stats JSON and in the manifest run.json of
+ * each frame folder: complete, diverged (exit 1), interrupted (SIGINT or
+ * SIGTERM, checked at each frame boundary; exit 130 / 143) or failed. */
+#include <cjson/cJSON.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +37,8 @@
 static const char *usage_text =
     "usage: drape [--device K] run SCENE [--frames N] [--obj-dir DIR] [--stats FILE.json]\n"
     "                          [--device K] [--backend cl|cpu]\n"
-    "                          [--png-dir DIR] [--video FILE.mp4] [--every K] [--size WxH]\n";
+    "                          [--png-dir DIR] [--video FILE.mp4] [--every K] [--size WxH]\n"
+    "                          [--overwrite]\n";
 
 static void help(void) {
   printf("%s", usage_text);
@@ -35,17 +47,36 @@ static void help(void) {
          "  --frames N         frames to simulate (1..10000000); default: the scene's\n"
          "                     \"frames\" key\n"
          "  --obj-dir DIR      write DIR/frame_0001.obj ... (one `o` per object: cloth as\n"
-         "                     `v` + `f`, rope as `v` + `l`; metres, %%.9g); DIR is created\n"
+         "                     `v` + `f`, rope as `v` + `l`; metres, %%.9g); DIR is created;\n"
+         "                     frame numbers have as many digits as N needs, at least 4\n"
          "  --stats FILE.json  per-frame statistics: time, max and mean strain per object,\n"
          "                     kinetic energy, lowest sphere and floor clearance, ms per\n"
          "                     stage (OpenCL event profiling is switched on for this)\n"
          "  --device K         OpenCL device index (see `drape devices`; also DRAPE_DEVICE)\n"
-         "  --backend cl|cpu   OpenCL kernels (default) or the CPU reference backend\n");
+         "  --backend cl|cpu   OpenCL kernels (default) or the CPU reference backend\n"
+         "  --overwrite        reuse a frame folder that holds an earlier run's files:\n"
+         "                     removes its frame_NNNN.obj, frame_NNNN.png and run.json\n"
+         "                     (nothing else) before the run\n");
   printf("%s", drape_run_render_help()); /* src/render/run_hook.c */
   printf("\n"
+         "Each frame folder gets a manifest, run.json: scene path and FNV-1a hash,\n"
+         "frames written, file name pattern and status (running, then complete,\n"
+         "diverged, interrupted or failed); the stats JSON records the same status.\n"
+         "A folder holding another run's frames or run.json is refused without\n"
+         "--overwrite. Output files must be new or regular files that are not the\n"
+         "scene; every output path is checked before the run starts.\n"
          "A progress line goes to stderr when the run takes longer than a second.\n"
-         "Exit codes: 0 done, 2 bad input (flag, value or scene), 1 other failures.\n");
+         "SIGINT/SIGTERM stop the run at the next frame: earlier frames, the stats and\n"
+         "the video so far are kept, temporary files removed.\n"
+         "Exit codes: 0 done, 2 bad input (flag, value, scene or output path), 1 the\n"
+         "run diverged or failed, 130/143 interrupted by SIGINT/SIGTERM.\n");
 }
+
+/* A frame folder and what goes into it (one manifest each). */
+typedef struct frame_dir {
+  const char *dir;
+  int obj, png;
+} frame_dir;
 
 typedef struct run_ctx {
   const char *scene_path;
@@ -54,6 +85,15 @@ typedef struct run_ctx {
   const char *stats_path;
   int device;
   drape_backend backend;
+  int overwrite;
+  int digits;                /* frame number digits (drape_frame_digits)   */
+  int done;                  /* frames whose outputs were all written      */
+  int obj_written;
+  /* manifest (run.json) */
+  frame_dir fdirs[2];
+  int n_fdirs;
+  uint64_t scene_hash;
+  char started[32];
 
   drape_scene scene;
   drape_scene sim_scene;     /* the scene less its implicit ropes (run_cables.h) */
@@ -80,15 +120,15 @@ static int bad(const char *flag, const char *value, const char *what) {
 
 /* ---- hook: OBJ frames ---- */
 
-static int obj_begin(run_ctx *r, drape_err *e) {
-  return r->obj_dir ? drape_make_dirs(r->obj_dir, "--obj-dir", e) : 0;
-}
-
 static int obj_frame(run_ctx *r, drape_err *e) {
   if (!r->obj_dir) return DRAPE_OK;
   char path[4200];
-  snprintf(path, sizeof path, "%s/frame_%04d.obj", r->obj_dir, r->frame);
-  if (!r->strings && !run_cables_count(r->cables)) return drape_sim_write_obj(r->sim, path, e);
+  snprintf(path, sizeof path, "%s/frame_%0*d.obj", r->obj_dir, r->digits, r->frame);
+  if (!r->strings && !run_cables_count(r->cables)) {
+    int rc = drape_sim_write_obj(r->sim, path, e);
+    r->obj_written += rc == 0;
+    return rc;
+  }
   /* Strings are appended to the solver's objects: the solver writes a
    * ".part" file, the strings follow, and only then does it get its name. */
   char part[4300];
@@ -109,6 +149,7 @@ static int obj_frame(run_ctx *r, drape_err *e) {
     remove(part);
     return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", path, strerror(errno));
   }
+  r->obj_written++;
   return DRAPE_OK;
 }
 
@@ -190,23 +231,24 @@ static int stats_frame(run_ctx *r, drape_err *e) {
   return ferror(f) ? drape_fail(e, DRAPE_EIO, "writing %s failed", r->stats_tmp) : DRAPE_OK;
 }
 
-static int stats_end(run_ctx *r, drape_err *e) {
+/* Finishes the JSON with the run's status ("complete", "diverged",
+ * "interrupted", "failed") and its error message (null when complete). */
+static int stats_end(run_ctx *r, const char *status, const char *error, drape_err *e) {
   if (!r->stats) return DRAPE_OK;
-  fputs("\n  ]\n}\n", r->stats);
-  int bad_io = ferror(r->stats);
-  int rc_close = fclose(r->stats);
+  FILE *f = r->stats;
+  fprintf(f, "\n  ],\n  \"frames_requested\": %d, \"frames_done\": %d,\n  \"status\": \"%s\", "
+          "\"error\": ", r->frames, r->done, status);
+  if (error) drape_json_str(f, error);
+  else fputs("null", f);
+  fputs("\n}\n", f);
+  int bad_io = ferror(f);
+  int rc_close = fclose(f);
   r->stats = NULL;
   if (bad_io || rc_close != 0) {
     remove(r->stats_tmp);
     return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", r->stats_tmp, strerror(errno));
   }
-  if (rename(r->stats_tmp, r->stats_path) != 0) {
-    int err = errno;
-    remove(r->stats_tmp);
-    return drape_fail(e, DRAPE_EIO, "cannot rename %s to %s: %s", r->stats_tmp, r->stats_path,
-                      strerror(err));
-  }
-  return DRAPE_OK;
+  return drape_out_commit(r->stats_tmp, r->stats_path, "--stats", e);
 }
 
 static void stats_abort(run_ctx *r) {
@@ -224,29 +266,176 @@ static int render_begin(run_ctx *r, drape_err *e) {
 static int render_frame(run_ctx *r, drape_err *e) {
   return drape_run_render_frame(r->render, r->sim, r->frame, e);
 }
-static int render_end(run_ctx *r, drape_err *e) { return drape_run_render_end(r->render, e); }
-static void render_abort(run_ctx *r) { drape_run_render_abort(r->render); }
 
-/* ---- the hook table: outputs of the frame loop, in call order ---- */
+/* ---- the hook table: outputs of the frame loop, in call order ----
+ * Stats first: drape_sim_stats also looks at every particle, so a state it
+ * finds non-finite stops the frame before any file of it is written. The
+ * ends are explicit in finish_outputs(): the video before the stats and
+ * manifest, so a video that fails to finish is in the recorded status. */
 typedef struct run_hook {
   const char *name;
-  int (*begin)(run_ctx *r, drape_err *e);   /* after the solver exists     */
-  int (*frame)(run_ctx *r, drape_err *e);   /* after each frame's step      */
-  int (*end)(run_ctx *r, drape_err *e);     /* after the last frame         */
-  void (*abort)(run_ctx *r);                /* on failure: remove temp files */
+  int (*begin)(run_ctx *r, drape_err *e);   /* after the solver exists          */
+  int (*frame)(run_ctx *r, drape_err *e);   /* after every object's step        */
 } run_hook;
 
-/* ---- hook: implicit ropes (app/run_cables.h), stepped before the outputs ---- */
-static int cables_frame(run_ctx *r, drape_err *e) { return run_cables_step(r->cables, r->frame, e); }
-
 static const run_hook hooks[] = {
-    {"cables", NULL, cables_frame, NULL, NULL},
-    {"obj", obj_begin, obj_frame, NULL, NULL},
-    {"stats", stats_begin, stats_frame, stats_end, stats_abort},
-    {"render", render_begin, render_frame, render_end, render_abort},
+    {"stats", stats_begin, stats_frame},
+    {"obj", NULL, obj_frame},
+    {"render", render_begin, render_frame},
     /* further outputs (e.g. string objects) go here */
 };
 #define N_HOOKS ((int)(sizeof hooks / sizeof hooks[0]))
+
+/* ---- output folders and the manifest run.json (issue 13 items 6, 9) ---- */
+
+/* 1 when a and b name the same folder (same inode; by name when one of
+ * them does not exist yet). */
+static int same_dir(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) == 0 && stat(b, &sb) == 0) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  size_t na = strlen(a), nb = strlen(b);
+  while (na > 1 && a[na - 1] == '/') na--;
+  while (nb > 1 && b[nb - 1] == '/') nb--;
+  return na == nb && !strncmp(a, b, na);
+}
+
+/* What an existing run.json says, for the refusal message. */
+static void describe_manifest(const char *dir, char *out, size_t cap) {
+  out[0] = 0;
+  char path[4200];
+  snprintf(path, sizeof path, "%s/run.json", dir);
+  FILE *f = fopen(path, "rb");
+  if (!f) return;
+  char buf[16384];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  cJSON *j = cJSON_Parse(buf);
+  const cJSON *sc = cJSON_GetObjectItemCaseSensitive(j, "scene");
+  const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "status");
+  if (cJSON_IsString(sc) && cJSON_IsString(st))
+    snprintf(out, cap, "; its run.json: scene %s, status %s", sc->valuestring, st->valuestring);
+  cJSON_Delete(j);
+}
+
+/* Every output path, before anything is created or run: exit 2 on a bad
+ * one. Frame folders holding another run's files are refused unless
+ * --overwrite. */
+static int check_outputs(run_ctx *r, drape_err *e) {
+  const char *inputs[1] = {r->scene_path};
+  const char *video = r->render_flags.video, *png_dir = r->render_flags.png_dir;
+  int rc;
+  if (r->stats_path && (rc = drape_out_file_check(r->stats_path, "--stats", inputs, 1, e)))
+    return rc;
+  if (video && (rc = drape_out_file_check(video, "--video", inputs, 1, e))) return rc;
+  if (video && r->stats_path && !strcmp(video, r->stats_path))
+    return drape_fail(e, DRAPE_EINVAL, "--stats \"%s\": the same file as --video", r->stats_path);
+  if (r->obj_dir && (rc = drape_out_dir_check(r->obj_dir, "--obj-dir", e))) return rc;
+  if (png_dir && (rc = drape_out_dir_check(png_dir, "--png-dir", e))) return rc;
+  r->n_fdirs = 0;
+  if (r->obj_dir) r->fdirs[r->n_fdirs++] = (frame_dir){r->obj_dir, 1, 0};
+  if (png_dir) {
+    if (r->n_fdirs && same_dir(png_dir, r->obj_dir)) r->fdirs[0].png = 1;
+    else r->fdirs[r->n_fdirs++] = (frame_dir){png_dir, 0, 1};
+  }
+  for (int i = 0; i < r->n_fdirs; i++) {
+    const frame_dir *d = &r->fdirs[i];
+    const char *flag = d->obj ? "--obj-dir" : "--png-dir";
+    /* A file output inside a frame folder under a name drape uses there. */
+    const char *files[2] = {r->stats_path, video};
+    for (int k = 0; k < 2; k++) {
+      if (!files[k]) continue;
+      const char *slash = strrchr(files[k], '/');
+      char parent[4096];
+      snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - files[k]) : 1,
+               slash ? files[k] : ".");
+      if (slash == files[k]) snprintf(parent, sizeof parent, "/");
+      if (drape_is_frame_file(slash ? slash + 1 : files[k]) && same_dir(parent, d->dir))
+        return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": is a name drape uses in the %s folder",
+                          k ? "--video" : "--stats", files[k], flag);
+    }
+    char first[300];
+    int n = drape_frame_files_scan(d->dir, first, sizeof first);
+    if (n < 0)
+      return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": cannot read the folder: %s", flag, d->dir,
+                        strerror(errno));
+    if (n > 0 && !r->overwrite) {
+      char what[600];
+      describe_manifest(d->dir, what, sizeof what);
+      return drape_fail(e, DRAPE_EINVAL,
+                        "%s \"%s\": holds another run's files (%s%s%s); drape does not mix runs "
+                        "in one folder: choose an empty folder, or give --overwrite to remove "
+                        "frame_NNNN.obj, frame_NNNN.png and run.json there first", flag, d->dir,
+                        first, n > 1 ? " and more" : "", what);
+    }
+  }
+  return DRAPE_OK;
+}
+
+/* After every check passed: clears the folders (--overwrite), creates them. */
+static int prepare_folders(run_ctx *r, drape_err *e) {
+  for (int i = 0; i < r->n_fdirs; i++) {
+    const frame_dir *d = &r->fdirs[i];
+    const char *flag = d->obj ? "--obj-dir" : "--png-dir";
+    if (r->overwrite) {
+      int n = drape_frame_files_remove(d->dir, flag, e);
+      if (n < 0) return e->code;
+      if (n > 0) fprintf(stderr, "drape run: --overwrite: removed %d earlier files from %s\n", n,
+                         d->dir);
+    }
+    int rc = drape_make_dirs(d->dir, flag, e);
+    if (rc) return rc;
+  }
+  return DRAPE_OK;
+}
+
+/* Writes DIR/run.json for every frame folder (temporary name, then renamed).
+ * `status`: running, complete, diverged, interrupted or failed. */
+static int manifest_write(run_ctx *r, const char *status, const char *error, drape_err *e) {
+  char finished[32] = "";
+  if (strcmp(status, "running")) drape_utc_now(finished, sizeof finished);
+  const int every = r->render_flags.every > 0 ? r->render_flags.every : 1;
+  const int png_written = r->done > 0 ? (r->done - 1) / every + 1 : 0;
+  for (int i = 0; i < r->n_fdirs; i++) {
+    const frame_dir *d = &r->fdirs[i];
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/run.json", d->dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+      return drape_fail(e, DRAPE_EIO, "%s: cannot write %s: %s", d->obj ? "--obj-dir" : "--png-dir",
+                        tmp, strerror(errno));
+    fprintf(f, "{\n  \"drape\": \"%s\",\n  \"status\": \"%s\",\n  \"error\": ", drape_version(),
+            status);
+    if (error) drape_json_str(f, error);
+    else fputs("null", f);
+    fputs(",\n  \"scene\": ", f);
+    drape_json_str(f, r->scene_path);
+    /* FNV-1a 64 tells scene files apart; it is not a cryptographic hash. */
+    fprintf(f, ",\n  \"scene_fnv1a64\": \"%016" PRIx64 "\",\n  \"backend\": \"%s\",\n"
+            "  \"frames_requested\": %d,\n  \"frames_done\": %d,\n  \"outputs\": [",
+            r->scene_hash, r->backend == DRAPE_BACKEND_CPU ? "cpu" : "cl", r->frames, r->done);
+    if (d->obj)
+      fprintf(f, "\n    {\"kind\": \"obj\", \"files\": \"frame_%%0%dd.obj\", \"every\": 1, "
+              "\"written\": %d}%s", r->digits, r->obj_written, d->png ? "," : "");
+    if (d->png)
+      fprintf(f, "\n    {\"kind\": \"png\", \"files\": \"frame_%%0%dd.png\", \"every\": %d, "
+              "\"written\": %d}", r->digits, every, png_written);
+    fprintf(f, "\n  ],\n  \"pid\": %ld,\n  \"started\": \"%s\",\n  \"finished\": ",
+            (long)getpid(), r->started);
+    if (finished[0]) fprintf(f, "\"%s\"", finished);
+    else fputs("null", f);
+    fputs("\n}\n", f);
+    int bad_io = ferror(f);
+    if (fclose(f) != 0 || bad_io) {
+      unlink(tmp);
+      return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", tmp, strerror(errno));
+    }
+    int rc = drape_out_commit(tmp, path, d->obj ? "--obj-dir" : "--png-dir", e);
+    if (rc) return rc;
+  }
+  return DRAPE_OK;
+}
 
 static int parse_args(run_ctx *r, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
@@ -272,6 +461,8 @@ static int parse_args(run_ctx *r, int argc, char **argv) {
       if (!drape_parse_int(val, 0, 1000000, &r->device))
         return bad("--device", val, "expected a device index (0, 1, ...; see `drape devices`)");
       i++;
+    } else if (!strcmp(a, "--overwrite")) {
+      r->overwrite = 1;
     } else if (!strcmp(a, "--backend")) {
       if (val && !strcmp(val, "cl")) r->backend = DRAPE_BACKEND_CL;
       else if (val && !strcmp(val, "cpu")) r->backend = DRAPE_BACKEND_CPU;
@@ -309,6 +500,57 @@ static void progress(run_ctx *r, double t0, double *last, int force) {
   fflush(stderr);
 }
 
+/* Ends every output with the run's status: the video first (finished with
+ * the frames so far unless the run failed), then the stats JSON and the
+ * manifests. Returns the first error of its own (e2), if any. */
+static int finish_outputs(run_ctx *r, const char *status, const char *error, drape_err *e2) {
+  int rc = DRAPE_OK, failed = !strcmp(status, "failed");
+  const char *how = !strcmp(status, "diverged") ? "diverged" : "was interrupted";
+  if (r->render) {
+    const char *video = r->render_flags.video;
+    if (failed) {
+      if (drape_run_render_abort(r->render) && video)
+        fprintf(stderr, "drape run: removed the unfinished video %s (the run failed)\n", video);
+    } else {
+      int rendered, drc;
+      double a, b;
+      drape_run_render_timings(r->render, &rendered, &a, &b);
+      if ((drc = drape_run_render_end(r->render, e2))) {
+        rc = drc;
+        if (video) fprintf(stderr, "drape run: the video %s was removed: %s\n", video, e2->msg);
+      } else if (video && strcmp(status, "complete")) {
+        if (rendered > 0)
+          fprintf(stderr, "drape run: finished the video %s with the %d frames rendered before "
+                  "the run %s\n", video, rendered, how);
+        else
+          fprintf(stderr, "drape run: no video written (no frame was rendered before the run "
+                  "%s)\n", how);
+      }
+    }
+  }
+  /* A video that could not be finished fails a run that was complete. */
+  if (rc && !strcmp(status, "complete")) {
+    status = "failed";
+    error = e2->msg;
+  }
+  drape_err se = {0};
+  int src = stats_end(r, status, error, &se);
+  if (src) {
+    stats_abort(r);
+    if (!rc) {
+      rc = src;
+      *e2 = se;
+    }
+  }
+  drape_err me = {0};
+  int mrc = manifest_write(r, status, error, &me);
+  if (mrc && !rc) {
+    rc = mrc;
+    *e2 = me;
+  }
+  return rc;
+}
+
 int cmd_run(drape_app *app, int argc, char **argv) {
   run_ctx r;
   memset(&r, 0, sizeof r);
@@ -316,6 +558,8 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   r.backend = DRAPE_BACKEND_CL;
   int prc = parse_args(&r, argc, argv);
   if (prc) return prc < 0 ? 0 : prc;
+  /* From here on SIGINT/SIGTERM only set a flag, looked at per frame. */
+  drape_interrupt_install();
   drape_err e = {0};
   if (r.device < 0) r.device = app->device;
   int want = -1;
@@ -327,26 +571,38 @@ int cmd_run(drape_app *app, int argc, char **argv) {
     drape_scene_free(&r.scene);
     return bad("--frames", "", "missing: the scene has no \"frames\" key, so give --frames N");
   }
+  r.digits = drape_frame_digits(r.frames);
+  r.render_flags.frame_digits = r.digits;
+  /* Every output path before anything is made or run. */
+  if (check_outputs(&r, &e) || prepare_folders(&r, &e)) {
+    drape_scene_free(&r.scene);
+    return drape_app_report(&e);
+  }
+  if (drape_hash_file_fnv1a64(r.scene_path, &r.scene_hash) != 0) r.scene_hash = 0;
+  drape_utc_now(r.started, sizeof r.started);
 
   drape_sim_opts o = drape_sim_opts_default();
   o.backend = r.backend;
   o.device_index = want;
   o.profiling = r.stats_path != NULL;
+  int rc = manifest_write(&r, "running", NULL, &e);
   /* The renderer first: it checks its outputs and may make the OpenCL
    * context (GL sharing), which the solver then uses through o.cl. */
-  int rc = drape_run_render_prepare(&r.render_flags, &r.scene, r.frames, &o, &r.render, &e);
+  if (!rc) rc = drape_run_render_prepare(&r.render_flags, &r.scene, r.frames, &o, &r.render, &e);
   if (!rc) rc = run_cables_prepare(&r.scene, &r.cables, &r.sim_scene, &e);
   if (!rc) rc = drape_sim_create(&r.sim_scene, &o, &r.sim, &e);
   if (!rc) rc = run_strings_create(&r.scene, &r.strings, &e);
-  int h = 0;
-  if (!rc)
-    for (; h < N_HOOKS; h++)
-      if (hooks[h].begin && (rc = hooks[h].begin(&r, &e))) break;
+  for (int h = 0; !rc && h < N_HOOKS; h++)
+    if (hooks[h].begin) rc = hooks[h].begin(&r, &e);
   const double t0 = drape_now();
   double last = t0;
+  int sig = 0;
   for (r.frame = 1; !rc && r.frame <= r.frames; r.frame++) {
-    /* The strings advance on the worker thread while this one steps the
-     * cloth (and waits for the device). */
+    if ((sig = drape_interrupted())) break;
+    /* Every object first: the strings advance on the worker thread while
+     * this one steps the cloth (and waits for the device), then the
+     * implicit ropes. A failure of any (DRAPE_EUNSTABLE: diverged) stops
+     * the run before any output of this frame. */
     run_strings_start(r.strings, r.frame * r.scene.dt);
     rc = drape_sim_step(r.sim, &e);
     drape_err se = {0};
@@ -355,6 +611,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
       rc = src;
       e = se;
     }
+    if (!rc) rc = run_cables_step(r.cables, r.frame, &e);
     for (int k = 0; !rc && k < run_strings_count(r.strings); k++) {
       const drape_string *st = run_strings_get(r.strings, k);
       if (r.render)
@@ -363,21 +620,40 @@ int cmd_run(drape_app *app, int argc, char **argv) {
                                          &e);
     }
     if (rc) break;
+    /* Then the outputs. */
     for (int k = 0; k < N_HOOKS && !rc; k++)
       if (hooks[k].frame) rc = hooks[k].frame(&r, &e);
-    if (!rc && !drape_run_render_owns_progress(r.render))
-      progress(&r, t0, &last, r.frame == r.frames);
+    if (rc) break;
+    r.done = r.frame;
+    if (!drape_run_render_owns_progress(r.render)) progress(&r, t0, &last, r.frame == r.frames);
   }
-  if (!rc) r.frame = r.frames;
-  for (int k = 0; k < N_HOOKS && !rc; k++)
-    if (hooks[k].end) rc = hooks[k].end(&r, &e);
-  if (rc)
-    for (int k = 0; k < N_HOOKS; k++)
-      if (hooks[k].abort) hooks[k].abort(&r);
+  const char *status = sig ? "interrupted" : !rc ? "complete"
+                       : rc == DRAPE_EUNSTABLE ? "diverged" : "failed";
+  char error[1100];
+  if (sig)
+    snprintf(error, sizeof error, "interrupted by %s after frame %d of %d",
+             sig == SIGINT ? "SIGINT" : "SIGTERM", r.done, r.frames);
+  else
+    snprintf(error, sizeof error, "%s", e.msg);
+  if (sig) {
+    if (!drape_run_render_owns_progress(r.render) && r.done > 0) progress(&r, t0, &last, 1);
+    fprintf(stderr, "drape run: %s; stopping\n", error);
+  }
+  drape_err fe = {0};
+  int frc = finish_outputs(&r, status, rc || sig ? error : NULL, &fe);
+  if (rc == DRAPE_EUNSTABLE && r.done > 0 &&
+      (r.obj_dir || r.stats_path || r.render_flags.png_dir || r.render_flags.video))
+    fprintf(stderr, "drape run: frames 1..%d were written; frame %d and later were not\n", r.done,
+            r.done + 1);
   run_strings_free(r.strings);
   drape_sim_destroy(r.sim);
   run_cables_free(r.cables);
   drape_run_render_free(r.render); /* after the solver: it may own the OpenCL runtime */
   drape_scene_free(&r.scene);
-  return rc ? drape_app_report(&e) : 0;
+  if (rc) {
+    if (frc) fprintf(stderr, "drape: %s\n", fe.msg);
+    return drape_app_report(&e);
+  }
+  if (frc) return drape_app_report(&fe);
+  return sig ? drape_interrupt_exit_code(sig) : 0;
 }

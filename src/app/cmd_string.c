@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "app/app.h"
+#include "core/util.h"
 #include "drape/string.h"
 
 #define MAX_DUMPS 4096
@@ -279,6 +282,10 @@ int cmd_string(drape_app *app, int argc, char **argv) {
   def.n_hand = hold || release_at >= 0 ? 1 : 0;
   def.release_at = release_at;
 
+  /* --out before the run: a folder, device, FIFO or link, or a missing or
+   * read-only folder, is refused now (exit 2), not after the run. */
+  if (out_path && drape_out_file_check(out_path, "--out", NULL, 0, &e))
+    return drape_app_report(&e);
   drape_string *s = NULL;
   if (drape_string_create(&p, &s, &e)) return drape_app_report(&e);
   char *text = NULL;
@@ -319,20 +326,41 @@ int cmd_string(drape_app *app, int argc, char **argv) {
   }
   drape_string_destroy(s);
 
-  FILE *f = out_path ? fopen(out_path, "wb") : stdout;
+  if (!out_path) {
+    size_t wrote = fwrite(text, 1, text_len, stdout);
+    int bad_out = wrote != text_len || fflush(stdout) != 0;
+    free(text);
+    if (bad_out) {
+      drape_fail(&e, DRAPE_EIO, "--out stdout: write failed");
+      return drape_app_report(&e);
+    }
+    return 0;
+  }
+  /* A temporary file next to the target, renamed over it when complete;
+   * on failure only the temporary is removed, never the target. SIGINT and
+   * SIGTERM wait until the file is in place (or gone), so neither leaves
+   * the temporary behind. */
+  char tmp[4300];
+  snprintf(tmp, sizeof tmp, "%s.tmp%ld", out_path, (long)getpid());
+  drape_signals_block();
+  FILE *f = fopen(tmp, "wb");
   if (!f) {
-    drape_fail(&e, DRAPE_EIO, "--out \"%s\": cannot open for writing: %s", out_path,
+    drape_signals_unblock();
+    drape_fail(&e, DRAPE_EIO, "--out \"%s\": cannot create %s: %s", out_path, tmp,
                strerror(errno));
     free(text);
     return drape_app_report(&e);
   }
   size_t wrote = fwrite(text, 1, text_len, f);
-  int close_rc = out_path ? fclose(f) : fflush(f);
+  int close_rc = fclose(f);
   free(text);
+  int rc_out = DRAPE_OK;
   if (wrote != text_len || close_rc != 0) {
-    if (out_path) remove(out_path);
-    drape_fail(&e, DRAPE_EIO, "--out \"%s\": write failed", out_path ? out_path : "stdout");
-    return drape_app_report(&e);
+    unlink(tmp);
+    rc_out = drape_fail(&e, DRAPE_EIO, "--out \"%s\": write failed", out_path);
+  } else {
+    rc_out = drape_out_commit(tmp, out_path, "--out", &e);
   }
-  return 0;
+  drape_signals_unblock();
+  return rc_out ? drape_app_report(&e) : 0;
 }

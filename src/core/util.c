@@ -87,3 +87,12 @@ void drape_json_str(FILE *f, const char *s) {
   }
   fputc('"', f);
 }
+
+void drape_gp_str(FILE *f, const char *s) {
+  fputc('\'', f);
+  for (; *s; s++) {
+    if (*s == '\'') fputc('\'', f);
+    if (*s != '\n' && *s != '\r') fputc(*s, f); /* a newline would end the command */
+  }
+  fputc('\'', f);
+}

@@ -14,7 +14,10 @@
  * No half-written file ever has the final name: a PNG is written as
  * DIR/.frame_0001.png.tmp and renamed when complete; the video goes to
  * DIR/.NAME.partial-PID.EXT and is renamed when ffmpeg exits cleanly,
- * removed otherwise. */
+ * removed otherwise. ffmpeg is started with an argument vector, never a
+ * shell (core/spawn.c), and always reaped in drape_capture_close. PNG frame
+ * numbers get opts.frame_digits digits (drape run: as many as its frame
+ * count needs, so names sort). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -166,8 +169,9 @@ static void png_write_fn(void *ctx, void *data, int size) {
 
 static int write_png(drape_capture *c, const slot *sl) {
   char final[4200], tmp[4300];
-  snprintf(final, sizeof final, "%s/frame_%04d.png", c->png_dir, sl->number);
-  snprintf(tmp, sizeof tmp, "%s/.frame_%04d.png.tmp", c->png_dir, sl->number);
+  const int dg = c->o.frame_digits;
+  snprintf(final, sizeof final, "%s/frame_%0*d.png", c->png_dir, dg, sl->number);
+  snprintf(tmp, sizeof tmp, "%s/.frame_%0*d.png.tmp", c->png_dir, dg, sl->number);
   png_sink s = {fopen(tmp, "wb"), 0};
   if (!s.f) {
     set_error(c, DRAPE_EIO, "--png-dir: cannot create %s: %s", tmp, strerror(errno));
@@ -238,22 +242,25 @@ static int start_ffmpeg(drape_capture *c, const char *exe, drape_err *e) {
   int fds[2];
   if (pipe(fds) != 0)
     return drape_fail(e, DRAPE_EIO, "--video: pipe() failed: %s", strerror(errno));
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return drape_fail(e, DRAPE_EIO, "--video: fork() failed: %s", strerror(errno));
-  }
-  if (pid == 0) {
-    dup2(fds[0], STDIN_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    int devnull = open("/dev/null", O_WRONLY);
-    if (devnull >= 0) { dup2(devnull, STDOUT_FILENO); close(devnull); }
-    execv(exe, (char *const *)argv);
-    _exit(127);
-  }
+  /* Neither end may stay open in other children; the read end becomes
+   * ffmpeg's stdin (dup2 clears close-on-exec there). */
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+  /* An argument vector, no shell (core/spawn.c); ffmpeg in its own process
+   * group, so a terminal's Ctrl-C reaches drape only, which then ends the
+   * video cleanly by closing the pipe. */
+  drape_spawn_opts so = drape_spawn_opts_default();
+  so.stdin_fd = fds[0];
+  so.stdout_null = 1;
+  so.own_group = 1;
+  pid_t pid = -1;
+  drape_err se = {0};
+  int rc = drape_spawn(argv, &so, &pid, &se);
   close(fds[0]);
+  if (rc) {
+    close(fds[1]);
+    return drape_fail(e, rc, "--video: %s", se.msg);
+  }
   /* The worker writes to the pipe; if ffmpeg dies, write() must fail with
    * EPIPE (reported) instead of SIGPIPE killing drape. */
   struct sigaction ign;
@@ -261,7 +268,6 @@ static int start_ffmpeg(drape_capture *c, const char *exe, drape_err *e) {
   ign.sa_handler = SIG_IGN;
   sigemptyset(&ign.sa_mask);
   if (sigaction(SIGPIPE, &ign, &c->old_pipe) == 0) c->pipe_handler_set = 1;
-  fcntl(fds[1], F_SETFD, FD_CLOEXEC);
   c->ffmpeg_pid = pid;
   c->pipe_fd = fds[1];
   return DRAPE_OK;
@@ -380,6 +386,7 @@ int drape_capture_open(drape_capture **out, const drape_capture_opts *o, drape_e
   c->pipe_fd = -1;
   if (c->o.png_level < 1 || c->o.png_level > 9) c->o.png_level = 6;
   if (c->o.queue_frames < 1) c->o.queue_frames = 4;
+  if (c->o.frame_digits < 4 || c->o.frame_digits > 9) c->o.frame_digits = 4;
   c->frame_bytes = (size_t)o->width * (size_t)o->height * 3;
   if (o->png_dir) snprintf(c->png_dir, sizeof c->png_dir, "%s", o->png_dir);
   pthread_mutex_init(&c->mu, NULL);
@@ -505,9 +512,8 @@ int drape_capture_close(drape_capture *c, int ok, drape_err *e) {
   if (c->ffmpeg_pid > 0) {
     if (c->pipe_fd >= 0) close(c->pipe_fd); /* EOF: ffmpeg finishes the file */
     c->pipe_fd = -1;
-    int st = 0;
-    while (waitpid(c->ffmpeg_pid, &st, 0) < 0 && errno == EINTR) {
-    }
+    int st = drape_spawn_wait(c->ffmpeg_pid); /* reaped: no zombie */
+    c->ffmpeg_pid = 0;
     int good = WIFEXITED(st) && WEXITSTATUS(st) == 0;
     if (!good && !rc) {
       rc = DRAPE_EIO;

@@ -23,7 +23,7 @@ typedef struct run_string {
 struct drape_run_render {
   /* flags (defaults filled in) */
   const char *png_dir, *video;
-  int every, width, height, samples, png_level, progress_on;
+  int every, width, height, samples, png_level, progress_on, digits;
   drape_interop_mode interop;
   /* scene copies */
   double dt, fps;
@@ -168,6 +168,7 @@ int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene 
   rr->samples = f->samples > 0 ? f->samples : 4;
   rr->png_level = f->png_level > 0 ? f->png_level : 6;
   rr->progress_on = !f->no_progress;
+  rr->digits = f->frame_digits >= 4 ? f->frame_digits : 4;
   rr->interop = (drape_interop_mode)f->interop;
   if (f->size_set) {
     rr->width = f->width;
@@ -195,6 +196,7 @@ int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene 
   co.width = rr->width;
   co.height = rr->height;
   co.png_level = rr->png_level;
+  co.frame_digits = rr->digits;
   /* dt = 0.016666 means 60 fps: snap to a whole rate when that close, so
    * players see 30/1, not 75003/2500. */
   co.fps = 1.0 / (rr->dt * rr->every);
@@ -545,9 +547,9 @@ int drape_run_render_end(drape_run_render *rr, drape_err *e) {
     fprintf(stderr, "drape run: rendered %d frames, %.2f ms transfer + %.1f ms draw/read per "
             "frame\n", rr->rendered, rr->ms_xfer / rr->rendered, rr->ms_draw / rr->rendered);
   if (rr->png_dir)
-    fprintf(stderr, "drape run: wrote %d PNG frames (%dx%d) to %s/frame_NNNN.png\n",
-            rr->rendered, rr->width, rr->height, rr->png_dir);
-  if (rr->video)
+    fprintf(stderr, "drape run: wrote %d PNG frames (%dx%d) to %s/frame_%.*s.png\n",
+            rr->rendered, rr->width, rr->height, rr->png_dir, rr->digits, "NNNNNNNNN");
+  if (rr->video && rr->rendered > 0) /* no frame: capture_close wrote no file */
     fprintf(stderr, "drape run: wrote %s (%d frames, %dx%d, %.3g fps)\n", rr->video,
             rr->rendered, rr->width, rr->height, rr->fps);
   return DRAPE_OK;
@@ -561,13 +563,13 @@ void drape_run_render_timings(const drape_run_render *rr, int *frames, double *m
   *ms_draw = n ? rr->ms_draw / n : 0;
 }
 
-void drape_run_render_abort(drape_run_render *rr) {
-  if (!rr) return;
+int drape_run_render_abort(drape_run_render *rr) {
+  if (!rr) return 0;
   if (rr->prog.enabled) drape_progress_end(&rr->prog);
-  if (rr->cap) {
-    drape_capture_close(rr->cap, 0, NULL);
-    rr->cap = NULL;
-  }
+  if (!rr->cap) return 0;
+  drape_capture_close(rr->cap, 0, NULL);
+  rr->cap = NULL;
+  return 1;
 }
 
 void drape_run_render_free(drape_run_render *rr) {

@@ -27,6 +27,7 @@ typedef struct drape_run_render_flags {
   int every, width, height, samples, png_level, no_progress;
   int interop; /* drape_interop_mode */
   int discard;  /* render and read back, write nothing (benchmarks; no flag) */
+  int frame_digits; /* PNG frame number digits (drape_frame_digits); 0: 4 */
   int size_set, every_set, samples_set, interop_set;
 } drape_run_render_flags;
 
@@ -61,8 +62,9 @@ int drape_run_render_frame(drape_run_render *rr, drape_sim *sim, int frame, drap
 /* After the last frame: waits for the encoder, finishes the video, prints
  * where the frames went. */
 int drape_run_render_end(drape_run_render *rr, drape_err *e);
-/* On failure: stops the capture and removes the partial video. */
-void drape_run_render_abort(drape_run_render *rr);
+/* On failure: stops the capture and removes the partial video. Returns 1
+ * when a capture was still open (so a partial video, if any, was removed). */
+int drape_run_render_abort(drape_run_render *rr);
 /* After drape_sim_destroy: GL, OpenCL runtime, memory. NULL is fine. */
 void drape_run_render_free(drape_run_render *rr);
 
