@@ -141,14 +141,28 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         o->n_sizes++;
       }
     } else if (!strcmp(a, "--settings")) {
+      /* Whole integers only, every character checked: sscanf("%d%c%d")
+       * read 20x1.5 as 20x1 and ran a case nobody asked for. */
       o->n_settings = 0;
-      for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
-        int ss, it;
-        char x;
-        if (o->n_settings >= MAX_SETTINGS || sscanf(s, "%d%c%d", &ss, &x, &it) != 3 ||
-            x != 'x' || ss < 1 || ss > 1000 || it < 1 || it > 1000)
-          return bad(a, v, "expected SUBSTEPSxITERATIONS (each 1..1000), e.g. 20x1,5x4");
-        o->settings[o->n_settings++] = (setting){ss, it};
+      const char *p = v;
+      for (;;) {
+        long ss = 0, it = 0;
+        int nd = 0;
+        while (*p >= '0' && *p <= '9' && nd < 5) ss = 10 * ss + (*p++ - '0'), nd++;
+        int ok = nd > 0 && *p == 'x';
+        if (ok) {
+          p++;
+          nd = 0;
+          while (*p >= '0' && *p <= '9' && nd < 5) it = 10 * it + (*p++ - '0'), nd++;
+          ok = nd > 0 && (*p == ',' || *p == '\0');
+        }
+        if (!ok || o->n_settings >= MAX_SETTINGS || ss < 1 || ss > 1000 || it < 1 || it > 1000)
+          return bad(a, v,
+                     "expected SUBSTEPSxITERATIONS, whole numbers 1..1000 each, at most 8 "
+                     "separated by commas, e.g. 20x1,5x4");
+        o->settings[o->n_settings++] = (setting){(int)ss, (int)it};
+        if (*p == '\0') break;
+        p++; /* the comma; an empty entry after it fails above */
       }
     } else if (!strcmp(a, "--self")) {
       o->n_self = 0;
