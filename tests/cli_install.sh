@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The installed package: `cmake --install` into a temporary prefix, then
+# examples/hello_drape.c built against it twice, as an embedder would, with
+# find_package(drape) and with pkg-config; both binaries run and print the
+# cloth's lowest point, resting above the floor (y >= thickness) and below
+# the sphere's top. Also: drape as an add_subdirectory of another project
+# configures without building drape's tests or benchmarks.
+set -u
+S=${DRAPE_SOURCE_DIR:?}
+B=${DRAPE_BINARY_DIR:?}
+T=$B/test-tmp/cli_install-$$
+rm -rf "$T" && mkdir -p "$T"
+fail=0
+P=$T/prefix
+cmake --install "$B" --prefix "$P" >"$T/install.txt" 2>&1 || { echo "FAIL cmake --install"; cat "$T/install.txt"; exit 1; }
+for f in include/drape/cloth.h lib/libdrape.a lib/libdrape_render.a lib/cmake/drape/drapeConfig.cmake \
+         lib/cmake/drape/drapeConfigVersion.cmake lib/pkgconfig/drape.pc lib/pkgconfig/drape-render.pc \
+         bin/drape share/doc/drape/README.md share/drape/scenes/drape_sphere.json; do
+  [[ -e "$P/$f" ]] || { echo "FAIL not installed: $f"; fail=1; }
+done
+check_out() { # name output
+  local y
+  y=$(sed -n 's/.*lowest point is at y = \([-0-9.]*\) m/\1/p' <<<"$2")
+  if [[ -z "$y" ]] || ! awk -v y="$y" 'BEGIN { exit !(y >= 0.009 && y < 0.8) }'; then
+    echo "FAIL $1: $2"; fail=1
+  else
+    echo "ok   $1: lowest point y = $y m"
+  fi
+}
+# find_package
+cmake -S "$S/examples" -B "$T/ex" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Release \
+  >"$T/ex.txt" 2>&1 && cmake --build "$T/ex" >>"$T/ex.txt" 2>&1 ||
+  { echo "FAIL examples with find_package"; tail -20 "$T/ex.txt"; fail=1; }
+[[ -x "$T/ex/hello_drape" ]] && check_out "hello_drape (find_package, OpenCL)" "$("$T/ex/hello_drape" 2>&1)"
+# pkg-config
+out=$(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs drape 2>&1) ||
+  { echo "FAIL pkg-config drape: $out"; fail=1; }
+cc -std=c11 -o "$T/hello_pc" "$S/examples/hello_drape.c" $out 2>"$T/pc.txt" ||
+  { echo "FAIL examples with pkg-config ($out)"; cat "$T/pc.txt"; fail=1; }
+[[ -x "$T/hello_pc" ]] && check_out "hello_drape (pkg-config, CPU reference)" "$("$T/hello_pc" cpu 2>&1)"
+# add_subdirectory: drape inside another project, no tests or benchmarks
+mkdir -p "$T/outer"
+cat >"$T/outer/CMakeLists.txt" <<CM
+cmake_minimum_required(VERSION 3.21)
+project(outer LANGUAGES C)
+add_subdirectory("$S" drape)
+add_executable(hello "$S/examples/hello_drape.c")
+target_link_libraries(hello PRIVATE drape::drape)
+CM
+cmake -S "$T/outer" -B "$T/outer/build" >"$T/outer.txt" 2>&1 || { echo "FAIL add_subdirectory configure"; tail "$T/outer.txt"; fail=1; }
+if [[ -d "$T/outer/build/drape/tests" || -d "$T/outer/build/drape/bench" ]]; then
+  echo "FAIL add_subdirectory built drape's tests or benchmarks"; fail=1
+else
+  echo "ok   add_subdirectory: configured, no tests or benchmarks"
+fi
+rm -rf "$T"
+[[ $fail == 0 ]] && echo "ok   install"
+exit $fail
