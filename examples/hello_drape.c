@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include <drape/cloth.h>
-#include <drape/scene.h>
+#include <drape/drape.h>
 
 int main(int argc, char **argv) {
   drape_err e = {0};

@@ -18,6 +18,18 @@ for f in include/drape/cloth.h lib/libdrape.a lib/libdrape_render.a lib/cmake/dr
          bin/drape share/doc/drape/README.md share/drape/scenes/drape_sphere.json; do
   [[ -e "$P/$f" ]] || { echo "FAIL not installed: $f"; fail=1; }
 done
+# every public header compiles on its own; only drape_cl.h pulls in OpenCL
+# and none pulls in GL, EGL, GLFW or epoxy
+for h in "$P"/include/drape/*.h; do
+  n=$(basename "$h")
+  printf '#include <drape/%s>\nint main(void) { return 0; }\n' "$n" >"$T/h.c"
+  if ! cc -std=c11 -fsyntax-only -H -I"$P/include" "$T/h.c" 2>"$T/h.txt"; then
+    echo "FAIL $n does not compile on its own"; cat "$T/h.txt"; fail=1; continue
+  fi
+  if grep -E -q '(^|/)(GL|EGL|GLFW|epoxy)/' "$T/h.txt"; then echo "FAIL $n includes a GL header"; fail=1; fi
+  if [[ $n != drape_cl.h ]] && grep -q 'CL/' "$T/h.txt"; then echo "FAIL $n includes an OpenCL header"; fail=1; fi
+done
+echo "ok   public headers: self-contained, OpenCL only in drape_cl.h, no GL"
 check_out() { # name output
   local y
   y=$(sed -n 's/.*lowest point is at y = \([-0-9.]*\) m/\1/p' <<<"$2")

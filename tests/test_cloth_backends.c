@@ -7,6 +7,7 @@
 
 #include "cl/runtime.h"
 #include "cloth_util.h"
+#include "drape/drape_cl.h"
 #include "support.h"
 
 static double max_diff(const float *a, const float *b, int n) {

@@ -46,11 +46,16 @@ typedef struct drape_cable_def {
 typedef struct drape_cable drape_cable;
 
 drape_cable_def drape_cable_def_default(void);
+/* NULL with DRAPE_EINVAL on bad input, including values the solve cannot
+ * represent: stiffness ym/l0^2, node mass rho*l0/2 and m/h^2 must come out
+ * finite and > 0 (a rest length of 1e-300 m fails here). */
 drape_cable *drape_cable_create(const drape_cable_def *def, drape_err *e);
 void drape_cable_free(drape_cable *c);
 
 /* One time step of length def.h with the chosen integrator. Returns
- * DRAPE_EUNSTABLE when a position becomes non-finite. */
+ * DRAPE_EUNSTABLE when a position or velocity becomes non-finite, naming
+ * the first such node: "cable diverged: node 7 position = (nan, 2, 0) after
+ * a backward Euler step". */
 int drape_cable_step(drape_cable *c, drape_err *e);
 /* Quasi-static: minimise the potential (no inertia) from the current
  * positions; velocities are set to zero. *iterations (may be NULL) gets the

@@ -36,7 +36,6 @@
 #define DRAPE_CLOTH_H
 
 #include <stdint.h>
-#include <CL/cl.h>
 
 #include "drape/base.h"
 #include "drape/scene.h"
@@ -46,7 +45,7 @@ extern "C" {
 #endif
 
 typedef struct drape_sim drape_sim;
-struct drape_cl; /* src/cl/runtime.h: an OpenCL context, queue and program */
+struct drape_cl; /* an OpenCL context, queue and program (drape_cl.h) */
 
 typedef enum { DRAPE_BACKEND_CL = 0, DRAPE_BACKEND_CPU = 1 } drape_backend;
 
@@ -116,21 +115,8 @@ int drape_sim_read_triangles(drape_sim *sim, uint32_t *tris, drape_err *e);
 /* Overwrites velocities (tests, viewer tools); w is ignored. */
 int drape_sim_write_velocities(drape_sim *sim, const float *v, drape_err *e);
 
-/* ---- sharing device buffers (OpenCL backend; NULL on the CPU backend) ----
- * float4 per particle as above. The buffers live as long as the sim; they
- * are complete after drape_sim_step returns (use the queue of
- * drape_sim_cl to order further work). A renderer either reads them back
- * (drape_sim_read_*) or copies them into GL buffers on the device. */
-typedef struct drape_sim_buffers {
-  cl_mem positions;          /* n_particles float4                            */
-  cl_mem normals;            /* n_particles float4                            */
-  cl_mem tris;               /* n_tris x 3 uint32 (degenerate when torn)      */
-  cl_command_queue queue;
-  cl_context context;
-} drape_sim_buffers;
-
-int drape_sim_cl_buffers(const drape_sim *sim, drape_sim_buffers *out);
-struct drape_cl *drape_sim_cl(const drape_sim *sim); /* NULL on CPU       */
+/* Device buffers and the OpenCL runtime: <drape/drape_cl.h> (opt-in, so
+ * that this header needs no OpenCL headers). */
 
 /* ---- parameters a viewer edits live ---- */
 typedef struct drape_sim_params {

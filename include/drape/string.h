@@ -67,7 +67,53 @@ typedef struct drape_string_params {
    * wherever it converges within 40 the results are the same, and fine
    * strings (N in the thousands) need ~50 while the straight start sags. */
   int newton_max;
+  /* Accepted substeps allowed in one tick before the tick fails
+   * (DRAPE_EUNSTABLE, naming the stiffest parameter); default 100000, range
+   * 1..1000000000. The movement limit (0.01 l0 per substep, §7.13) makes
+   * stiff strings (huge EA or B for their l0, mu and h) take ever smaller
+   * substeps as they gain speed; without a cap such a tick never ends. The
+   * seed's runs take 1-3 substeps per tick. */
+  long substep_max;
 } drape_string_params;
+
+/* Limits of what the solver can simulate (checked by
+ * drape_string_params_validate() and the advance functions):
+ *  - the link length L0/N is at least DRAPE_STRING_MIN_LINK (1e-6 m): the
+ *    movement limit per substep is 0.01 L0/N, and the geometry tests square
+ *    link lengths against 1e-24 m^2 (bends of links shorter than 1e-12 m are
+ *    skipped), so shorter links leave no margin and tinier ones (1e-300)
+ *    underflow; L0 is at most DRAPE_STRING_MAX_LENGTH (1e6 m), and so is
+ *    each anchor coordinate's magnitude (further out doubles no longer
+ *    resolve 0.01 L0/N); the end node mass mu L0/(2N) is a normal double;
+ *  - one run (drape_string_advance*, t_end from time 0) is at most
+ *    DRAPE_STRING_MAX_TICKS (1e9) ticks: t_end / h <= 1e9. */
+#define DRAPE_STRING_MIN_LINK 1e-6
+#define DRAPE_STRING_MAX_LENGTH 1e6
+#define DRAPE_STRING_MAX_TICKS 1e9
+
+/* Divergence (DRAPE_EUNSTABLE from the stepping functions), checked every
+ * DRAPE_STRING_ENERGY_EVERY accepted substeps and at the end of each
+ * drape_string_advance*() call, besides the velocity solve's own failures:
+ *  - a non-finite position or velocity is never accepted: the substep is
+ *    halved and retried, and after 20 halvings the tick fails naming the
+ *    first bad node ("node 7 position = nan");
+ *  - energy blow-up: E - E0 - W > DRAPE_STRING_ENERGY_FACTOR * S, where E is
+ *    the total energy (drape_string_energies), E0 its value at create, reset
+ *    or set_state, W the work the hand has done since (the held end's
+ *    velocity changes plus the force holding it times its motion), and S an
+ *    energy scale: the initial kinetic, elastic and bending energies + the
+ *    weight of the string lifted by its length (M |g| L0) + its mass at the
+ *    hand's speed cap (M v_max^2 / 2) + the sum of |work| the hand has done.
+ *    Friction and the contour projection only remove energy, so E - E0 - W
+ *    stays <= 0 up to the scheme's error (measured: <= 0 on the seed's free
+ *    and held runs and scenes/string_hand.json; 0.02 S held without any
+ *    friction, etaA = D = 0); a blow-up grows it exponentially (EA or B =
+ *    1e12 pass 100 S within the first 3 ticks);
+ *  - more than substep_max substeps in one tick.
+ * The messages name the stiffest parameter (EA, B or the link length) with
+ * its time scale against h. */
+#define DRAPE_STRING_ENERGY_EVERY 32
+#define DRAPE_STRING_ENERGY_FACTOR 100.0
 
 drape_string_params drape_string_params_default(void);
 
@@ -93,7 +139,9 @@ void drape_string_reset(drape_string *s);
 
 /* Replaces positions and velocities (2(N+1) doubles each, x0,y0,x1,y1,...;
  * v may be NULL for rest). A pinned anchor is moved to r[0] and its velocity
- * zeroed. Ends any tick in progress. Rejects non-finite values (DRAPE_EINVAL). */
+ * zeroed. Ends any tick in progress; the new state is the energy balance's
+ * baseline. Rejects non-finite values and states whose energy overflows
+ * (DRAPE_EINVAL), leaving the old state. */
 int drape_string_set_state(drape_string *s, const double *r, const double *v, drape_err *e);
 
 /* ---- the hand ---- */
@@ -112,8 +160,10 @@ void drape_string_target(const drape_string *s, double out[2]);
 /* ---- time stepping ---- */
 /* One tick of length h (finishes a tick left unfinished by an interrupted
  * drape_string_advance() instead). Errors: DRAPE_EUNSTABLE when the velocity
- * solve does not converge, a substep cannot be made small enough, or the
- * state becomes non-finite; the state is then that of the last good substep. */
+ * solve does not converge, a substep cannot be made small enough, the state
+ * would become non-finite, the tick needs more than substep_max substeps, or
+ * the energy blows up (see DRAPE_STRING_ENERGY_FACTOR above); the state is
+ * then that of the last good substep, always finite. */
 int drape_string_tick(drape_string *s, drape_err *e);
 
 typedef struct drape_string_progress {
@@ -125,7 +175,9 @@ typedef struct drape_string_progress {
 } drape_string_progress;
 
 /* Runs ticks until the simulated time reaches t_end (to the nearest whole
- * tick, so time = round(t_end/h) h), with the current hold/target. With
+ * tick, so time = round(t_end/h) h), with the current hold/target. A t_end
+ * that is not finite or is more than DRAPE_STRING_MAX_TICKS ticks is
+ * DRAPE_EINVAL (message naming t_end and h), before any tick. With
  * wall_budget_s > 0 it stops after the first accepted substep at which that
  * much wall time has passed, possibly in the middle of a tick (an ongoing
  * solve always finishes first, §7.13); the next call continues exactly where
@@ -144,7 +196,7 @@ int drape_string_advance(drape_string *s, double t_end, double wall_budget_s,
  *  - otherwise it is held with the target given by the keyframes (t, x, y)
  *    interpolated linearly at t (the last one after the last time).
  * release_at = 0 releases before the first tick. Call once per frame with
- * t_end = the frame's end time. */
+ * t_end = the frame's end time. Errors as drape_string_advance(). */
 int drape_string_advance_scripted(drape_string *s, const drape_string_def *def, double t_end,
                                   drape_err *e);
 
@@ -171,8 +223,17 @@ typedef struct drape_string_stats {
   long newton_iters;    /* velocity solves (banded factorizations)                     */
   int max_newton;       /* most solves one substep needed                              */
   long line_searches;   /* Newton iterations that changed the active set               */
+  double hand_work;     /* J, work the hand did since create/reset/set_state (the W of
+                           the energy balance above)                                  */
+  long max_tick_substeps; /* most substeps one tick took (against substep_max)        */
 } drape_string_stats;
 void drape_string_get_stats(const drape_string *s, drape_string_stats *out);
+
+/* -1 when every node's position and velocity is finite; otherwise the first
+ * node that is not, and desc (may be NULL) gets e.g.
+ * "node 7 position = (nan, 2.6)". The stepping functions never accept a
+ * non-finite state; callers check before output all the same (issue 13). */
+int drape_string_find_nonfinite(const drape_string *s, char *desc, size_t cap);
 
 /* Turning angle theta_i (rad) between links i-1 and i, i = 1..N-1 (§7.10);
  * 0 when either link has zero length. */

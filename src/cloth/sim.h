@@ -21,6 +21,7 @@
 #include "cloth/selfcol.h"
 #include "core/model.h"
 #include "drape/cloth.h"
+#include "drape/drape_cl.h"
 #include "drape_types.h"
 
 typedef enum {

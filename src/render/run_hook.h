@@ -15,6 +15,7 @@
 #define DRAPE_RENDER_RUN_HOOK_H
 
 #include "drape/cloth.h"
+#include "drape/drape_cl.h"
 #include "drape/render.h"
 #include "drape/scene.h"
 
