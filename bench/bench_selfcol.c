@@ -3,6 +3,7 @@
  * their share of the whole solver substep.
  *
  *   bench_selfcol [--sizes 64,128,256,512] [--substeps K] [--device N]
+ *                 [--crushed] [--cap N]
  *                 [--no-cpu] [--no-sim] [--csv FILE] [--json FILE]
  *
  * Part 1, the stage alone (drape's self-collision on its own buffers):
@@ -22,6 +23,11 @@
  * sheet (spacing 2 cm, thickness 1 cm, self-collision on) falling onto a
  * sphere, one substep per frame of 1/1200 s, K frames after 5 of warm-up:
  * ms per substep of every stage, and the self-collision share of the sum.
+ *
+ * --crushed: the same sheet with every position scaled by 1e-3 (the whole
+ * cloth inside one hash cell, issue 13): the bounded-work case, where each
+ * query reads up to its cap. --cap N sets all four caps (selfcol.h) to N;
+ * a large N (1000000) gives the unbounded stage as it was before the caps.
  *
  * Columns: ms per substep of each part, their total, and ns per particle
  * (flat when the cost grows linearly). Writes CSV (default
@@ -58,6 +64,8 @@ typedef struct {
   selfcol_object ob;
 } folded;
 
+static int g_crushed, g_cap;
+
 static int make_folded(int N, folded *f) {
   const float t = 0.01f, S = 3.0f * t;
   memset(f, 0, sizeof *f);
@@ -69,7 +77,7 @@ static int make_folded(int N, folded *f) {
   f->obj = calloc((size_t)f->n, sizeof *f->obj);
   f->tris = calloc(3 * (size_t)f->nt, sizeof *f->tris);
   if (!f->x || !f->p || !f->rest || !f->obj || !f->tris) return 1;
-  f->ob = (selfcol_object){t, 0.2f, 0, 1, 1};
+  f->ob = (selfcol_object){t, 0.2f, 0, 1, 1, 0.0f, 0, NULL};
   const int half = N / 2;
   int k = 0;
   for (int r = 0; r < N; r++)
@@ -87,6 +95,10 @@ static int make_folded(int N, folded *f) {
       f->x[i] = (dr_float4){x, y, z, 1.0f};
       f->p[i] = (dr_float4){x, y + (r < half ? 0.0f : 0.3f * t), z, 1.0f};
       f->rest[i] = (dr_float4){(float)c * S, 0.0f, (float)r * S, 0.0f};
+      if (g_crushed) {
+        f->x[i] = (dr_float4){1e-3f * x, 1e-3f * y, 1e-3f * z, 1.0f};
+        f->p[i] = (dr_float4){1e-3f * x, 1e-3f * y + (r < half ? 0.0f : 0.3f * t), 1e-3f * z, 1.0f};
+      }
       if (r + 1 < N && c + 1 < N) {
         dr_uint a = (dr_uint)i, b = (dr_uint)(i + N), cc = (dr_uint)(i + N + 1), d = (dr_uint)(i + 1);
         f->tris[3 * k] = a; f->tris[3 * k + 1] = b; f->tris[3 * k + 2] = cc; k++;
@@ -110,13 +122,14 @@ static cl_mem buf(drape_cl *cl, const void *src, size_t bytes, drape_err *e) {
 static int run_cl(drape_cl *cl, int N, int K, row *out, drape_err *e) {
   folded f;
   if (make_folded(N, &f)) return drape_fail(e, DRAPE_ENOMEM, "out of memory (N = %d)", N);
-  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob};
+  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob, g_cap, g_cap, g_cap};
   size_t xb = (size_t)f.n * sizeof(dr_float4);
   cl_mem x0 = buf(cl, f.x, xb, e), x = buf(cl, f.x, xb, e), p = buf(cl, f.p, xb, e),
          tris = buf(cl, f.tris, 3 * (size_t)f.nt * sizeof(dr_uint), e);
   selfcol_cl s;
   memset(&s, 0, sizeof s);
   int rc = (!x0 || !x || !p || !tris) ? DRAPE_ECL : selfcol_cl_create(cl, &d, &s, e);
+  if (!rc && g_cap) s.tb.cap_n = (uint32_t)g_cap; /* the contact cap too */
   for (int k = 0; !rc && k <= K; k++) {
     cl_int r = clEnqueueCopyBuffer(cl->queue, x0, x, 0, 0, xb, 0, NULL, NULL);
     if (r != CL_SUCCESS) rc = drape_fail(e, DRAPE_ECL, "clEnqueueCopyBuffer: %s", drape_cl_errstr(r));
@@ -158,9 +171,10 @@ static int run_cl(drape_cl *cl, int N, int K, row *out, drape_err *e) {
 static int run_cpu(int N, int K, row *out, drape_err *e) {
   folded f;
   if (make_folded(N, &f)) return drape_fail(e, DRAPE_ENOMEM, "out of memory (N = %d)", N);
-  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob};
+  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob, g_cap, g_cap, g_cap};
   selfcol_cpu s;
   int rc = selfcol_cpu_create(&d, &s, e);
+  if (!rc && g_cap) s.tb.cap_n = (uint32_t)g_cap;
   dr_float4 *x = malloc((size_t)f.n * sizeof *x);
   if (!rc && !x) rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
   for (int k = 0; !rc && k <= K; k++) {
@@ -263,6 +277,14 @@ int main(int argc, char **argv) {
       }
     } else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
       device = atoi(argv[++i]);
+    } else if (!strcmp(argv[i], "--crushed")) {
+      g_crushed = 1;
+    } else if (!strcmp(argv[i], "--cap") && i + 1 < argc) {
+      g_cap = atoi(argv[++i]);
+      if (g_cap < 1) {
+        fprintf(stderr, "bench_selfcol: --cap %s: allowed >= 1\n", argv[i]);
+        return 2;
+      }
     } else if (!strcmp(argv[i], "--no-cpu")) {
       cpu = 0;
     } else if (!strcmp(argv[i], "--no-sim")) {
@@ -274,7 +296,7 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr,
               "usage: bench_selfcol [--sizes 64,128,256,512] [--substeps K] [--device N] "
-              "[--no-cpu] [--no-sim] [--csv FILE] [--json FILE]\n");
+              "[--crushed] [--cap N] [--no-cpu] [--no-sim] [--csv FILE] [--json FILE]\n");
       return 2;
     }
   }
@@ -306,7 +328,7 @@ int main(int argc, char **argv) {
     }
   }
   printf("\nms per substep of the self-collision stage (opencl, cpu: the stage alone on a "
-         "folded sheet; sim: inside the solver)\n");
+         "%s sheet; sim: inside the solver)\n", g_crushed ? "folded and crushed (x 1e-3)" : "folded");
   printf("%-7s %-9s %9s %8s %8s %8s %8s %8s %8s %9s %9s %8s\n", "backend", "N", "particles",
          "clamp", "hash_p", "particle", "hash_t", "vert_tri", "total", "ns/part", "contacts",
          "dev_MB");

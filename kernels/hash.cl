@@ -13,8 +13,10 @@
  * to run. The passes sum corrections in bucket order, and float sums depend
  * on order, so without sorting the same scene would not give the same bits
  * twice. Buckets hold a handful of entries (cell size ≈ thickness), so an
- * insertion sort per bucket is cheap; the CPU reference (selfcol_cpu.c)
- * scatters sequentially and so gets the same sorted order directly.
+ * insertion sort per bucket is cheap; an overfull bucket only gets the
+ * front its readers can reach sorted (hash_sort_buckets). The CPU reference
+ * (selfcol_cpu.c) scatters sequentially and so gets the same sorted order
+ * directly.
  *
  * The scan is the work-efficient two-level scheme of Blelloch (1990) /
  * Harris et al. (GPU Gems 3, ch. 39): each work-group scans 2·L counts in
@@ -107,19 +109,62 @@ __kernel void hash_scan_add(__global uint *data, __global const uint *block_offs
   if (blk > 0u) data[i] += block_offsets[blk];
 }
 
-/* Insertion sort of vals[start[b], start[b+1]) for every bucket b. */
+/* Moves vals[lo + i] down the max-heap vals[lo, lo + m) (root at lo). */
+inline void hash_sift_down(__global uint *vals, const uint lo, uint i, const uint m) {
+  const uint v = vals[lo + i];
+  for (;;) {
+    uint c = 2u * i + 1u;
+    if (c >= m) break;
+    if (c + 1u < m && vals[lo + c + 1u] > vals[lo + c]) c++;
+    if (vals[lo + c] <= v) break;
+    vals[lo + i] = vals[lo + c];
+    i = c;
+  }
+  vals[lo + i] = v;
+}
+
+/* Every bucket b: vals[start[b], start[b+1]) in increasing order, as far as
+ * anyone reads it. The readers (selfcol.cl) take at most `cap` entries from
+ * the start of a bucket (the bounded work of issue 13), so a bucket of m <=
+ * cap entries is insertion-sorted whole (a handful in a sane scene), and a
+ * larger one (a cloth crushed into a few cells) only gets its cap smallest
+ * values, in order, at its front: a max-heap of the first cap entries takes
+ * every later entry smaller than its top (O(m log cap) instead of the O(m^2)
+ * of insertion sort on thousands of entries), then is heap-sorted in place.
+ * The front is the same set in the same order whatever order the atomics
+ * gave, so it equals the CPU reference's (sequential, fully sorted) front;
+ * the rest of the bucket is left in no particular order and never read. */
 __kernel void hash_sort_buckets(__global const uint *start, __global uint *vals,
-                                const uint n_buckets) {
+                                const uint n_buckets, const uint cap) {
   const uint b = get_global_id(0);
   if (b >= n_buckets) return;
   const uint lo = start[b], hi = start[b + 1u];
-  for (uint i = lo + 1u; i < hi; i++) {
-    const uint v = vals[i];
-    uint j = i;
-    while (j > lo && vals[j - 1u] > v) {
-      vals[j] = vals[j - 1u];
-      j--;
+  if (hi - lo <= cap) {
+    for (uint i = lo + 1u; i < hi; i++) {
+      const uint v = vals[i];
+      uint j = i;
+      while (j > lo && vals[j - 1u] > v) {
+        vals[j] = vals[j - 1u];
+        j--;
+      }
+      vals[j] = v;
     }
-    vals[j] = v;
+    return;
+  }
+  const uint m = cap;
+  for (uint i = m / 2u; i-- > 0u;) hash_sift_down(vals, lo, i, m);
+  for (uint i = lo + m; i < hi; i++) {
+    const uint v = vals[i];
+    if (v < vals[lo]) {
+      vals[i] = vals[lo];
+      vals[lo] = v;
+      hash_sift_down(vals, lo, 0u, m);
+    }
+  }
+  for (uint end = m - 1u; end > 0u; end--) {
+    const uint top = vals[lo];
+    vals[lo] = vals[lo + end];
+    vals[lo + end] = top;
+    hash_sift_down(vals, lo, 0u, end);
   }
 }

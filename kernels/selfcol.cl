@@ -54,10 +54,14 @@ inline float3 sc_cross(float3 a, float3 b) {
 }
 
 /* Cell coordinate of v for a cell size 1/inv_cell. Clamped so that a
- * runaway (or NaN) position still gives a valid integer. */
+ * runaway position still gives a valid integer, and NaN (whose conversion
+ * to int is undefined) explicitly sent to the lowest cell: the comparisons
+ * are false for NaN, so it takes the first branch. selfcol_cpu.c has the
+ * same lines. */
 inline int sc_coord(float v, float inv_cell) {
   float f = floor(v * inv_cell);
-  f = fmin(fmax(f, -1.0e9f), 1.0e9f);
+  f = f >= -1.0e9f ? f : -1.0e9f;
+  f = f <= 1.0e9f ? f : 1.0e9f;
   return (int)f;
 }
 
@@ -122,12 +126,22 @@ inline float3 sc_point(float3 a, float3 b, float3 c, float3 bary) {
   return a * bary.x + b * bary.y + c * bary.z;
 }
 
-/* Adds the part of request r that D does not yet cover (see the top). */
+/* Adds the part of request r that D does not yet cover (see the top). A
+ * NaN request makes D NaN (issue 13: never hide a NaN; the solver's
+ * finiteness check then stops the run). */
 inline float3 sc_request(float3 D, float3 r) {
   float r2 = sc_dot(r, r);
   if (r2 == 0.0f) return D;
   float have = sc_dot(D, r) / r2;
-  return have < 1.0f ? D + r * (1.0f - have) : D;
+  return have >= 1.0f ? D : D + r * (1.0f - have);
+}
+
+/* Records a query that hit its cap: counter c of object o (saturating, so
+ * it never wraps back to "never capped") and the most candidates seen. */
+inline void sc_cap_hit(__global uint *caps, int o, int c, uint cand) {
+  __global uint *k = caps + 8 * o + c;
+  if (*k < 0x40000000u) atomic_inc(k);
+  atomic_max(k + 1, cand);
 }
 
 /* ---- velocity clamp and support ------------------------------------------
@@ -164,7 +178,7 @@ __kernel void selfcol_clamp(__global float4 *x, __global const float4 *p,
   float l2 = sc_dot(d, d);
   float th = objp[o].x;
   float lim = frac * th;
-  if (l2 > lim * lim) {
+  if (!(l2 <= lim * lim)) { /* NaN: clamped to NaN, not left as it was */
     float k = lim / sqrt(l2);
     xi.xyz = pi.xyz + d * k;
     x[i] = xi;
@@ -227,13 +241,16 @@ __kernel void selfcol_particles(__global const float4 *x, __global const float4 
                                 __global const int *objf, __global const float4 *objp,
                                 __global const uint *start, __global const uint *vals,
                                 __global float4 *delta, __global int *ncon, const int n,
-                                const float inv_cell, const float reach, const uint mask) {
+                                const float inv_cell, const float reach, const uint mask,
+                                const uint cap, const int cap_n, __global uint *exam,
+                                __global uint *caps) {
   int i = get_global_id(0);
   if (i >= n) return;
   int oi = sobj[i];
   if (oi < 0) {
     delta[i] = (float4)(0.0f);
     ncon[i] = 0;
+    exam[i] = 0u;
     return;
   }
   float4 xi = x[i];
@@ -247,12 +264,16 @@ __kernel void selfcol_particles(__global const float4 *x, __global const float4 
                    sc_coord(xi.z + reach, inv_cell));
   float3 D = (float3)(0.0f);
   int cnt = 0;
+  uint left = cap, cand = 0u; /* entries this query may still read; all it had */
   for (int qz = c0.z; qz <= c1.z; qz++)
     for (int qy = c0.y; qy <= c1.y; qy++)
       for (int qx = c0.x; qx <= c1.x; qx++) {
         uint h = sc_hash(qx, qy, qz, mask);
-        uint hi = start[h + 1u];
-        for (uint e = start[h]; e < hi; e++) {
+        uint lo = start[h], hi = start[h + 1u];
+        cand += hi - lo;
+        if (hi - lo > left) hi = lo + left; /* the first `left`, by index */
+        uint e = lo;
+        for (; e < hi && cnt < cap_n; e++) {
           int j = (int)vals[e];
           if (j == i) continue;
           float4 xj = x[j];
@@ -266,11 +287,12 @@ __kernel void selfcol_particles(__global const float4 *x, __global const float4 
           float d = sc_pair_thickness(ti, objp[oj].x, same);
           float3 dv = xi.xyz - xj.xyz;
           float l2 = sc_dot(dv, dv);
-          if (l2 >= d * d || l2 == 0.0f) continue;
+          /* written so that NaN fails them: no contact from a NaN (issue 13) */
+          if (!(l2 < d * d) || l2 == 0.0f) continue;
           if (same) {
             float3 dr = ri - rest[j].xyz;
             float r2 = sc_dot(dr, dr);
-            if (l2 >= r2) continue; /* not closer than in the rest mesh */
+            if (!(l2 < r2)) continue; /* not closer than in the rest mesh */
             d = fmin(d, sqrt(r2));
           }
           float wi = wsc[i], wj = wsc[j];
@@ -293,9 +315,12 @@ __kernel void selfcol_particles(__global const float4 *x, __global const float4 
           D = sc_request(D, (nrm * depth - rt * f) * share);
           cnt++;
         }
+        left -= e - lo;
       }
   delta[i] = (float4)(D, 0.0f);
   ncon[i] = cnt;
+  exam[i] = cap - left;
+  if (cap - left < cand) sc_cap_hit(caps, oi, 0, cand); /* entries left unread */
 }
 
 __kernel void selfcol_apply(__global float4 *x, __global const float4 *delta, const int n) {
@@ -356,12 +381,18 @@ __kernel void hash_tri_extent(__global const float4 *x, __global const uint *tri
   if (t < n_tris && sc_tri_ok(tris, tobj, t, &v)) {
     float3 lo, hi;
     sc_tri_box(x, v, grow, &lo, &hi);
-    tbox[2 * t] = (float4)(lo, 0.0f);
-    tbox[2 * t + 1] = (float4)(hi, 0.0f);
     float3 s = hi - lo;
     float side = fmax(fmax(s.x, s.y), s.z);
+    /* A corner that is NaN or infinite (fmin/fmax would skip a NaN) leaves
+     * the triangle out of the hash (w = 0): it cannot be closest to
+     * anything, and must not size the cells. */
+    float3 a = x[v.x].xyz, b = x[v.y].xyz, c = x[v.z].xyz;
+    float chk = (a.x + a.y + a.z) + (b.x + b.y + b.z) + (c.x + c.y + c.z);
+    float ok = chk - chk == 0.0f ? 1.0f : 0.0f;
+    tbox[2 * t] = (float4)(lo, ok);
+    tbox[2 * t + 1] = (float4)(hi, 0.0f);
     if (!(side < 1.0e30f)) side = 1.0e30f; /* a blown-up mesh: one huge cell */
-    atomic_max(&group_max, as_uint(side));
+    if (ok != 0.0f) atomic_max(&group_max, as_uint(side));
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (get_local_id(0) == 0 && group_max != 0u) atomic_max(maxbits, group_max);
@@ -385,7 +416,7 @@ __kernel void hash_count_triangles(__global const float4 *tbox, __global const u
   if (t >= n_tris) return;
   int m = 0;
   uint3 v;
-  if (sc_tri_ok(tris, tobj, t, &v)) {
+  if (sc_tri_ok(tris, tobj, t, &v) && tbox[2 * t].w != 0.0f) {
     float inv = sc_tri_inv_cell(maxbits);
     int3 c0, c1;
     sc_tri_cells(tbox, t, inv, &c0, &c1);
@@ -441,11 +472,13 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
                                       __global const uint *vals, __global float4 *rec_a,
                                       __global float4 *rec_b, __global uint *rec_t,
                                       __global int *nvt, const int n,
-                                      const int K, const uint mask) {
+                                      const int K, const uint mask, const uint cap,
+                                      __global uint *exam, __global uint *caps) {
   int q = get_global_id(0);
   if (q >= n) return;
   int oq = sobj[q];
   int k = 0;
+  uint seen = 0u;
   float inv = sc_tri_inv_cell(maxbits);
   if (oq >= 0 && inv > 0.0f) {
     float4 xq4 = x[q];
@@ -453,8 +486,11 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
     float tq = objp[oq].x, muq = objp[oq].y;
     uint h = sc_hash(sc_coord(xq.x, inv), sc_coord(xq.y, inv), sc_coord(xq.z, inv), mask);
     uint prev = 0xffffffffu;
-    uint hi = start[h + 1u];
-    for (uint e = start[h]; e < hi && k < K; e++) {
+    /* the first `cap` entries of the bucket, by triangle index */
+    const uint lo = start[h], full = start[h + 1u];
+    const uint hi = full - lo > cap ? lo + cap : full;
+    uint e = lo;
+    for (; e < hi && k < K; e++) {
       uint t = vals[e];
       if (t == prev) continue; /* two of its cells share this bucket */
       prev = t;
@@ -462,7 +498,7 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
        * 1% more against the rounding of the closest point) */
       float3 blo = tbox[2 * t].xyz - (float3)(0.01f * grow);
       float3 bhi = tbox[2 * t + 1].xyz + (float3)(0.01f * grow);
-      if (any(xq < blo) || any(xq > bhi)) continue;
+      if (!all(xq >= blo) || !all(xq <= bhi)) continue; /* NaN: outside */
       uint ia = tris[3 * t], ib = tris[3 * t + 1], ic = tris[3 * t + 2];
       if (ia == (uint)q || ib == (uint)q || ic == (uint)q) continue;
       int ot = tobj[t];
@@ -474,14 +510,14 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
       if (face < 0) continue;
       float3 ev = xq - sc_point(xa.xyz, xb.xyz, xc.xyz, bary);
       float l2 = sc_dot(ev, ev);
-      if (l2 >= d * d) continue;
+      if (!(l2 < d * d)) continue;
       if (same) {
         float3 rb;
         float3 rq = rest[q].xyz, ra = rest[ia].xyz, rbb = rest[ib].xyz, rc = rest[ic].xyz;
         if (sc_closest(rq, ra, rbb, rc, &rb) < 0) continue;
         float3 er = rq - sc_point(ra, rbb, rc, rb);
         float r2 = sc_dot(er, er);
-        if (l2 >= r2) continue; /* not closer than in the rest mesh */
+        if (!(l2 < r2)) continue; /* not closer than in the rest mesh */
         d = fmin(d, sqrt(r2));
       }
       float3 pa = p[ia].xyz, pb = p[ib].xyz, pc = p[ic].xyz;
@@ -489,7 +525,7 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
       float side = sc_dot(n0, pq - pa) >= 0.0f ? 1.0f : -1.0f;
       float3 nc = sc_cross(xb.xyz - xa.xyz, xc.xyz - xa.xyz);
       float nl = sqrt(sc_dot(nc, nc));
-      if (nl == 0.0f) continue;
+      if (!(nl > 0.0f)) continue;
       float3 nrm = nc * (side / nl);
       float hgt = sc_dot(nrm, ev);
       float3 dir;
@@ -511,7 +547,7 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
         mode = 1.0f;
         s = xq4.w + bary.x * bary.x * xa.w + bary.y * bary.y * xb.w + bary.z * bary.z * xc.w;
       }
-      if (s == 0.0f) continue;
+      if (!(s > 0.0f)) continue;
       float3 rel = (xq - pq) - sc_point(xa.xyz - pa, xb.xyz - pb, xc.xyz - pc, bary);
       float rn = sc_dot(rel, dir);
       float3 rt = rel - dir * rn;
@@ -525,8 +561,13 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
       rec_t[slot] = t;
       k++;
     }
+    seen = e - lo;
+    /* capped: it read up to the cap (not stopped by the K slots) and the
+     * bucket had more */
+    if (e == hi && hi < full && k < K) sc_cap_hit(caps, oq, 2, full - lo);
   }
   nvt[q] = k;
+  exam[q] = seen;
 }
 
 /* Regroup the triangle side of the contacts by corner particle: key = the
@@ -565,7 +606,9 @@ __kernel void selfcol_corner_scatter(__global const uint *tris, __global const u
 __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
                                 __global const float4 *rec_a, __global const float4 *rec_b,
                                 __global const int *nvt, __global const uint *start,
-                                __global const uint *vals, const int n, const int K) {
+                                __global const uint *vals, const int n, const int K,
+                                __global const int *sobj, const uint cap,
+                                __global uint *caps) {
   int j = get_global_id(0);
   if (j >= n) return;
   float4 xj = x[j];
@@ -573,6 +616,11 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
   int m = nvt[j];
   uint lo = start[j], hi = start[j + 1];
   if (m == 0 && lo == hi) return;
+  /* at most `cap` shares as a corner: the first by slot */
+  if (hi - lo > cap) {
+    if (sobj[j] >= 0) sc_cap_hit(caps, sobj[j], 4, hi - lo);
+    hi = lo + cap;
+  }
   float ws = wsc[j];
   float3 D = (float3)(0.0f);
   for (int k = 0; k < m; k++) {

@@ -47,12 +47,12 @@ static inline void sc_world_free(sc_world *w) {
 }
 
 static inline selfcol_object sc_cloth(float thickness, float friction, int vt) {
-  selfcol_object o = {thickness, friction, 0, 1, vt};
+  selfcol_object o = {thickness, friction, 0, 1, vt, 0.0f, 0, NULL};
   return o;
 }
 
 static inline selfcol_desc sc_desc(const sc_world *w) {
-  selfcol_desc d = {w->n, w->rest, w->obj, w->nt, w->tris, w->nobj, w->objects};
+  selfcol_desc d = {w->n, w->rest, w->obj, w->nt, w->tris, w->nobj, w->objects, 0, 0, 0};
   return d;
 }
 

@@ -84,10 +84,12 @@ static void check_particle_set(int n, float L, unsigned seed, float off) {
   long total = 0;
   int *bf = brute_pairs(&w, t, &total);
   selfcol_desc d = sc_desc(&w);
+  d.cap_p = 1 << 20; /* every pair: the caps have their own tests (test_selfcol_caps) */
 
   /* CPU reference */
   selfcol_cpu cpu;
   SC_OK(selfcol_cpu_create(&d, &cpu, e));
+  cpu.tb.cap_n = 1u << 20; /* and every contact */
   cpu_selfcol_clamp(&cpu, w.x, w.p, NULL); /* p = x: fills the pass masses only */
   cpu_hash_particles(&cpu, w.x);
   cpu_selfcol_particles(&cpu, w.x, w.p);
@@ -101,6 +103,7 @@ static void check_particle_set(int n, float L, unsigned seed, float off) {
   sc_dev dev;
   sc_dev_upload(&g_cl, &w, &dev);
   SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
+  g.tb.cap_n = 1u << 20;
   SC_OK(selfcol_cl_clamp(&g, dev.x, dev.p, NULL, NULL, e));
   SC_OK(selfcol_cl_hash_particles(&g, dev.x, e));
   SC_OK(selfcol_cl_particles(&g, dev.x, dev.p, e));
@@ -202,6 +205,7 @@ static void check_soup(int nt, int nv, float L, unsigned seed) {
   sc_world w;
   make_soup(&w, nt, nv, t, L, seed);
   selfcol_desc d = sc_desc(&w);
+  d.cap_t = d.cap_c = 1 << 20; /* every pair (caps: test_selfcol_caps) */
   selfcol_cpu cpu;
   SC_OK(selfcol_cpu_create(&d, &cpu, e));
   cpu_selfcol_clamp(&cpu, w.x, w.p, NULL);

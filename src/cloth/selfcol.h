@@ -24,6 +24,17 @@
  *  - mode "vertex-triangle" (default for cloth): both passes; "particle":
  *    the cloth's triangles are not hashed (its vertices still meet other
  *    cloths' triangles).
+ *  - bounded work (issue 13): a particle query reads at most cap_p hash
+ *    entries (its 8 cells in z, y, x order, each bucket from its start), a
+ *    vertex query at most cap_t, a corner combines at most cap_c triangle
+ *    shares; buckets are sorted by index, so "the first cap entries" is the
+ *    same set in the same order on both backends. A capped query is
+ *    counted per object (selfcol_caps) and warned about once per object.
+ *  - thickness against rest spacing (SELFCOL_MAX_*), else create fails
+ *    (DRAPE_EINVAL naming cloth[i].thickness / rope[i].thickness): beyond
+ *    it a cloth fights its own rest mesh, or the hash cell holds so many
+ *    rest-mesh particles that the caps would cut contacts a sane scene
+ *    needs.
  */
 #ifndef DRAPE_CLOTH_SELFCOL_H
 #define DRAPE_CLOTH_SELFCOL_H
@@ -45,6 +56,35 @@
 #define SELFCOL_SLOTS 8
 /* Object flags (objf). */
 #define SELFCOL_F_ROPE 1
+/* Rest-spacing rules (see the top; checked when the solver gives the
+ * spacings): a cloth's thickness <= SELFCOL_MAX_OWN x its grid spacing (at
+ * 0.7 x a flat falling 48^2 sheet already tore itself apart: a grid vertex
+ * is s/sqrt(2) from the nearest triangle it is not a corner of, and
+ * vertex-triangle contacts inside the rest mesh push it off the plane); the
+ * largest thickness (the cell is 2 t_max) <= SELFCOL_MAX_CELL_CLOTH x every
+ * colliding cloth's spacing and <= SELFCOL_MAX_CELL_ROPE x every colliding
+ * rope's link rest length (nodes on a line fill a cell more slowly). */
+#define SELFCOL_MAX_OWN 0.5f
+#define SELFCOL_MAX_CELL_CLOTH 1.0f
+#define SELFCOL_MAX_CELL_ROPE 4.0f
+/* Caps per query (see the top). Measured most in sane scenes (48^2 sheet
+ * draped on a sphere, thickness 0.1..0.5 x spacing, CPU reference): 30
+ * particle entries, 106 triangle entries, 12 corner shares; scenes/ at most
+ * 28, 115, 17; at most 1 particle contact anywhere). */
+#define SELFCOL_CAP_P 128
+#define SELFCOL_CAP_N 16  /* contacts a particle query keeps (tb.cap_n)  */
+#define SELFCOL_CAP_T 128
+#define SELFCOL_CAP_C 64
+/* Counters per object in selfcol_caps (uint32 each). */
+enum {
+  SELFCOL_CAPC_P = 0,    /* particle queries that hit cap_p (saturating) */
+  SELFCOL_CAPC_P_MAX,    /* most candidates such a query had             */
+  SELFCOL_CAPC_T,        /* vertex queries that hit cap_t                */
+  SELFCOL_CAPC_T_MAX,
+  SELFCOL_CAPC_C,        /* corners that hit cap_c                       */
+  SELFCOL_CAPC_C_MAX,
+  SELFCOL_CAPC_STRIDE = 8
+};
 
 /* One object as self-collision sees it. */
 typedef struct selfcol_object {
@@ -54,6 +94,11 @@ typedef struct selfcol_object {
   int rope;            /* 1 for a rope (no triangles, no rope–rope pairs) */
   int enabled;         /* takes part                                      */
   int vertex_triangle; /* its triangles are hashed (mode vertex-triangle) */
+  /* For the checks and the warning (0 / NULL: not checked, "object <o>"): */
+  float spacing;       /* rest spacing, m: cloth grid spacing, rope link
+                          rest length                                     */
+  int index;           /* its index in the scene's cloth[] or rope[]      */
+  const char *name;    /* copied at create                                */
 } selfcol_object;
 
 /* What the stage needs to know about the model; copied at create. */
@@ -66,6 +111,8 @@ typedef struct selfcol_desc {
                             list each substep; torn ones are degenerate) */
   int n_objects;
   const selfcol_object *objects;
+  /* Caps (0: the defaults of selfcol_tables_build; tests raise them). */
+  int cap_p, cap_t, cap_c;
 } selfcol_desc;
 
 /* The static colliders, for the support rule (the solver's floor and
@@ -105,10 +152,25 @@ typedef struct selfcol_tables {
   float cell;            /* particle hash cell, 2 t_max                    */
   uint32_t mask_p;       /* particle table buckets - 1 (power of 2)        */
   uint32_t mask_t;       /* triangle table buckets - 1                     */
+  uint32_t cap_p, cap_t, cap_c; /* the caps (see the top)                  */
+  uint32_t cap_n;        /* contacts a particle query keeps (tests may
+                            raise it after create)                        */
+  char (*name)[64];      /* n_objects: names for the warning               */
+  int *warned;           /* n_objects: the cap warning was given            */
 } selfcol_tables;
 
 int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e);
 void selfcol_tables_free(selfcol_tables *t);
+
+/* The one-time warning of a capped query: called with the message (no
+ * newline) the first time an object's counters show a capped query. The
+ * default writes "drape: warning: <msg>" to stderr; tests install their
+ * own (NULL restores the default). */
+typedef void (*selfcol_warn_fn)(const char *msg, void *ctx);
+void selfcol_set_warn(selfcol_warn_fn fn, void *ctx);
+/* Warns once per object whose counters (n_objects x SELFCOL_CAPC_STRIDE)
+ * show a capped query; returns the number of objects warned about now. */
+int selfcol_caps_warn(selfcol_tables *t, const uint32_t *caps);
 
 /* ---- CPU reference ---- */
 typedef struct selfcol_cpu {
@@ -127,6 +189,10 @@ typedef struct selfcol_cpu {
   uint32_t *rec_t;
   int *nvt;
   uint32_t *cstart, *cvals;
+  /* bounded work: entries each particle / vertex query read last pass,
+   * and the per-object cap counters (never reset) */
+  uint32_t *pexam, *vexam;
+  uint32_t *caps;
   double ms[SELFCOL_T_COUNT]; /* accumulated wall time per part            */
 } selfcol_cpu;
 

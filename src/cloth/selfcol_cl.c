@@ -164,10 +164,11 @@ static int scan_run(selfcol_cl *s, const selfcol_scan *sc, cl_mem data, drape_er
   return DRAPE_OK;
 }
 
+/* cap: the most entries any reader takes from the front of a bucket. */
 static int sort_buckets(selfcol_cl *s, cl_mem start, cl_mem vals, cl_uint n_buckets,
-                        drape_err *e) {
-  int rc = drape_cl_set_args(s->k[SK_SORT], sk_names[SK_SORT], e, 3, A(start), A(vals),
-                             A(n_buckets));
+                        cl_uint cap, drape_err *e) {
+  int rc = drape_cl_set_args(s->k[SK_SORT], sk_names[SK_SORT], e, 4, A(start), A(vals),
+                             A(n_buckets), A(cap));
   return rc ? rc : launch(s, SK_SORT, n_buckets, 0, e);
 }
 
@@ -223,11 +224,23 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->ccount, (n + 1) * u, NULL, "corner buckets", e)) ||
       (rc = mk(s, &s->crank, 3 * K * n * u, NULL, "corner ranks", e)) ||
       (rc = mk(s, &s->cvals, 3 * K * n * u, NULL, "corner entries", e)) ||
+      (rc = mk(s, &s->pexam, n * u, NULL, "particle query entries", e)) ||
+      (rc = mk(s, &s->vexam, n * u, NULL, "vertex query entries", e)) ||
+      (rc = mk(s, &s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, NULL, "cap counters",
+               e)) ||
       (rc = scan_plan(s, &s->scan_p, Bp + 1, e)) || (rc = scan_plan(s, &s->scan_t, Bt + 1, e)) ||
       (rc = scan_plan(s, &s->scan_c, n + 1, e)))
     goto fail;
+  s->caps_host = calloc((size_t)t->n_objects * SELFCOL_CAPC_STRIDE, sizeof *s->caps_host);
+  if (!s->caps_host) {
+    rc = drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision cap counters)");
+    goto fail;
+  }
   /* A vertex-triangle pass may run before any particle pass wrote these. */
-  if ((rc = fill0(s, s->nvt, n * u, e)) || (rc = fill0(s, s->ncon, n * u, e))) goto fail;
+  if ((rc = fill0(s, s->nvt, n * u, e)) || (rc = fill0(s, s->ncon, n * u, e)) ||
+      (rc = fill0(s, s->pexam, n * u, e)) || (rc = fill0(s, s->vexam, n * u, e)) ||
+      (rc = fill0(s, s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, e)))
+    goto fail;
   DRAPE_CL_TRY(e, clFinish(cl->queue));
   for (int i = 0; i < s->n_ev; i++) clReleaseEvent(s->ev[i]);
   s->n_ev = 0;
@@ -238,7 +251,9 @@ fail:
 }
 
 void selfcol_cl_destroy(selfcol_cl *s) {
-  if (s->cl && s->cl->queue && s->n_ev) clFinish(s->cl->queue);
+  if (s->cl && s->cl->queue && (s->n_ev || s->caps_ev)) clFinish(s->cl->queue);
+  if (s->caps_ev) clReleaseEvent(s->caps_ev);
+  free(s->caps_host);
   for (int i = 0; i < s->n_ev; i++) clReleaseEvent(s->ev[i]);
   free(s->ev);
   free(s->ev_part);
@@ -247,7 +262,8 @@ void selfcol_cl_destroy(selfcol_cl *s) {
   cl_mem *all[] = {&s->sobj,   &s->tobj,  &s->objp,  &s->objf,    &s->rest,  &s->pkey,
                    &s->prank,  &s->pcount, &s->pvals, &s->delta, &s->wsc,  &s->ncon,  &s->maxbits,
                    &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
-                   &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals};
+                   &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals,
+                   &s->pexam,  &s->vexam, &s->caps};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   scan_free(&s->scan_p);
   scan_free(&s->scan_t);
@@ -288,7 +304,7 @@ int selfcol_cl_hash_particles(selfcol_cl *s, cl_mem x, drape_err *e) {
                               A(s->pkey), A(s->prank), A(s->pcount), A(s->pvals), A(n))) ||
       (rc = launch(s, SK_SCATTER_P, (size_t)n, 0, e)))
     return rc;
-  return sort_buckets(s, s->pcount, s->pvals, B, e);
+  return sort_buckets(s, s->pcount, s->pvals, B, t->cap_p, e);
 }
 
 int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
@@ -298,11 +314,13 @@ int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
   const float inv = 1.0f / t->cell;
   const cl_uint mask = t->mask_p;
   const float reach = t->t_max;
+  const cl_uint cap = t->cap_p;
+  const cl_int cap_n = (cl_int)t->cap_n;
   int rc;
-  if ((rc = drape_cl_set_args(s->k[SK_PARTICLES], sk_names[SK_PARTICLES], e, 15, A(x), A(p),
+  if ((rc = drape_cl_set_args(s->k[SK_PARTICLES], sk_names[SK_PARTICLES], e, 19, A(x), A(p),
                               A(s->wsc), A(s->rest), A(s->sobj), A(s->objf), A(s->objp), A(s->pcount),
                               A(s->pvals), A(s->delta), A(s->ncon), A(n), A(inv), A(reach),
-                              A(mask))) ||
+                              A(mask), A(cap), A(cap_n), A(s->pexam), A(s->caps))) ||
       (rc = launch(s, SK_PARTICLES, (size_t)n, 0, e)) ||
       (rc = drape_cl_set_args(s->k[SK_APPLY], sk_names[SK_APPLY], e, 3, A(x), A(s->delta), A(n))))
     return rc;
@@ -330,20 +348,21 @@ int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e
                               A(s->trank), A(s->tcount), A(s->tvals), A(nt))) ||
       (rc = launch(s, SK_SCATTER_T, (size_t)nt, 0, e)))
     return rc;
-  return sort_buckets(s, s->tcount, s->tvals, B, e);
+  return sort_buckets(s, s->tcount, s->tvals, B, t->cap_t, e);
 }
 
 int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e) {
   s->cur_part = SELFCOL_T_VERTEX_TRIANGLE;
   const selfcol_tables *t = &s->tb;
   const cl_int n = t->n, K = SELFCOL_SLOTS;
-  const cl_uint mask = t->mask_t;
+  const cl_uint mask = t->mask_t, cap_t = t->cap_t, cap_c = t->cap_c;
   int rc;
   const float grow = t->t_max;
-  if ((rc = drape_cl_set_args(s->k[SK_VT], sk_names[SK_VT], e, 21, A(x), A(p), A(s->wsc), A(s->rest),
+  if ((rc = drape_cl_set_args(s->k[SK_VT], sk_names[SK_VT], e, 24, A(x), A(p), A(s->wsc), A(s->rest),
                               A(s->sobj), A(s->objf), A(s->objp), A(tris), A(s->tobj),
                               A(s->tbox), A(grow), A(s->maxbits), A(s->tcount), A(s->tvals), A(s->rec_a),
-                              A(s->rec_b), A(s->rec_t), A(s->nvt), A(n), A(K), A(mask))) ||
+                              A(s->rec_b), A(s->rec_t), A(s->nvt), A(n), A(K), A(mask), A(cap_t),
+                              A(s->vexam), A(s->caps))) ||
       (rc = launch(s, SK_VT, (size_t)n, 0, e)) ||
       (rc = fill0(s, s->ccount, ((size_t)n + 1) * sizeof(cl_uint), e)) ||
       (rc = drape_cl_set_args(s->k[SK_CORNER_COUNT], sk_names[SK_CORNER_COUNT], e, 7, A(tris),
@@ -354,25 +373,66 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
                               A(s->rec_t), A(s->nvt), A(s->ccount), A(s->crank), A(s->cvals),
                               A(n), A(K))) ||
       (rc = launch(s, SK_CORNER_SCATTER, (size_t)n, 0, e)) ||
-      (rc = sort_buckets(s, s->ccount, s->cvals, (cl_uint)n, e)) ||
-      (rc = drape_cl_set_args(s->k[SK_VT_GATHER], sk_names[SK_VT_GATHER], e, 9, A(x), A(s->wsc), A(s->rec_a),
-                              A(s->rec_b), A(s->nvt), A(s->ccount), A(s->cvals), A(n), A(K))))
+      (rc = sort_buckets(s, s->ccount, s->cvals, (cl_uint)n, cap_c, e)) ||
+      (rc = drape_cl_set_args(s->k[SK_VT_GATHER], sk_names[SK_VT_GATHER], e, 12, A(x), A(s->wsc), A(s->rec_a),
+                              A(s->rec_b), A(s->nvt), A(s->ccount), A(s->cvals), A(n), A(K),
+                              A(s->sobj), A(cap_c), A(s->caps))))
     return rc;
   return launch(s, SK_VT_GATHER, (size_t)n, 0, e);
+}
+
+/* ---- the cap counters ----
+ * The device counts capped queries per object (sc_cap_hit); the host
+ * learns of them without waiting: a run starts by looking whether the read
+ * it left in flight has completed (then warns, selfcol_caps_warn) and ends
+ * by enqueueing a new one if none is in flight. The solver's frame ends
+ * with a clFinish, so a capped query is warned about by the next frame at
+ * the latest; a sane scene pays one 32-byte read per object and frame or
+ * so, and no wait. */
+static int caps_poll(selfcol_cl *s, int wait, drape_err *e) {
+  if (!s->caps_ev) return DRAPE_OK;
+  if (wait) DRAPE_CL_TRY(e, clWaitForEvents(1, &s->caps_ev));
+  cl_int st = CL_QUEUED;
+  DRAPE_CL_TRY(e, clGetEventInfo(s->caps_ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                                 NULL));
+  if (st < 0)
+    return drape_fail(e, DRAPE_ECL, "self-collision: reading the cap counters failed: %s",
+                      drape_cl_errstr(st));
+  if (st != CL_COMPLETE) return DRAPE_OK;
+  clReleaseEvent(s->caps_ev);
+  s->caps_ev = NULL;
+  selfcol_caps_warn(&s->tb, s->caps_host);
+  return DRAPE_OK;
+}
+
+static int caps_read(selfcol_cl *s, drape_err *e) {
+  if (s->caps_ev) return DRAPE_OK;
+  const size_t bytes = (size_t)s->tb.n_objects * SELFCOL_CAPC_STRIDE * sizeof(cl_uint);
+  DRAPE_CL_TRY(e, clEnqueueReadBuffer(s->cl->queue, s->caps, CL_FALSE, 0, bytes, s->caps_host, 0,
+                                      NULL, &s->caps_ev));
+  return DRAPE_OK;
+}
+
+int selfcol_cl_caps(selfcol_cl *s, uint32_t *out, drape_err *e) {
+  int rc;
+  if ((rc = caps_poll(s, 1, e)) || (rc = caps_read(s, e)) || (rc = caps_poll(s, 1, e))) return rc;
+  if (out)
+    memcpy(out, s->caps_host, (size_t)s->tb.n_objects * SELFCOL_CAPC_STRIDE * sizeof *out);
+  return DRAPE_OK;
 }
 
 int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol_colliders *col,
                    cl_mem spheres, drape_err *e) {
   if (!s->tb.any) return DRAPE_OK;
   int rc;
+  if ((rc = caps_poll(s, 0, e))) return rc;
   if ((rc = selfcol_cl_clamp(s, x, p, col, spheres, e)) || (rc = selfcol_cl_hash_particles(s, x, e)) ||
       (rc = selfcol_cl_particles(s, x, p, e)))
     return rc;
-  if (!s->tb.any_tris) return DRAPE_OK;
-  if ((rc = selfcol_cl_hash_triangles(s, x, tris, e)) ||
-      (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e)))
+  if (s->tb.any_tris && ((rc = selfcol_cl_hash_triangles(s, x, tris, e)) ||
+                         (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e))))
     return rc;
-  return DRAPE_OK;
+  return caps_read(s, e);
 }
 
 int selfcol_cl_collect(selfcol_cl *s, double *total_ms, drape_err *e) {

@@ -46,6 +46,13 @@ typedef struct selfcol_cl {
   cl_mem maxbits, tkey, tbox, trank, tcount, tvals;
   /* vertex-triangle contacts and their corner regrouping */
   cl_mem rec_a, rec_b, rec_t, nvt, ccount, crank, cvals;
+  /* bounded work: entries each particle / vertex query read last pass, and
+   * the per-object cap counters (n_objects x SELFCOL_CAPC_STRIDE, never
+   * reset), copied to caps_host by a non-blocking read at most once in
+   * flight, checked (and warned about) at the next run */
+  cl_mem pexam, vexam, caps;
+  uint32_t *caps_host;
+  cl_event caps_ev;
   selfcol_scan scan_p, scan_t, scan_c;
   uint64_t bytes;               /* device memory held                        */
   uint64_t launches;            /* kernel launches and fills enqueued         */
@@ -73,6 +80,11 @@ int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e); /* + 
 int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e);
 /* contacts + corner regrouping + gather */
 int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e);
+
+/* The cap counters (n_objects x SELFCOL_CAPC_STRIDE) after the queue has
+ * run everything enqueued so far (blocking), warning once per capped
+ * object like a run does; out may be NULL. */
+int selfcol_cl_caps(selfcol_cl *s, uint32_t *out, drape_err *e);
 
 /* After the queue is finished: adds the profiled time of every enqueued
  * part to s->ms (nothing when the queue has no profiling) and returns the

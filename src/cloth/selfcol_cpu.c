@@ -6,6 +6,7 @@
  * sequentially in index order, which is exactly the order the device gets
  * after hash_sort_buckets. Also: the tables shared by both backends. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,9 +29,12 @@ static inline v3 vmax(v3 a, v3 b) { return V(fmaxf(a.x, b.x), fmaxf(a.y, b.y), f
 static inline float as_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline uint32_t as_u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
 
+/* NaN goes to the lowest cell (the comparisons are false for it), as in
+ * kernels/selfcol.cl: a float -> int conversion of NaN is undefined. */
 static inline int sc_coord(float v, float inv_cell) {
   float f = floorf(v * inv_cell);
-  f = fminf(fmaxf(f, -1.0e9f), 1.0e9f);
+  f = f >= -1.0e9f ? f : -1.0e9f;
+  f = f <= 1.0e9f ? f : 1.0e9f;
   return (int)f;
 }
 static inline uint32_t sc_hash(int ix, int iy, int iz, uint32_t mask) {
@@ -84,7 +88,14 @@ static inline v3 sc_request(v3 D, v3 r) {
   float r2 = dot(r, r);
   if (r2 == 0.0f) return D;
   float have = dot(D, r) / r2;
-  return have < 1.0f ? add(D, mul(r, 1.0f - have)) : D;
+  return have >= 1.0f ? D : add(D, mul(r, 1.0f - have)); /* NaN: D NaN */
+}
+
+/* sc_cap_hit in kernels/selfcol.cl. */
+static inline void sc_cap_hit(uint32_t *caps, int o, int c, uint32_t cand) {
+  uint32_t *k = caps + SELFCOL_CAPC_STRIDE * o + c;
+  if (*k < 0x40000000u) (*k)++;
+  if (k[1] < cand) k[1] = cand;
 }
 
 int selfcol_closest(const float q[3], const float a[3], const float b[3], const float c[3],
@@ -108,6 +119,19 @@ const char *selfcol_part_name(selfcol_part p) {
 }
 
 /* ---- tables shared by both backends ---- */
+/* The shortest %g form of a float that reads back as the same float
+ * (messages: 0.01, not 0.00999999978; 1.0000001, not 1). */
+typedef struct { char s[32]; } fstr;
+static fstr fmt_f(float v) {
+  fstr r;
+  for (int p = 6; p <= 9; p++) {
+    snprintf(r.s, sizeof r.s, "%.*g", p, (double)v);
+    if (strtof(r.s, NULL) == v) break;
+  }
+  return r;
+}
+
+
 static uint32_t pow2_at_least(uint64_t n) {
   uint32_t b = 64;
   while (b < n && b < (1u << 30)) b <<= 1;
@@ -121,10 +145,13 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
                       d->n_particles, d->n_tris, d->n_objects);
   for (int o = 0; o < d->n_objects; o++) {
     const selfcol_object *ob = &d->objects[o];
-    if (ob->enabled && !(ob->thickness > 0.0f))
-      return drape_fail(e, DRAPE_EINVAL,
-                        "self-collision: object %d thickness = %g: must be > 0", o,
-                        (double)ob->thickness);
+    if (ob->enabled && !(ob->thickness > 0.0f)) {
+      if (ob->spacing > 0.0f) /* filled by the solver: name the scene key */
+        return drape_fail(e, DRAPE_EINVAL, "%s[%d].thickness = %s (as a float): must be > 0",
+                          ob->rope ? "rope" : "cloth", ob->index, fmt_f(ob->thickness).s);
+      return drape_fail(e, DRAPE_EINVAL, "self-collision: object %d thickness = %.9g: must be > 0",
+                        o, (double)ob->thickness);
+    }
   }
   /* corner entries are slot*4 + corner in 32 bits, slot = particle*K + k */
   if ((int64_t)d->n_particles * SELFCOL_SLOTS * 4 >= ((int64_t)1 << 32))
@@ -140,16 +167,59 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
   t->objp = calloc((size_t)t->n_objects, sizeof *t->objp);
   t->objf = calloc((size_t)t->n_objects, sizeof *t->objf);
   t->rest = calloc(n, sizeof *t->rest);
-  if (!t->sobj || !t->tobj || !t->objp || !t->objf || !t->rest) {
+  t->name = calloc((size_t)t->n_objects, sizeof *t->name);
+  t->warned = calloc((size_t)t->n_objects, sizeof *t->warned);
+  if (!t->sobj || !t->tobj || !t->objp || !t->objf || !t->rest || !t->name || !t->warned) {
     selfcol_tables_free(t);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision tables)");
   }
+  int o_max = -1;
   for (int o = 0; o < t->n_objects; o++) {
     const selfcol_object *ob = &d->objects[o];
     t->objp[o] = (dr_float4){ob->thickness, ob->friction, 0.0f, 0.0f};
     t->objf[o] = ob->rope ? SELFCOL_F_ROPE : 0;
-    if (ob->enabled && ob->thickness > t->t_max) t->t_max = ob->thickness;
+    if (ob->enabled && ob->thickness > t->t_max) {
+      t->t_max = ob->thickness;
+      o_max = o;
+    }
+    if (ob->name)
+      snprintf(t->name[o], sizeof t->name[o], "%s \"%s\"", ob->rope ? "rope" : "cloth", ob->name);
+    else
+      snprintf(t->name[o], sizeof t->name[o], "object %d", o);
   }
+  /* The rest-spacing rules (selfcol.h, README "Self-collision"). */
+  for (int o = 0; o < t->n_objects; o++) {
+    const selfcol_object *ob = &d->objects[o];
+    if (!ob->enabled || !(ob->spacing > 0.0f)) continue;
+    const char *kind = ob->rope ? "rope" : "cloth";
+    const char *sp = ob->rope ? "link rest length" : "grid spacing";
+    if (!ob->rope && !(ob->thickness <= SELFCOL_MAX_OWN * ob->spacing)) {
+      int rc = drape_fail(e, DRAPE_EINVAL,
+                          "cloth[%d].thickness = %s: with self_collision at most %g x its grid "
+                          "spacing %s m (closer, its own vertex-triangle pairs at rest touch): "
+                          "allowed > 0 and <= %s",
+                          ob->index, fmt_f(ob->thickness).s, (double)SELFCOL_MAX_OWN,
+                          fmt_f(ob->spacing).s, fmt_f(SELFCOL_MAX_OWN * ob->spacing).s);
+      selfcol_tables_free(t);
+      return rc;
+    }
+    const float ratio = ob->rope ? SELFCOL_MAX_CELL_ROPE : SELFCOL_MAX_CELL_CLOTH;
+    if (t->t_max <= ratio * ob->spacing) continue;
+    const selfcol_object *om = &d->objects[o_max];
+    int rc = drape_fail(e, DRAPE_EINVAL,
+                        "%s[%d].thickness = %s: the self-collision hash cell is 2 x the largest "
+                        "thickness, which may be at most %g x the %s of every colliding %s "
+                        "(%s[%d]: %s m): allowed > 0 and <= %s",
+                        om->rope ? "rope" : "cloth", om->index, fmt_f(om->thickness).s,
+                        (double)ratio, sp, kind, kind, ob->index, fmt_f(ob->spacing).s,
+                        fmt_f(ratio * ob->spacing).s);
+    selfcol_tables_free(t);
+    return rc;
+  }
+  t->cap_p = d->cap_p > 0 ? (uint32_t)d->cap_p : SELFCOL_CAP_P;
+  t->cap_t = d->cap_t > 0 ? (uint32_t)d->cap_t : SELFCOL_CAP_T;
+  t->cap_c = d->cap_c > 0 ? (uint32_t)d->cap_c : SELFCOL_CAP_C;
+  t->cap_n = SELFCOL_CAP_N;
   int np = 0, ntri = 0;
   for (int i = 0; i < t->n; i++) {
     int o = d->obj[i];
@@ -179,12 +249,53 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
 }
 
 void selfcol_tables_free(selfcol_tables *t) {
+  free(t->name);
+  free(t->warned);
   free(t->sobj);
   free(t->tobj);
   free(t->objp);
   free(t->objf);
   free(t->rest);
   memset(t, 0, sizeof *t);
+}
+
+/* ---- the cap warning ---- */
+static selfcol_warn_fn g_warn;
+static void *g_warn_ctx;
+void selfcol_set_warn(selfcol_warn_fn fn, void *ctx) {
+  g_warn = fn;
+  g_warn_ctx = ctx;
+}
+
+int selfcol_caps_warn(selfcol_tables *t, const uint32_t *caps) {
+  int warned = 0;
+  for (int o = 0; o < t->n_objects; o++) {
+    const uint32_t *c = caps + SELFCOL_CAPC_STRIDE * o;
+    if (t->warned[o] || !(c[SELFCOL_CAPC_P] || c[SELFCOL_CAPC_T] || c[SELFCOL_CAPC_C])) continue;
+    t->warned[o] = 1;
+    warned++;
+    char msg[512];
+    int k = c[SELFCOL_CAPC_P] ? 0 : c[SELFCOL_CAPC_T] ? 1 : 2;
+    const unsigned cap = k == 0 ? t->cap_p : k == 1 ? t->cap_t : t->cap_c;
+    char part[160];
+    if (k == 0)
+      snprintf(part, sizeof part, "a particle query met %u hash entries (caps: %u entries, %u "
+               "contacts)", (unsigned)c[SELFCOL_CAPC_P_MAX], cap, (unsigned)t->cap_n);
+    else
+      snprintf(part, sizeof part, k == 1 ? "a vertex-triangle query met %u hash entries (cap %u)"
+                                         : "a triangle corner had %u contact shares (cap %u)",
+               (unsigned)c[SELFCOL_CAPC_P_MAX + 2 * k], cap);
+    snprintf(msg, sizeof msg,
+             "self-collision of %s: %s; only the first ones, in index order, are used and "
+             "contacts beyond them are missed (a crushed or overlapping cloth, or a huge "
+             "triangle; README \"Self-collision\")",
+             t->name[o], part);
+    if (g_warn)
+      g_warn(msg, g_warn_ctx);
+    else
+      fprintf(stderr, "drape: warning: %s\n", msg);
+  }
+  return warned;
 }
 
 /* ---- CPU reference ---- */
@@ -209,7 +320,10 @@ int selfcol_cpu_create(const selfcol_desc *d, selfcol_cpu *s, drape_err *e) {
   s->nvt = calloc(n, sizeof *s->nvt);
   s->cstart = calloc(n + 1u, sizeof *s->cstart);
   s->cvals = malloc(3u * K * n * sizeof *s->cvals);
-  if (!s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
+  s->pexam = calloc(n, sizeof *s->pexam);
+  s->vexam = calloc(n, sizeof *s->vexam);
+  s->caps = calloc((size_t)s->tb.n_objects * SELFCOL_CAPC_STRIDE, sizeof *s->caps);
+  if (!s->pexam || !s->vexam || !s->caps || !s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
       !s->rec_a || !s->rec_b || !s->rec_t || !s->nvt || !s->cstart || !s->cvals) {
     selfcol_cpu_destroy(s);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision, %d particles)", s->tb.n);
@@ -223,6 +337,7 @@ void selfcol_cpu_destroy(selfcol_cpu *s) {
   free(s->tstart); free(s->tvals); free(s->tbox);
   free(s->rec_a); free(s->rec_b); free(s->rec_t); free(s->nvt);
   free(s->cstart); free(s->cvals);
+  free(s->pexam); free(s->vexam); free(s->caps);
   memset(s, 0, sizeof *s);
 }
 
@@ -252,7 +367,7 @@ void cpu_selfcol_clamp(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p,
     float l2 = dot(d, d);
     float th = t->objp[o].x;
     float lim = SELFCOL_CLAMP * th;
-    if (l2 > lim * lim) {
+    if (!(l2 <= lim * lim)) { /* NaN: clamped to NaN, not left as it was */
       float k = lim / sqrtf(l2);
       v3 nx = add(pi, mul(d, k));
       xi = (dr_float4){nx.x, nx.y, nx.z, xi.w};
@@ -302,6 +417,7 @@ void cpu_selfcol_particles(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *
     if (oi < 0) {
       s->delta[i] = (dr_float4){0, 0, 0, 0};
       s->ncon[i] = 0;
+      s->pexam[i] = 0;
       continue;
     }
     dr_float4 xi = x[i];
@@ -313,11 +429,16 @@ void cpu_selfcol_particles(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *
     int c1[3] = {sc_coord(xi.x + reach, inv), sc_coord(xi.y + reach, inv), sc_coord(xi.z + reach, inv)};
     v3 D = V(0, 0, 0);
     int cnt = 0;
+    uint32_t left = t->cap_p, cand = 0;
     for (int qz = c0[2]; qz <= c1[2]; qz++)
       for (int qy = c0[1]; qy <= c1[1]; qy++)
         for (int qx = c0[0]; qx <= c1[0]; qx++) {
           uint32_t h = sc_hash(qx, qy, qz, t->mask_p);
-          for (uint32_t e = s->pstart[h]; e < s->pstart[h + 1u]; e++) {
+          uint32_t lo = s->pstart[h], hi = s->pstart[h + 1u];
+          cand += hi - lo;
+          if (hi - lo > left) hi = lo + left;
+          uint32_t e = lo;
+          for (; e < hi && cnt < (int)t->cap_n; e++) {
             int j = (int)s->pvals[e];
             if (j == i) continue;
             dr_float4 xj = x[j];
@@ -329,11 +450,11 @@ void cpu_selfcol_particles(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *
             float d = sc_pair_thickness(ti, t->objp[oj].x, same);
             v3 dv = sub(xi3, X3(xj));
             float l2 = dot(dv, dv);
-            if (l2 >= d * d || l2 == 0.0f) continue;
+            if (!(l2 < d * d) || l2 == 0.0f) continue;
             if (same) {
               v3 dr = sub(ri, X3(t->rest[j]));
               float r2 = dot(dr, dr);
-              if (l2 >= r2) continue;
+              if (!(l2 < r2)) continue;
               d = fminf(d, sqrtf(r2));
             }
             float wi = s->wsc[i], wj = s->wsc[j];
@@ -356,9 +477,12 @@ void cpu_selfcol_particles(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *
             D = sc_request(D, mul(sub(mul(nrm, depth), mul(rt, f)), share));
             cnt++;
           }
+          left -= e - lo;
         }
     s->delta[i] = (dr_float4){D.x, D.y, D.z, 0.0f};
     s->ncon[i] = cnt;
+    s->pexam[i] = t->cap_p - left;
+    if (t->cap_p - left < cand) sc_cap_hit(s->caps, oi, SELFCOL_CAPC_P, cand);
   }
 }
 
@@ -409,18 +533,21 @@ void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris)
     if (!tri_ok(t, tris, k, v)) continue;
     v3 lo, hi;
     tri_box(x, v, grow, &lo, &hi);
-    s->tbox[2 * k] = (dr_float4){lo.x, lo.y, lo.z, 0.0f};
-    s->tbox[2 * k + 1] = (dr_float4){hi.x, hi.y, hi.z, 0.0f};
     v3 sd = sub(hi, lo);
     float side = fmaxf(fmaxf(sd.x, sd.y), sd.z);
+    v3 a = X3(x[v[0]]), b = X3(x[v[1]]), c = X3(x[v[2]]);
+    float chk = (a.x + a.y + a.z) + (b.x + b.y + b.z) + (c.x + c.y + c.z);
+    float ok = chk - chk == 0.0f ? 1.0f : 0.0f;
+    s->tbox[2 * k] = (dr_float4){lo.x, lo.y, lo.z, ok};
+    s->tbox[2 * k + 1] = (dr_float4){hi.x, hi.y, hi.z, 0.0f};
     if (!(side < 1.0e30f)) side = 1.0e30f;
-    if (as_u(side) > s->maxbits) s->maxbits = as_u(side);
+    if (ok != 0.0f && as_u(side) > s->maxbits) s->maxbits = as_u(side);
   }
   const float inv = tri_inv_cell(s->maxbits);
   memset(s->tstart, 0, (B + 1u) * sizeof *s->tstart);
   int c0[3], c1[3];
   for (int k = 0; k < t->n_tris; k++) { /* hash_count_triangles */
-    if (!tri_ok(t, tris, k, v)) continue;
+    if (!tri_ok(t, tris, k, v) || s->tbox[2 * k].w == 0.0f) continue;
     tri_cells(s->tbox, k, inv, c0, c1);
     for (int z = c0[2]; z <= c1[2]; z++)
       for (int y = c0[1]; y <= c1[1]; y++)
@@ -428,7 +555,7 @@ void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris)
   }
   exclusive_scan(s->tstart, B);
   for (int k = 0; k < t->n_tris; k++) { /* hash_scatter_triangles (+ sort) */
-    if (!tri_ok(t, tris, k, v)) continue;
+    if (!tri_ok(t, tris, k, v) || s->tbox[2 * k].w == 0.0f) continue;
     tri_cells(s->tbox, k, inv, c0, c1);
     for (int z = c0[2]; z <= c1[2]; z++)
       for (int y = c0[1]; y <= c1[1]; y++)
@@ -447,21 +574,25 @@ void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_fl
   for (int q = 0; q < t->n; q++) {
     int oq = t->sobj[q];
     int k = 0;
+    uint32_t seen = 0;
     if (oq >= 0 && inv > 0.0f) {
       dr_float4 xq4 = x[q];
       v3 xq = X3(xq4), pq = X3(p[q]);
       float tq = t->objp[oq].x, muq = t->objp[oq].y;
       uint32_t h = sc_hash(sc_coord(xq.x, inv), sc_coord(xq.y, inv), sc_coord(xq.z, inv), t->mask_t);
       uint32_t prev = 0xffffffffu;
-      for (uint32_t e = s->tstart[h]; e < s->tstart[h + 1u] && k < K; e++) {
+      const uint32_t lo = s->tstart[h], full = s->tstart[h + 1u];
+      const uint32_t hi = full - lo > t->cap_t ? lo + t->cap_t : full;
+      uint32_t e = lo;
+      for (; e < hi && k < K; e++) {
         uint32_t tr = s->tvals[e];
         if (tr == prev) continue;
         prev = tr;
         const float gm = 0.01f * t->t_max;
         v3 blo = sub(X3(s->tbox[2 * tr]), V(gm, gm, gm)), bhi = add(X3(s->tbox[2 * tr + 1]), V(gm, gm, gm));
-        if (xq.x < blo.x || xq.y < blo.y || xq.z < blo.z || xq.x > bhi.x || xq.y > bhi.y ||
-            xq.z > bhi.z)
-          continue;
+        if (!(xq.x >= blo.x && xq.y >= blo.y && xq.z >= blo.z) ||
+            !(xq.x <= bhi.x && xq.y <= bhi.y && xq.z <= bhi.z))
+          continue; /* NaN: outside */
         uint32_t ia = tris[3 * tr], ib = tris[3 * tr + 1], ic = tris[3 * tr + 2];
         if (ia == (uint32_t)q || ib == (uint32_t)q || ic == (uint32_t)q) continue;
         int ot = t->tobj[tr];
@@ -473,14 +604,14 @@ void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_fl
         if (face < 0) continue;
         v3 ev = sub(xq, sc_point(X3(xa), X3(xb), X3(xc), bary));
         float l2 = dot(ev, ev);
-        if (l2 >= d * d) continue;
+        if (!(l2 < d * d)) continue;
         if (same) {
           v3 rb;
           v3 rq = X3(t->rest[q]), ra = X3(t->rest[ia]), rbb = X3(t->rest[ib]), rc = X3(t->rest[ic]);
           if (sc_closest(rq, ra, rbb, rc, &rb) < 0) continue;
           v3 er = sub(rq, sc_point(ra, rbb, rc, rb));
           float r2 = dot(er, er);
-          if (l2 >= r2) continue;
+          if (!(l2 < r2)) continue;
           d = fminf(d, sqrtf(r2));
         }
         v3 pa = X3(p[ia]), pb = X3(p[ib]), pc = X3(p[ic]);
@@ -488,7 +619,7 @@ void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_fl
         float side = dot(n0, sub(pq, pa)) >= 0.0f ? 1.0f : -1.0f;
         v3 nc = cross(sub(X3(xb), X3(xa)), sub(X3(xc), X3(xa)));
         float nl = sqrtf(dot(nc, nc));
-        if (nl == 0.0f) continue;
+        if (!(nl > 0.0f)) continue;
         v3 nrm = mul(nc, side / nl);
         float hgt = dot(nrm, ev);
         v3 dir;
@@ -508,7 +639,7 @@ void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_fl
           mode = 1.0f;
           sden = xq4.w + bary.x * bary.x * xa.w + bary.y * bary.y * xb.w + bary.z * bary.z * xc.w;
         }
-        if (sden == 0.0f) continue;
+        if (!(sden > 0.0f)) continue;
         v3 rel = sub(sub(xq, pq), sc_point(sub(X3(xa), pa), sub(X3(xb), pb), sub(X3(xc), pc), bary));
         float rn = dot(rel, dir);
         v3 rt = sub(rel, mul(dir, rn));
@@ -522,8 +653,11 @@ void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_fl
         s->rec_t[slot] = tr;
         k++;
       }
+      seen = e - lo;
+      if (e == hi && hi < full && k < K) sc_cap_hit(s->caps, oq, SELFCOL_CAPC_T, full - lo);
     }
     s->nvt[q] = k;
+    s->vexam[q] = seen;
   }
 }
 
@@ -554,6 +688,10 @@ void cpu_selfcol_vt_gather(selfcol_cpu *s, dr_float4 *x, const dr_uint *tris) {
     int m = s->nvt[j];
     uint32_t lo = s->cstart[j], hi = s->cstart[j + 1];
     if (m == 0 && lo == hi) continue;
+    if (hi - lo > t->cap_c) {
+      if (t->sobj[j] >= 0) sc_cap_hit(s->caps, t->sobj[j], SELFCOL_CAPC_C, hi - lo);
+      hi = lo + t->cap_c;
+    }
     float ws = s->wsc[j];
     v3 D = V(0, 0, 0);
     for (int k = 0; k < m; k++) {
@@ -591,7 +729,10 @@ void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_
   s->ms[SELFCOL_T_CLAMP] += 1e3 * (t1 - t0);
   s->ms[SELFCOL_T_HASH_PARTICLES] += 1e3 * (t2 - t1);
   s->ms[SELFCOL_T_PARTICLES] += 1e3 * (t3 - t2);
-  if (!s->tb.any_tris) return;
+  if (!s->tb.any_tris) {
+    selfcol_caps_warn(&s->tb, s->caps);
+    return;
+  }
   cpu_hash_triangles(s, x, tris);
   double t4 = drape_now();
   cpu_selfcol_vertex_triangle(s, x, p, tris);
@@ -599,4 +740,5 @@ void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_
   double t5 = drape_now();
   s->ms[SELFCOL_T_HASH_TRIANGLES] += 1e3 * (t4 - t3);
   s->ms[SELFCOL_T_VERTEX_TRIANGLE] += 1e3 * (t5 - t4);
+  selfcol_caps_warn(&s->tb, s->caps);
 }

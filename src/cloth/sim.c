@@ -209,13 +209,17 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   for (int k = 0; k < sc->n_cloth; k++) {
     const drape_cloth_def *c = &sc->cloth[k];
     s->sc_objects[k] = (selfcol_object){(float)c->thickness, (float)c->self_friction, 0,
-                                        c->self_collision, c->self_mode == DRAPE_SELF_VERTEX_TRIANGLE};
+                                        c->self_collision, c->self_mode == DRAPE_SELF_VERTEX_TRIANGLE,
+                                        (float)c->spacing, k, c->name};
   }
-  for (int k = 0; k < sc->n_rope; k++)
+  for (int k = 0; k < sc->n_rope; k++) {
+    const drape_rope_def *r = &sc->rope[k];
     s->sc_objects[sc->n_cloth + k] =
-        (selfcol_object){(float)sc->rope[k].thickness, 0.0f, 1, s->self_collision, 0};
+        (selfcol_object){(float)r->thickness, 0.0f, 1, s->self_collision, 0,
+                         (float)(r->length / r->segments), k, r->name};
+  }
   s->sc_desc = (selfcol_desc){m->n_particles, m->x0,      m->obj,       m->n_tris,
-                              m->tris,        m->n_objects, s->sc_objects};
+                              m->tris,        m->n_objects, s->sc_objects, 0, 0, 0};
 
   if (o.backend == DRAPE_BACKEND_CPU) {
     s->be = &drape_backend_cpu;
