@@ -18,6 +18,6 @@ if command -v ffmpeg >/dev/null; then
   ./build/drape run "$scene" --frames 300 --video "out/$name.mp4"
   echo "no display: wrote the video $(pwd)/out/$name.mp4"
 else
-  ./build/drape run "$scene" --frames 300 --png-dir "out/$name"
+  ./build/drape run "$scene" --frames 300 --png-dir "out/$name" --overwrite
   echo "no display and no ffmpeg: wrote PNG frames to $(pwd)/out/$name/"
 fi
