@@ -75,7 +75,7 @@ grep -q -- "--release-at" <<<"$out" || { echo "FAIL help lacks flags"; fail=1; }
 bad() { # expected_text args...
   local want=$1; shift
   local msg
-  msg=$("$D" string "$@" --out "$TMP/bad.csv" 2>&1 >/dev/null); local rc=$?
+  msg=$(timeout 60 "$D" string "$@" --out "$TMP/bad.csv" 2>&1 >/dev/null); local rc=$?
   check "bad: $*" 2 $rc
   grep -qF -- "$want" <<<"$msg" || { echo "FAIL message for '$*' lacks '$want': $msg"; fail=1; }
   [[ ! -e "$TMP/bad.csv" ]] || { echo "FAIL output written for '$*'"; fail=1; rm -f "$TMP/bad.csv"; }
@@ -109,4 +109,52 @@ bad "--dump-at" --dump-at 0.2 --seconds 0.1
 bad "--release-at" --release-at -1
 bad "--h" --h
 bad "unknown argument" --frob 1
+
+# Issue 13 item 5. The tick count: t/h must be <= 1e9 ticks (with --h
+# 1e-300 the count overflowed, the string never moved, exit 0); --seconds,
+# the default 0.1 s included, must be a whole number of ticks (--h 1 printed
+# rows labelled 0.1 s of the state at 0 s); links shorter than 1e-6 m are
+# refused up front (--length 1e-300 substepped forever). Exit 2, the flags
+# and values named, no output.
+bad '--seconds "0.1" (the default) with --h 1e-300 is 1e+299 ticks: at most 1e+09' --h 1e-300
+bad '--seconds "0.1" with --h 1e-300' --seconds 0.1 --h 1e-300
+bad '--dump-at "0.05" with --h 1e-300' --dump-at 0.05 --h 1e-300
+bad '--seconds "0.1" (the default) is not a whole number of ticks of --h 1 (0.1 ticks)' --h 1
+bad '--seconds "0.5" is not a whole number of ticks of --h 0.3' --h 0.3 --seconds 0.5
+bad '--length 1e-300 with --nodes 80: the link length L0/N = 1.25e-302 m must be >= 1e-06 m' --length 1e-300
+bad 'length (L0, m) = 2e+06: must be <= 1e+06' --length 2e6
+bad 'anchor[1] = 1e+300' --anchor 0,1e300
+out=$("$D" string --h 1 --seconds 0 2>&1); check "--h 1 --seconds 0 (the initial state)" 0 $?
+[[ $(grep -c '^0,' <<<"$out") == 81 ]] || { echo "FAIL --seconds 0: $(head -3 <<<"$out")"; fail=1; }
+
+# Stiff strings (EA or B = 1e12 inside the documented ranges used to
+# substep forever while the energy grew to 7e7 J): exit 1 within seconds,
+# the message names the parameter; with --out the rows of dumps before the
+# divergence are written (t = 0 here), none after, no nan anywhere.
+stiff() { # name want args...
+  local name=$1 want=$2; shift 2
+  rm -f "$TMP/stiff.csv"
+  local t0 t1 msg rc
+  t0=$(date +%s.%N)
+  msg=$(timeout 120 "$D" string "$@" --dump-at 0,0.1 --out "$TMP/stiff.csv" 2>&1 >/dev/null); rc=$?
+  t1=$(date +%s.%N)
+  local took; took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
+  check "$name diverges (${took} s)" 1 $rc
+  awk -v t="$took" 'BEGIN { exit !(t < 10) }' || { echo "FAIL $name took $took s"; fail=1; }
+  grep -qF -- "$want" <<<"$msg" || { echo "FAIL $name message lacks '$want': $msg"; fail=1; }
+  grep -qF -- "string diverged before t = 0.1 s" <<<"$msg" || { echo "FAIL $name: $msg"; fail=1; }
+  [[ -f "$TMP/stiff.csv" && $(wc -l <"$TMP/stiff.csv") == 82 ]] ||
+    { echo "FAIL $name: expected the header and the 81 rows at t = 0 in --out"; fail=1; }
+  ! grep -qi nan "$TMP/stiff.csv" || { echo "FAIL $name: nan in the output"; fail=1; }
+  [[ $(cut -d, -f1 "$TMP/stiff.csv" | sort -u | tr '\n' ' ') == "0 t " ]] ||
+    { echo "FAIL $name: rows after the divergence were written"; fail=1; }
+}
+stiff "--EA 1e12" "energy blow-up" --EA 1e12
+stiff "--EA 1e12 names EA" "stiffest parameter: EA = 1e+12 N" --EA 1e12
+stiff "--B 1e12" "stiffest parameter: B = 1e+12 N m^2" --B 1e12
+stiff "--EA 1e300" "stiffest parameter: EA = 1e+300 N" --EA 1e300
+stiff "--gravity 0,-1e300" "could not resolve the motion" --gravity 0,-1e300
+# The same on stdout: the t = 0 rows, then exit 1.
+out=$("$D" string --EA 1e12 --dump-at 0,0.05 2>/dev/null); check "--EA 1e12 to stdout" 1 $?
+[[ $(wc -l <<<"$out") == 82 ]] || { echo "FAIL stdout rows: $(wc -l <<<"$out")"; fail=1; }
 exit $fail

@@ -176,8 +176,95 @@ static void test_bad_input(void **state) {
   assert_non_null(strstr(e.msg, "NaN"));
 }
 
+/* Issue 13: what the solve cannot represent is refused at create (a rest
+ * length of 1e-300 m made k = ym/l0^2 infinite), and a non-finite state is
+ * named by its first node. */
+static void test_unrepresentable_refused(void **state) {
+  (void)state;
+  double x0[6] = {0, 0, 1, 0, 2, 0};
+  drape_cable_def d = drape_cable_def_default();
+  d.nodes = 3;
+  d.x0 = x0;
+  d.rest_length = 1e-300;
+  drape_err e = {0};
+  assert_null(drape_cable_create(&d, &e));
+  assert_int_equal(e.code, DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "rest length = 1e-300 m"));
+  assert_non_null(strstr(e.msg, "stiffness ym/l0^2 = inf"));
+  d.rest_length = 0;
+  d.h = 1e-300;
+  assert_null(drape_cable_create(&d, &e));
+  assert_non_null(strstr(e.msg, "m/h^2 = inf"));
+}
+
+static void test_nonfinite_names_the_node(void **state) {
+  (void)state;
+  double x0[42];
+  /* Backward Euler: a support moved to NaN from outside. */
+  drape_cable *c = seed_cable(DRAPE_CABLE_BACKWARD_EULER, 0.04, x0);
+  drape_err e = {0};
+  assert_int_equal(drape_cable_step(c, &e), DRAPE_OK);
+  const double bad[2] = {NAN, 0.0};
+  drape_cable_set_pin(c, 20, bad);
+  assert_int_equal(drape_cable_step(c, &e), DRAPE_EUNSTABLE);
+  print_message("%s\n", e.msg);
+  assert_non_null(strstr(e.msg, "node 20 position = (nan, 0)"));
+  drape_cable_free(c);
+  /* Forward Euler at 10x its stable step overflows: named by node too. */
+  c = seed_cable(DRAPE_CABLE_FORWARD_EULER, 0.4, x0);
+  int rc = DRAPE_OK, steps = 0;
+  while (!rc && steps < 100000) rc = drape_cable_step(c, &e), steps++;
+  print_message("forward Euler, h = 0.4 s: step %d: %s\n", steps, e.msg);
+  assert_int_equal(rc, DRAPE_EUNSTABLE);
+  assert_non_null(strstr(e.msg, "cable diverged: node "));
+  assert_non_null(strstr(e.msg, "after a forward Euler step"));
+  drape_cable_free(c);
+}
+
+/* The frame loop's cables (src/app/run_cables.c, compiled into this test):
+ * a non-finite state stops the frame with the rope's name, the frame, its
+ * time and the node, as `drape run` reports every divergence. */
+#include "app/run_cables.c"
+
+static void test_run_cables_names_rope_frame_node(void **state) {
+  (void)state;
+  drape_scene sc;
+  drape_scene_init(&sc);
+  sc.dt = 0.02;
+  sc.substeps = 2;
+  drape_rope_def r = drape_rope_def_default();
+  snprintf(r.name, sizeof r.name, "chain");
+  r.solver = DRAPE_SOLVER_IMPLICIT;
+  r.segments = 10;
+  r.start[0] = -1, r.start[1] = 2;
+  r.end[0] = 1, r.end[1] = 2;
+  r.length = 2;
+  r.mass_per_length = 1;
+  r.ym = 40;
+  r.pin_start = 1;
+  r.pin_end = 1;
+  sc.rope = &r;
+  sc.n_rope = 1;
+  run_cables *rc = NULL;
+  drape_scene view;
+  drape_err e = {0};
+  assert_int_equal(run_cables_prepare(&sc, &rc, &view, &e), DRAPE_OK);
+  assert_int_equal(run_cables_count(rc), 1);
+  assert_int_equal(run_cables_step(rc, 1, &e), DRAPE_OK);
+  const double bad[3] = {1.0, INFINITY, 0.0};
+  drape_cable_set_pin(rc->c[0].cable, 10, bad);
+  assert_int_equal(run_cables_step(rc, 2, &e), DRAPE_EUNSTABLE);
+  print_message("%s\n", e.msg);
+  assert_non_null(strstr(e.msg, "rope \"chain\" (implicit cable, rope[0]) diverged at frame 2 "
+                                "(t = 0.04 s): node 10 position = (1, inf, 0)"));
+  run_cables_free(rc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_unrepresentable_refused),
+      cmocka_unit_test(test_nonfinite_names_the_node),
+      cmocka_unit_test(test_run_cables_names_rope_frame_node),
       cmocka_unit_test(test_static_sag_matches_seed),
       cmocka_unit_test(test_dynamic_settles_to_static),
       cmocka_unit_test(test_bdf2_damps_less_than_be),

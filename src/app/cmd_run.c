@@ -592,6 +592,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   if (!rc) rc = run_cables_prepare(&r.scene, &r.cables, &r.sim_scene, &e);
   if (!rc) rc = drape_sim_create(&r.sim_scene, &o, &r.sim, &e);
   if (!rc) rc = run_strings_create(&r.scene, &r.strings, &e);
+  if (!rc) rc = run_strings_check_duration(r.strings, r.frames * r.scene.dt, &e);
   for (int h = 0; !rc && h < N_HOOKS; h++)
     if (hooks[h].begin) rc = hooks[h].begin(&r, &e);
   const double t0 = drape_now();

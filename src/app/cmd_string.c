@@ -1,7 +1,7 @@
 /* `drape string`: the seed 000 string from the command line, CSV out.
  * Every input is checked before anything runs; output is buffered and
- * written only when the whole run succeeded, so bad input or a failed run
- * leaves no half-written file. */
+ * written at the end, so bad input leaves no file. A run that diverges
+ * (exit 1) writes the rows of the dumps before the divergence, none after. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,13 +29,13 @@ static void help(void) {
       "`t,i,x,y,vx,vy` (%%.17g), one row per node at each dump time, written after\n"
       "the tick that ends at that time.\n\n"
       "  --nodes N        links N (>= 2), N+1 nodes            default 80\n"
-      "  --length L0      m, manufactured length (> 0)          default 4\n"
+      "  --length L0      m, manufactured length (<= 1e6; L0/N >= 1e-6 m)  default 4\n"
       "  --mu MU          kg/m, mass per length (> 0)           default 0.02\n"
       "  --EA EA          N, axial stiffness (>= 0)             default 100\n"
       "  --etaA ETAA      N s, extension friction (>= 0)        default 30\n"
       "  --B B            N m^2, bending rigidity (>= 0)        default 1e-4\n"
       "  --D D            N m^2 s, bending friction (>= 0)      default 1e-5\n"
-      "  --h H            s, tick (> 0)                         default 1e-4\n"
+      "  --h H            s, tick (> 0; --seconds/H <= 1e9 ticks)  default 1e-4\n"
       "  --anchor X,Y     m, fixed end                          default -0.4 L0,0.65 L0\n"
       "  --gravity GX,GY  m/s^2                                 default 0,-9.81\n"
       "  --seconds T      s simulated (a whole number of ticks) default: last dump\n"
@@ -49,6 +49,9 @@ static void help(void) {
       "  --out FILE       CSV file                              default: stdout\n"
       "  --stats          print ticks, substeps, energies and wall time to stderr\n\n"
       "Without --hold or --release-at the end is free from the start (--release-at 0).\n"
+      "A string that diverges (a non-finite node, energy blow-up, or more than 100000\n"
+      "substeps in one tick: too stiff an EA or B for L0/N, mu and h) stops the run:\n"
+      "exit 1, a message naming the stiffest parameter; rows of earlier dumps are kept.\n"
       "Example (the seed's own run; endpoint 2.39531441,2.55090095 at 0.1 s):\n"
       "  drape string --seconds 0.1 | awk -F, '$2 == 80'\n");
 }
@@ -94,14 +97,54 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Whole ticks in t; 0 when t is not (within 1e-6 of) a whole number of h. */
+/* The shortest %g text that reads back as v (0.1, not 0.10000000000000001). */
+static const char *num_text(double v, char *buf, size_t cap) {
+  for (int prec = 6; prec <= 17; prec++) {
+    snprintf(buf, cap, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  return buf;
+}
+
+/* Whole ticks in t: 0 and *n when t is (within 1e-6 of) a whole number of
+ * h; 1 when it is not; 2 when t/h is past DRAPE_STRING_MAX_TICKS (1e9, the
+ * solver's limit per run: (long)floor(t/h + 0.5) would overflow long before
+ * 1e19 ticks, and a run of 1e9 ticks is already days of CPU time). */
 static int whole_ticks(double t, double h, long *n) {
   const double q = t / h;
-  if (!(q < 1e12)) return 0;
+  if (!(q <= DRAPE_STRING_MAX_TICKS)) return 2;
   const double r = floor(q + 0.5);
-  if (fabs(q - r) > 1e-6) return 0;
+  if (fabs(q - r) > 1e-6) return 1;
   *n = (long)r;
-  return 1;
+  return 0;
+}
+
+/* Exit 2 unless t (given by `flag`, or the default) is a whole number of
+ * ticks of --h within the tick limit: rows are labelled with the dump time,
+ * so it must be the time the state is really at. */
+static int check_ticks(const char *flag, int is_default, double t, double h, long *n) {
+  char tb[64], hb[64];
+  num_text(t, tb, sizeof tb);
+  num_text(h, hb, sizeof hb);
+  const char *how = is_default ? " (the default)" : "";
+  switch (whole_ticks(t, h, n)) {
+    case 0:
+      return 0;
+    case 2:
+      fprintf(stderr,
+              "drape string: %s \"%s\"%s with --h %s is %.3g ticks: at most %.0e ticks per "
+              "run (%s / --h <= %.0e): give a larger --h or a shorter %s\n",
+              flag, tb, how, hb, t / h, DRAPE_STRING_MAX_TICKS, flag, DRAPE_STRING_MAX_TICKS,
+              flag);
+      return 2;
+    default:
+      fprintf(stderr,
+              "drape string: %s \"%s\"%s is not a whole number of ticks of --h %s (%.6g "
+              "ticks): the state only exists at multiples of --h; give %s as a multiple of --h "
+              "(or a smaller --h)\n",
+              flag, tb, how, hb, t / h, flag);
+      return 2;
+  }
 }
 
 static void dump(FILE *f, double t, const drape_string *s) {
@@ -228,6 +271,16 @@ int cmd_string(drape_app *app, int argc, char **argv) {
     p.anchor[1] = 0.65 * p.length;
   }
   drape_err e = {0};
+  if (!(p.length / p.links >= DRAPE_STRING_MIN_LINK)) {
+    /* The solver's limit (include/drape/string.h), named by its flags. */
+    char lb[64];
+    fprintf(stderr,
+            "drape string: --length %s with --nodes %d: the link length L0/N = %.3g m must be "
+            ">= %g m (below it a substep may move a node only 0.01 L0/N, and at 1e-300 the "
+            "arithmetic underflows)\n%s",
+            num_text(p.length, lb, sizeof lb), p.links, p.length / p.links, DRAPE_STRING_MIN_LINK, usage_text);
+    return 2;
+  }
   if (drape_string_params_validate(&p, &e)) return drape_app_report(&e);
 
   /* Times: dumps sorted and de-duplicated, all whole numbers of ticks. */
@@ -238,34 +291,25 @@ int cmd_string(drape_app *app, int argc, char **argv) {
   n_dumps = m;
   char buf[64];
   long n_total = 0;
+  /* --seconds first (the longest time, so the tick limit is named there),
+   * the default 0.1 s included: `--h 1` alone must not print rows labelled
+   * 0.1 s of a state still at 0 s. */
+  const int seconds_given = seconds >= 0;
+  if (!seconds_given) seconds = n_dumps ? dumps[n_dumps - 1] : 0.1;
+  if (check_ticks(seconds_given || !n_dumps ? "--seconds" : "--dump-at", !seconds_given && !n_dumps,
+                  seconds, p.h, &n_total))
+    return 2;
   for (int k = 0; k < n_dumps; k++) {
     long n;
-    snprintf(buf, sizeof buf, "%.17g", dumps[k]);
-    if (!whole_ticks(dumps[k], p.h, &n)) {
-      fprintf(stderr,
-              "drape string: --dump-at \"%s\": must be a whole number of ticks of --h %g "
-              "(%.6g ticks)\n",
-              buf, p.h, dumps[k] / p.h);
-      return 2;
-    }
+    if (check_ticks("--dump-at", 0, dumps[k], p.h, &n)) return 2;
   }
-  if (seconds >= 0) {
-    snprintf(buf, sizeof buf, "%.17g", seconds);
-    if (!whole_ticks(seconds, p.h, &n_total)) {
-      fprintf(stderr,
-              "drape string: --seconds \"%s\": must be a whole number of ticks of --h %g "
-              "(%.6g ticks)\n",
-              buf, p.h, seconds / p.h);
-      return 2;
-    }
+  if (seconds_given) {
     if (n_dumps && dumps[n_dumps - 1] > seconds) {
       snprintf(buf, sizeof buf, "%.17g", dumps[n_dumps - 1]);
       fprintf(stderr, "drape string: --dump-at \"%s\": after the end of the run (--seconds %g)\n",
               buf, seconds);
       return 2;
     }
-  } else {
-    seconds = n_dumps ? dumps[n_dumps - 1] : 0.1;
   }
   if (!n_dumps) dumps[n_dumps++] = seconds;
 
@@ -299,17 +343,33 @@ int cmd_string(drape_app *app, int argc, char **argv) {
   fprintf(mem, "t,i,x,y,vx,vy\n");
   const double t0 = drape_now();
   int rc = DRAPE_OK;
-  for (int k = 0; k < n_dumps && !rc; k++) {
-    rc = drape_string_advance_scripted(s, &def, dumps[k], &e);
-    if (!rc) dump(mem, dumps[k], s);
+  /* Each dump only after the state is checked finite (issue 13): a string
+   * that diverged (DRAPE_EUNSTABLE from the solver, or a non-finite node)
+   * stops the run before its rows; the rows of earlier dumps are still
+   * written and the command exits 1 with the message. */
+  double t_goal = 0;
+  for (int k = 0; k <= n_dumps && !rc; k++) {
+    t_goal = k < n_dumps ? dumps[k] : seconds;
+    rc = drape_string_advance_scripted(s, &def, t_goal, &e);
+    char bad_node[200];
+    if (!rc && drape_string_find_nonfinite(s, bad_node, sizeof bad_node) >= 0)
+      rc = drape_fail(&e, DRAPE_EUNSTABLE, "string: %s", bad_node);
+    if (!rc && k < n_dumps) dump(mem, dumps[k], s);
   }
-  if (!rc) rc = drape_string_advance_scripted(s, &def, seconds, &e);
   const double wall = drape_now() - t0;
   fclose(mem);
+  drape_err run_err = {0};
   if (rc) {
-    free(text);
-    drape_string_destroy(s);
-    return drape_app_report(&e);
+    if (rc != DRAPE_EUNSTABLE) {
+      free(text);
+      drape_string_destroy(s);
+      return drape_app_report(&e);
+    }
+    const char *detail = !strncmp(e.msg, "string: ", 8) ? e.msg + 8 : e.msg;
+    char tb[64];
+    drape_fail(&run_err, rc, "string diverged before t = %s s (the %s): %s; rows before it are "
+               "written, none after", num_text(t_goal, tb, sizeof tb), t_goal == seconds ? "end of the run" : "next dump",
+               detail);
   }
   if (stats) {
     drape_string_stats st;
@@ -334,7 +394,7 @@ int cmd_string(drape_app *app, int argc, char **argv) {
       drape_fail(&e, DRAPE_EIO, "--out stdout: write failed");
       return drape_app_report(&e);
     }
-    return 0;
+    return run_err.code ? drape_app_report(&run_err) : 0;
   }
   /* A temporary file next to the target, renamed over it when complete;
    * on failure only the temporary is removed, never the target. SIGINT and
@@ -362,5 +422,6 @@ int cmd_string(drape_app *app, int argc, char **argv) {
     rc_out = drape_out_commit(tmp, out_path, "--out", &e);
   }
   drape_signals_unblock();
-  return rc_out ? drape_app_report(&e) : 0;
+  if (rc_out) return drape_app_report(&e);
+  return run_err.code ? drape_app_report(&run_err) : 0;
 }

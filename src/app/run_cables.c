@@ -121,16 +121,36 @@ int run_cables_reset(run_cables *rc, drape_err *e) {
   return DRAPE_OK;
 }
 
+/* `rope "NAME" (implicit cable) diverged at frame F (t = T s): DETAIL`,
+ * the form every solver's divergence takes (issue 13), T the frame's end. */
+static int diverged(const one_cable *c, int frame, int code, const char *detail, drape_err *e) {
+  const char *prefix = "cable diverged: ";
+  if (!strncmp(detail, prefix, strlen(prefix))) detail += strlen(prefix);
+  return drape_fail(e, code ? code : DRAPE_EUNSTABLE,
+                    "rope \"%s\" (implicit cable, rope[%d]) diverged at frame %d (t = %.6g s): %s",
+                    c->name, c->scene_index, frame, frame * c->substeps * c->def.h, detail);
+}
+
 int run_cables_step(run_cables *rc, int frame, drape_err *e) {
   for (int i = 0; rc && i < rc->n; i++) {
     one_cable *c = &rc->c[i];
     for (int s = 0; s < c->substeps; s++) {
       drape_err ce = {0};
       int r = drape_cable_step(c->cable, &ce);
-      if (r)
-        return drape_fail(e, r, "rope[%d] \"%s\" (implicit cable) failed in frame %d at h = %g s: %s",
-                          c->scene_index, c->name, frame, c->def.h, ce.msg);
+      if (r) return diverged(c, frame, r, ce.msg, e);
     }
+    /* Every frame, before any output reads it: the whole state finite. The
+     * step checks this too; this is the frame's own guarantee. */
+    const double *x = drape_cable_positions(c->cable), *v = drape_cable_velocities(c->cable);
+    for (int j = 0; j < c->nodes; j++)
+      for (int pass = 0; pass < 2; pass++) {
+        const double *q = (pass ? v : x) + 3 * j;
+        if (isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2])) continue;
+        char d[200];
+        snprintf(d, sizeof d, "node %d %s = (%g, %g, %g)", j, pass ? "velocity" : "position", q[0],
+                 q[1], q[2]);
+        return diverged(c, frame, DRAPE_EUNSTABLE, d, e);
+      }
   }
   return DRAPE_OK;
 }

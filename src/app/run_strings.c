@@ -12,10 +12,37 @@ struct run_strings {
   pthread_mutex_t mu;
   pthread_cond_t cv;
   int have_work, quit;
+  int frame;                /* run_strings_start() calls so far            */
   double t_end;
   int rc;
   drape_err err;
 };
+
+/* The solver's message under the string's name, frame and time. */
+static int frame_error(const run_strings *rs, int k, int frame, double t_end, int code,
+                       const char *detail, drape_err *e) {
+  const char *prefix = "string: ";
+  if (!strncmp(detail, prefix, strlen(prefix))) detail += strlen(prefix);
+  const char *name = rs->defs[k].name[0] ? rs->defs[k].name : "string";
+  if (code == DRAPE_EUNSTABLE)
+    return drape_fail(e, code, "string \"%s\" diverged at frame %d (t = %.6g s): %s", name, frame,
+                      t_end, detail);
+  return drape_fail(e, code, "string \"%s\" at frame %d (t = %.6g s): %s", name, frame, t_end,
+                    detail);
+}
+
+/* Advances every string to t_end, then checks every state is finite. */
+static int advance_all(run_strings *rs, int frame, double t_end, drape_err *e) {
+  for (int k = 0; k < rs->n; k++) {
+    drape_err se = {0};
+    int rc = drape_string_advance_scripted(rs->s[k], &rs->defs[k], t_end, &se);
+    if (rc) return frame_error(rs, k, frame, t_end, rc, se.msg, e);
+    char bad[200];
+    if (drape_string_find_nonfinite(rs->s[k], bad, sizeof bad) >= 0)
+      return frame_error(rs, k, frame, t_end, DRAPE_EUNSTABLE, bad, e);
+  }
+  return DRAPE_OK;
+}
 
 static void *worker(void *arg) {
   run_strings *rs = arg;
@@ -24,11 +51,11 @@ static void *worker(void *arg) {
     while (!rs->have_work && !rs->quit) pthread_cond_wait(&rs->cv, &rs->mu);
     if (rs->quit) break;
     double t_end = rs->t_end;
+    int frame = rs->frame, failed = rs->rc != 0;
     pthread_mutex_unlock(&rs->mu);
-    int rc = 0;
     drape_err e = {0};
-    for (int k = 0; k < rs->n && !rc; k++)
-      rc = drape_string_advance_scripted(rs->s[k], &rs->defs[k], t_end, &e);
+    /* After a failure the strings stay where they were (no more work). */
+    int rc = failed ? 0 : advance_all(rs, frame, t_end, &e);
     pthread_mutex_lock(&rs->mu);
     if (rc && !rs->rc) {
       rs->rc = rc;
@@ -82,10 +109,24 @@ int run_strings_create(const drape_scene *scene, run_strings **out, drape_err *e
   return DRAPE_OK;
 }
 
+int run_strings_check_duration(const run_strings *rs, double t_end, drape_err *e) {
+  for (int k = 0; rs && k < rs->n; k++) {
+    const double h = drape_string_get_params(rs->s[k])->h;
+    if (!(t_end / h <= DRAPE_STRING_MAX_TICKS))
+      return drape_fail(e, DRAPE_EINVAL,
+                        "string \"%s\": h = %g s: the run's %g s would be %.3g ticks, more than "
+                        "the solver's %.0e (fewer frames, a shorter dt or a larger h)",
+                        rs->defs[k].name[0] ? rs->defs[k].name : "string", h, t_end, t_end / h,
+                        DRAPE_STRING_MAX_TICKS);
+  }
+  return DRAPE_OK;
+}
+
 void run_strings_start(run_strings *rs, double t_end) {
   if (!rs) return;
   pthread_mutex_lock(&rs->mu);
   rs->t_end = t_end;
+  rs->frame++;
   rs->have_work = 1;
   pthread_cond_broadcast(&rs->cv);
   pthread_mutex_unlock(&rs->mu);

@@ -14,9 +14,19 @@ typedef struct run_strings run_strings;
 
 /* NULL *out (and 0) when the scene has no strings. */
 int run_strings_create(const drape_scene *scene, run_strings **out, drape_err *e);
-/* Starts advancing every string to t_end (s) on the worker thread. */
+/* Before the run: DRAPE_EINVAL, naming the string, its h and t_end, when a
+ * run to t_end would be more than DRAPE_STRING_MAX_TICKS (1e9) ticks of a
+ * string (include/drape/string.h). OK for NULL. */
+int run_strings_check_duration(const run_strings *rs, double t_end, drape_err *e);
+/* Starts advancing every string to t_end (s) on the worker thread; the
+ * k-th call is frame k (for messages). */
 void run_strings_start(run_strings *rs, double t_end);
-/* Waits for the worker; returns its first error. */
+/* Waits for the worker; returns its first error. After each frame every
+ * string's state is checked to be finite; a failure (DRAPE_EUNSTABLE from
+ * the solver or a non-finite node) names the string, the frame and time:
+ *   string "cord" diverged at frame 12 (t = 0.2 s): node 7 position = ...
+ * A frame that failed leaves the strings at their last good state; the
+ * caller must not write it out. */
 int run_strings_wait(run_strings *rs, drape_err *e);
 int run_strings_count(const run_strings *rs);
 const drape_string *run_strings_get(const run_strings *rs, int k);

@@ -50,6 +50,27 @@ static int finite_all(const double *a, int n) {
   return 1;
 }
 
+/* DRAPE_EUNSTABLE naming the first node whose position (or else velocity)
+ * is not finite, e.g. "cable diverged: node 7 position = (nan, 2, 0) after
+ * a backward Euler step" (`when` = "after a backward Euler step");
+ * DRAPE_OK when the whole state is finite. */
+static int check_state(const drape_cable *c, const char *when, drape_err *e) {
+  for (int pass = 0; pass < 2; pass++) {
+    const double *a = pass ? c->v : c->x;
+    for (int i = 0; i < c->n; i++) {
+      const double *q = a + i * c->dim;
+      if (finite_all(q, c->dim)) continue;
+      if (c->dim == 3)
+        return drape_fail(e, DRAPE_EUNSTABLE,
+                          "cable diverged: node %d %s = (%g, %g, %g) %s", i,
+                          pass ? "velocity" : "position", q[0], q[1], q[2], when);
+      return drape_fail(e, DRAPE_EUNSTABLE, "cable diverged: node %d %s = (%g, %g) %s", i,
+                        pass ? "velocity" : "position", q[0], q[1], when);
+    }
+  }
+  return DRAPE_OK;
+}
+
 drape_cable *drape_cable_create(const drape_cable_def *d, drape_err *e) {
   if (d->nodes < 2) { drape_fail(e, DRAPE_EINVAL, "cable nodes = %d: must be >= 2", d->nodes); return NULL; }
   if (d->dim != 2 && d->dim != 3) { drape_fail(e, DRAPE_EINVAL, "cable dim = %d: must be 2 or 3", d->dim); return NULL; }
@@ -125,6 +146,20 @@ drape_cable *drape_cable_create(const drape_cable_def *d, drape_err *e) {
   for (int i = 0; i + 1 < c->n; i++) {
     c->m[i] += 0.5 * d->rho * l0;
     c->m[i + 1] += 0.5 * d->rho * l0;
+  }
+  /* What the solve will use must be representable (issue 13): k = ym/l0^2
+   * overflows for tiny links (l0 = 1e-300), a node mass rho*l0/2 can
+   * underflow to 0, and the inertia term m/h^2 overflows for a tiny h. */
+  const double m_end = 0.5 * d->rho * l0;
+  if (!isfinite(c->k) || !(c->k > 0) || !(m_end > 0) || !isfinite(m_end) ||
+      !isfinite(m_end / (d->h * d->h)) || !isfinite(c->k * l0)) {
+    drape_fail(e, DRAPE_EINVAL,
+               "cable rest length = %g m, ym = %g N m, rho = %g kg/m, h = %g s: the spring "
+               "stiffness ym/l0^2 = %g N/m, end node mass rho*l0/2 = %g kg and m/h^2 = %g must be "
+               "finite and > 0 (a longer link, or values nearer 1)",
+               l0, d->ym, d->rho, d->h, c->k, m_end, m_end / (d->h * d->h));
+    drape_cable_free(c);
+    return NULL;
   }
   for (int i = 0; i < d->n_pins; i++)
     for (int a = 0; a < c->dim; a++) c->pinned[d->pins[i] * c->dim + a] = 1;
@@ -287,13 +322,15 @@ static int newton(drape_cable *c, double hh, int max_iter, double tol, int *iter
   }
   if (iters) *iters = it;
   if (!finite_all(c->x, nd))
-    return drape_fail(e, DRAPE_EUNSTABLE, "cable diverged: non-finite position");
+    return check_state(c, hh > 0 ? "after an implicit step" : "after the static solve", e);
   return DRAPE_OK;
 }
 
 int drape_cable_solve_static(drape_cable *c, int max_iter, double tol, int *iterations,
                              drape_err *e) {
-  int rc = newton(c, 0.0, max_iter, tol, iterations, e);
+  int rc = check_state(c, "before the static solve (set from outside?)", e);
+  if (rc) return rc;
+  rc = newton(c, 0.0, max_iter, tol, iterations, e);
   memset(c->v, 0, (size_t)c->ndof * sizeof(double));
   c->have_prev = 0;
   return rc;
@@ -302,6 +339,10 @@ int drape_cable_solve_static(drape_cable *c, int max_iter, double tol, int *iter
 int drape_cable_step(drape_cable *c, drape_err *e) {
   const int nd = c->ndof;
   const double h = c->h;
+  /* A state made non-finite from outside (drape_cable_set_pin) is named as
+   * such, not as the Newton failure it would cause. */
+  int rc0 = check_state(c, "before the step (set from outside?)", e);
+  if (rc0) return rc0;
   if (c->integ == DRAPE_CABLE_FORWARD_EULER) {
     /* y+ = (I + hA) y: positions move with the old velocity, velocities
      * with the force at the old positions (seed 003 §2 table). */
@@ -313,9 +354,7 @@ int drape_cable_step(drape_cable *c, drape_err *e) {
       c->x[i] += h * vi;
     }
     c->last_iters = 0;
-    if (!finite_all(c->x, nd) || !finite_all(c->v, nd))
-      return drape_fail(e, DRAPE_EUNSTABLE, "cable diverged (forward Euler): non-finite state");
-    return DRAPE_OK;
+    return check_state(c, "after a forward Euler step", e);
   }
   int bdf2 = c->integ == DRAPE_CABLE_BDF2 && c->have_prev;
   double hh = bdf2 ? 2.0 * h / 3.0 : h;
@@ -351,6 +390,8 @@ int drape_cable_step(drape_cable *c, drape_err *e) {
     c->v_prev[i] = vn;
   }
   c->have_prev = 1;
+  /* Velocities too: (x+ - x)/h can overflow where x+ is finite. */
+  if (!rc) rc = check_state(c, bdf2 ? "after a BDF2 step" : "after a backward Euler step", e);
   return rc;
 }
 

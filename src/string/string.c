@@ -1,6 +1,8 @@
 /* The seed 000 string: parameters, lifetime, hand, time stepping drivers,
  * energies. The tick itself is in string_step.c. */
+#include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +29,17 @@ drape_string_params drape_string_params_default(void) {
   p.hand_response = 0.015;
   p.hand_accel = 100.0;
   p.newton_max = 200;
+  p.substep_max = 100000;
   return p;
+}
+
+/* The shortest %g text that reads back as v (1e+12, not 1000000000000). */
+static const char *num_text(double v, char *buf, size_t cap) {
+  for (int prec = 6; prec <= 17; prec++) {
+    snprintf(buf, cap, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  return buf;
 }
 
 /* Field checks: every message names the field, the value and the range. */
@@ -54,7 +66,19 @@ int drape_string_params_validate(const drape_string_params *p, drape_err *e) {
     return drape_fail(e, DRAPE_EINVAL, "string links (N) = %d: must be an integer in 2..10000000",
                       p->links);
   int rc;
+  char v[40];
   if ((rc = check_num("length (L0, m)", p->length, 0.0, 1, e))) return rc;
+  if (p->length > DRAPE_STRING_MAX_LENGTH)
+    return drape_fail(e, DRAPE_EINVAL, "string length (L0, m) = %s: must be <= %g",
+                      num_text(p->length, v, sizeof v), DRAPE_STRING_MAX_LENGTH);
+  /* Below this the movement limit 0.01 L0/N and the squared link lengths of
+   * the geometry (compared with 1e-24 m^2) lose their meaning; at 1e-300 m
+   * they underflow and no substep can ever finish a tick. */
+  if (!(p->length / p->links >= DRAPE_STRING_MIN_LINK))
+    return drape_fail(e, DRAPE_EINVAL,
+                      "string length (L0, m) = %s with links (N) = %d: the link length "
+                      "L0/N = %.3g m must be >= %g m (a longer string or fewer links)",
+                      num_text(p->length, v, sizeof v), p->links, p->length / p->links, DRAPE_STRING_MIN_LINK);
   /* A massless node would make the velocity system singular where no term
    * acts, and its inverse mass infinite in the contour projection. */
   if ((rc = check_num("mu (kg/m)", p->mu, 0.0, 1, e))) return rc;
@@ -65,6 +89,20 @@ int drape_string_params_validate(const drape_string_params *p, drape_err *e) {
   if ((rc = check_num("h (s)", p->h, 0.0, 1, e))) return rc;
   if ((rc = check_finite("gravity", p->gravity, 2, e))) return rc;
   if ((rc = check_finite("anchor", p->anchor, 2, e))) return rc;
+  /* Far from the origin, doubles no longer resolve the movement limit
+   * 0.01 L0/N (at 1e300 every node has the same coordinates). */
+  for (int i = 0; i < 2; i++)
+    if (fabs(p->anchor[i]) > DRAPE_STRING_MAX_LENGTH)
+      return drape_fail(e, DRAPE_EINVAL, "string anchor[%d] = %s: must be within +-%g m", i,
+                        num_text(p->anchor[i], v, sizeof v), DRAPE_STRING_MAX_LENGTH);
+  /* Node masses (mu L0/N, halved at the ends) and their inverses must be
+   * normal, finite doubles (issue 13: validate what the solver uses). */
+  const double m_end = 0.5 * p->mu * (p->length / p->links);
+  if (!(m_end >= DBL_MIN) || !isfinite(p->mu * p->length) || !isfinite(1.0 / m_end))
+    return drape_fail(e, DRAPE_EINVAL,
+                      "string mu (kg/m) = %s with length %g m and links %d: the end node mass "
+                      "mu L0/(2N) = %.3g kg must be a normal, finite double (>= %g)",
+                      num_text(p->mu, v, sizeof v), p->length, p->links, m_end, DBL_MIN);
   if ((rc = check_num("hand_reach (m; 0 = 1.15 L0)", p->hand_reach, 0.0, 0, e))) return rc;
   if ((rc = check_num("hand_speed (m/s)", p->hand_speed, 0.0, 1, e))) return rc;
   if ((rc = check_num("hand_response (s)", p->hand_response, 0.0, 1, e))) return rc;
@@ -72,6 +110,10 @@ int drape_string_params_validate(const drape_string_params *p, drape_err *e) {
   if (p->newton_max < 1 || p->newton_max > 1000000)
     return drape_fail(e, DRAPE_EINVAL, "string newton_max = %d: must be an integer in 1..1000000",
                       p->newton_max);
+  if (p->substep_max < 1 || p->substep_max > 1000000000L)
+    return drape_fail(e, DRAPE_EINVAL,
+                      "string substep_max = %ld: must be an integer in 1..1000000000",
+                      p->substep_max);
   return DRAPE_OK;
 }
 
@@ -122,8 +164,10 @@ void drape_string_reset(drape_string *s) {
   s->target[1] = s->init_end[1];
   s->ticks = 0;
   s->tick_left = 0.0;
+  s->tick_substeps = 0;
   s->script_released = 0;
   memset(&s->stats, 0, sizeof s->stats);
+  drape__string_energy_baseline(s);
 }
 
 int drape_string_create(const drape_string_params *p, drape_string **out, drape_err *e) {
@@ -196,23 +240,41 @@ void drape_string_destroy(drape_string *s) {
   free(s);
 }
 
+static void energies_of(const drape_string *s, const double *r, const double *v,
+                        drape_string_energy *out);
+
 int drape_string_set_state(drape_string *s, const double *r, const double *v, drape_err *e) {
   for (int k = 0; k < s->size; k++)
     if (!isfinite(r[k]) || (v && !isfinite(v[k])))
       return drape_fail(e, DRAPE_EINVAL, "string state: coordinate %d (node %d) is not finite",
                         k, k / 2);
-  memcpy(s->r, r, sizeof(double) * (size_t)s->size);
-  if (v)
-    memcpy(s->v, v, sizeof(double) * (size_t)s->size);
-  else
-    memset(s->v, 0, sizeof(double) * (size_t)s->size);
+  {
+    /* Energies of the new state must be finite: the energy balance (and
+     * the solver's squares) need them. Checked on the candidate arrays. */
+    drape_string_energy en;
+    memcpy(s->pr, r, sizeof(double) * (size_t)s->size);
+    if (v)
+      memcpy(s->pv, v, sizeof(double) * (size_t)s->size);
+    else
+      memset(s->pv, 0, sizeof(double) * (size_t)s->size);
+    if (s->p.pin_anchor) s->pv[0] = s->pv[1] = 0.0;
+    energies_of(s, s->pr, s->pv, &en);
+    if (!isfinite(en.total))
+      return drape_fail(e, DRAPE_EINVAL,
+                        "string state: its energy is not finite (kinetic %g J, elastic %g J, "
+                        "bending %g J, gravitational %g J)",
+                        en.kinetic, en.elastic, en.bending, en.gravitational);
+  }
+  memcpy(s->r, s->pr, sizeof(double) * (size_t)s->size);
+  memcpy(s->v, s->pv, sizeof(double) * (size_t)s->size);
   if (s->p.pin_anchor) {
     /* The anchor is node 0's prescribed position. */
     s->p.anchor[0] = r[0];
     s->p.anchor[1] = r[1];
-    s->v[0] = s->v[1] = 0.0;
   }
   s->tick_left = 0.0;
+  s->tick_substeps = 0;
+  drape__string_energy_baseline(s);
   return DRAPE_OK;
 }
 
@@ -252,18 +314,31 @@ int drape_string_tick(drape_string *s, drape_err *e) {
   return DRAPE_OK;
 }
 
-/* Ticks needed to reach t_end from time 0, to the nearest tick. */
-static long ticks_for(const drape_string *s, double t_end) {
-  const double n = floor(t_end / s->p.h + 0.5);
-  return n > 0 ? (long)n : 0;
+/* Ticks needed to reach t_end from time 0, to the nearest tick. A t_end
+ * past DRAPE_STRING_MAX_TICKS ticks is refused: (long)floor(t/h + 0.5)
+ * overflows long long before 1e19 and double counts ticks exactly only up
+ * to 2^53, and a billion ticks is already days of CPU time. */
+static int ticks_for(const drape_string *s, double t_end, long *goal, drape_err *e) {
+  const double q = t_end / s->p.h;
+  char a[40], b[40];
+  if (!isfinite(t_end) || !(q <= DRAPE_STRING_MAX_TICKS))
+    return drape_fail(e, DRAPE_EINVAL,
+                      "string: t_end = %s s with h = %s s is %.3g ticks: at most %.0e ticks "
+                      "(t_end / h <= %.0e; a larger h or a shorter run)",
+                      num_text(t_end, a, sizeof a), num_text(s->p.h, b, sizeof b), q, DRAPE_STRING_MAX_TICKS, DRAPE_STRING_MAX_TICKS);
+  const double n = floor(q + 0.5);
+  *goal = n > 0 ? (long)n : 0;
+  return DRAPE_OK;
 }
 
 int drape_string_advance(drape_string *s, double t_end, double wall_budget_s,
                          drape_string_progress *progress, drape_err *e) {
   const double t0 = drape_now();
-  const long goal = ticks_for(s, t_end);
+  long goal = 0;
+  int rc = ticks_for(s, t_end, &goal, e);
+  if (rc) return rc;
   const long ticks0 = s->ticks, sub0 = s->stats.substeps;
-  int rc = DRAPE_OK, reached = 1;
+  int reached = 1;
   /* A tick left unfinished by an earlier budget stop is completed first. */
   while (s->ticks < goal || s->tick_left > 0.0) {
     int done = 0;
@@ -276,6 +351,8 @@ int drape_string_advance(drape_string *s, double t_end, double wall_budget_s,
       break;
     }
   }
+  /* The energy balance once more at the end (a frame boundary). */
+  if (!rc) rc = drape__string_check_energy(s, e);
   if (progress) {
     progress->time = drape_string_time(s);
     progress->reached = rc == DRAPE_OK && reached;
@@ -288,7 +365,9 @@ int drape_string_advance(drape_string *s, double t_end, double wall_budget_s,
 
 int drape_string_advance_scripted(drape_string *s, const drape_string_def *def, double t_end,
                                   drape_err *e) {
-  const long goal = ticks_for(s, t_end);
+  long goal = 0;
+  int rc0 = ticks_for(s, t_end, &goal, e);
+  if (rc0) return rc0;
   const double h = s->p.h;
   if (s->tick_left > 0.0) {
     int rc = drape_string_tick(s, e);
@@ -327,7 +406,7 @@ int drape_string_advance_scripted(drape_string *s, const drape_string_def *def, 
     int rc = drape_string_tick(s, e);
     if (rc) return rc;
   }
-  return DRAPE_OK;
+  return drape__string_check_energy(s, e);
 }
 
 int drape_string_node_count(const drape_string *s) { return s->N + 1; }
@@ -340,19 +419,26 @@ double drape_string_time(const drape_string *s) {
   return (double)s->ticks * h + (s->tick_left > 0.0 ? h - s->tick_left : 0.0);
 }
 
-double drape_string_turning_angle(const drape_string *s, int i) {
-  if (i < 1 || i >= s->N) return 0.0;
-  const double *r = s->r;
+/* Turning angle at node i of the positions r (§7.10). */
+static double turning(const drape_string *s, const double *r, int i) {
   const double ax = r[2 * i] - r[2 * i - 2], ay = r[2 * i + 1] - r[2 * i - 1];
   const double bx = r[2 * i + 2] - r[2 * i], by = r[2 * i + 3] - r[2 * i + 1];
   const double aa = ax * ax + ay * ay, bb = bx * bx + by * by;
+  (void)s;
   if ((aa < bb ? aa : bb) < 1e-24) return 0.0;
   return atan2(ax * by - ay * bx, ax * bx + ay * by);
 }
 
-void drape_string_energies(const drape_string *s, drape_string_energy *out) {
+double drape_string_turning_angle(const drape_string *s, int i) {
+  if (i < 1 || i >= s->N) return 0.0;
+  return turning(s, s->r, i);
+}
+
+/* The energies of the state (r, v): the accepted one or a candidate. */
+static void energies_of(const drape_string *s, const double *r, const double *v,
+                        drape_string_energy *out) {
   const int N = s->N;
-  const double ell0 = s->ell0, *r = s->r, *v = s->v, *g = s->p.gravity;
+  const double ell0 = s->ell0, *g = s->p.gravity;
   drape_string_energy en = {0};
   for (int i = 0; i <= N; i++) {
     const double m = s->mass[i];
@@ -365,11 +451,111 @@ void drape_string_energies(const drape_string *s, drape_string_energy *out) {
     if (ext > 0) en.elastic += 0.5 * (s->p.EA / ell0) * ext * ext;
   }
   for (int i = 1; i < N; i++) {
-    const double th = drape_string_turning_angle(s, i);
+    const double th = turning(s, r, i);
     en.bending += 0.5 * (s->p.B / ell0) * th * th;
   }
   en.total = en.kinetic + en.elastic + en.bending + en.gravitational;
   *out = en;
 }
 
-void drape_string_get_stats(const drape_string *s, drape_string_stats *out) { *out = s->stats; }
+void drape_string_energies(const drape_string *s, drape_string_energy *out) {
+  energies_of(s, s->r, s->v, out);
+}
+
+/* ---- divergence (include/drape/string.h, DRAPE_STRING_ENERGY_FACTOR) ---- */
+
+void drape__string_energy_baseline(drape_string *s) {
+  drape_string_energy en;
+  energies_of(s, s->r, s->v, &en);
+  const double M = s->p.mu * s->p.length;
+  const double g = hypot(s->p.gravity[0], s->p.gravity[1]);
+  s->energy0 = en.total;
+  /* The energy scale: what the string holds at the start, what lifting it
+   * by its own length costs, and its whole mass at the hand's speed cap.
+   * The last term keeps S > 0 (hand_speed > 0) without gravity or motion. */
+  s->scale0 = en.kinetic + en.elastic + en.bending + M * g * s->p.length +
+              0.5 * M * s->speed_cap * s->speed_cap;
+  s->hand_work = 0.0;
+  s->hand_work_abs = 0.0;
+  s->since_check = 0;
+}
+
+void drape__string_stiffest(const drape_string *s, char *buf, size_t cap) {
+  /* Time scales of the stiff terms on one link, against the tick h: an
+   * axial wave (speed sqrt(EA/mu)) crosses a link in l0 sqrt(mu/EA); the
+   * shortest bending wave (wavelength ~ l0) has the time scale
+   * l0^2 sqrt(mu/B). The elastic forces are explicit in the velocity solve
+   * (§7.13: only friction is implicit), so a scale far below h makes the
+   * substeps shrink without end. When neither is below h, the link length
+   * itself (the movement limit 0.01 l0 per substep) is what needs the
+   * substeps. */
+  const double l0 = s->ell0, mu = s->p.mu, h = s->p.h;
+  const double t_ea = s->p.EA > 0 ? l0 * sqrt(mu / s->p.EA) : INFINITY;
+  const double t_b = s->p.B > 0 ? l0 * l0 * sqrt(mu / s->p.B) : INFINITY;
+  char v[40];
+  if (t_ea < h && t_ea <= t_b)
+    snprintf(buf, cap,
+             "stiffest parameter: EA = %s N (an axial wave crosses one link of L0/N = %.3g m "
+             "at mu = %.3g kg/m in %.3g s, h/%.3g)",
+             num_text(s->p.EA, v, sizeof v), l0, mu, t_ea, h / t_ea);
+  else if (t_b < h)
+    snprintf(buf, cap,
+             "stiffest parameter: B = %s N m^2 (bending time scale (L0/N)^2 sqrt(mu/B) = "
+             "%.3g s at L0/N = %.3g m, mu = %.3g kg/m, h/%.3g)",
+             num_text(s->p.B, v, sizeof v), t_b, l0, mu, h / t_b);
+  else
+    snprintf(buf, cap,
+             "stiffest parameter: length: links of L0/N = %.3g m (L0 = %s m, N = %d) let a "
+             "substep move a node at most 0.01 L0/N = %.3g m",
+             l0, num_text(s->p.length, v, sizeof v), s->N, 0.01 * l0);
+}
+
+/* E - E0 - W against the scale, for the state (r, v) with `work` the
+ * hand's work of the substep that produced it (0 for the accepted state). */
+static int check_energy_of(drape_string *s, const double *r, const double *v, double work,
+                           drape_err *e) {
+  drape_string_energy en;
+  energies_of(s, r, v, &en);
+  const double w = s->hand_work + work;
+  const double scale = s->scale0 + s->hand_work_abs + fabs(work);
+  const double excess = en.total - s->energy0 - w;
+  if (excess <= DRAPE_STRING_ENERGY_FACTOR * scale) return DRAPE_OK;
+  char why[400];
+  drape__string_stiffest(s, why, sizeof why);
+  return drape_fail(e, DRAPE_EUNSTABLE,
+                    "string: energy blow-up at t = %.6g s: total energy %.4g J (kinetic %.3g) "
+                    "exceeds the initial %.4g J plus the hand's work %.4g J by %.3g J, more "
+                    "than %g x the energy scale %.3g J; %s",
+                    drape_string_time(s), en.total, en.kinetic, s->energy0, w, excess,
+                    DRAPE_STRING_ENERGY_FACTOR, scale, why);
+}
+
+int drape__string_check_energy(drape_string *s, drape_err *e) {
+  s->since_check = 0;
+  return check_energy_of(s, s->r, s->v, 0.0, e);
+}
+
+int drape__string_check_candidate(drape_string *s, double work, drape_err *e) {
+  s->since_check = 0;
+  return check_energy_of(s, s->pr, s->pv, work, e);
+}
+
+int drape_string_find_nonfinite(const drape_string *s, char *desc, size_t cap) {
+  for (int i = 0; i <= s->N; i++) {
+    const double *r = s->r + 2 * i, *v = s->v + 2 * i;
+    const int bad_r = !isfinite(r[0]) || !isfinite(r[1]);
+    if (bad_r || !isfinite(v[0]) || !isfinite(v[1])) {
+      if (desc && cap)
+        snprintf(desc, cap, "node %d %s = (%g, %g)", i, bad_r ? "position" : "velocity",
+                 bad_r ? r[0] : v[0], bad_r ? r[1] : v[1]);
+      return i;
+    }
+  }
+  if (desc && cap) desc[0] = 0;
+  return -1;
+}
+
+void drape_string_get_stats(const drape_string *s, drape_string_stats *out) {
+  *out = s->stats;
+  out->hand_work = s->hand_work;
+}

@@ -61,12 +61,31 @@ struct drape_string {
 
   long ticks;       /* completed ticks                              */
   double tick_left; /* s left in the tick in progress; 0 = none     */
+  long tick_substeps; /* substeps accepted in the tick in progress  */
   int script_released;
   drape_string_stats stats;
+
+  /* Energy balance (include/drape/string.h, DRAPE_STRING_ENERGY_FACTOR). */
+  double energy0;   /* J, total energy at create/reset/set_state     */
+  double scale0;    /* J, the fixed part of the energy scale S       */
+  double hand_work; /* J, work done by the hand since then           */
+  double hand_work_abs; /* J, sum of |work| per substep              */
+  int since_check;  /* accepted substeps since the last energy check */
 };
 
 /* One accepted substep of the current tick (starting a tick when none is in
  * progress). *tick_done = 1 when that finished the tick. */
 int drape__string_substep(drape_string *s, int *tick_done, drape_err *e);
+
+/* Takes the current state as the energy baseline (E0, S; W = 0). */
+void drape__string_energy_baseline(drape_string *s);
+/* The energy balance check; DRAPE_EUNSTABLE on a blow-up. */
+int drape__string_check_energy(drape_string *s, drape_err *e);
+/* The same for the candidate state (s->pr, s->pv) of a substep whose hand
+ * work is `work`, before it is accepted. */
+int drape__string_check_candidate(drape_string *s, double work, drape_err *e);
+/* Writes "EA = 1e+12 N (...)" etc.: the parameter whose time scale is the
+ * shortest against h, for divergence messages. */
+void drape__string_stiffest(const drape_string *s, char *buf, size_t cap);
 
 #endif

@@ -9,6 +9,7 @@
  * Newton iterate's matrix, as the seed's JavaScript does (§7.13); only the
  * tensile terms change with the active set. */
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/banded.h"
@@ -185,10 +186,26 @@ static int solve_velocity(drape_string *s, double h, drape_err *e) {
       }
 
     const int bad = drape_banded_factor(band, size, STRING_BAND_W);
-    if (bad)
+    if (bad) {
+      /* In exact arithmetic the matrix is positive definite (mass plus
+       * positive semi-definite friction terms); it fails when the implicit
+       * friction outweighs a node's mass by ~1e16 (tiny links or mass), and
+       * the factor loses every digit of the mass. Name the larger ratio. */
+      const double m = s->p.mu * s->ell0, l0 = s->ell0, hh = s->p.h;
+      const double r_eta = hh * s->p.etaA / (m * l0), r_d = hh * s->p.D / (m * l0 * l0 * l0);
+      char why[400];
+      if (r_eta > 1e12 || r_d > 1e12)
+        snprintf(why, sizeof why,
+                 "the implicit friction outweighs a node's mass mu L0/N = %.3g kg by %.3g: %s",
+                 m, r_eta > r_d ? r_eta : r_d,
+                 r_eta > r_d ? "etaA (h etaA / (mu (L0/N)^2))" : "D (h D / (mu (L0/N)^4))");
+      else
+        drape__string_stiffest(s, why, sizeof why);
       return drape_fail(e, DRAPE_EUNSTABLE,
-                        "string: velocity system not positive definite at row %d (t = %g s)",
-                        bad - 1, (double)s->ticks * s->p.h);
+                        "string: velocity system not positive definite at row %d (node %d, "
+                        "t = %.6g s); %s",
+                        bad - 1, (bad - 1) / 2, drape_string_time(s), why);
+    }
     memcpy(s->cand, rhs, sizeof(double) * (size_t)size);
     drape_banded_solve(band, size, STRING_BAND_W, s->cand);
 
@@ -277,10 +294,41 @@ static inline double clamp_scale(double limit, double norm) {
   return q < 1.0 ? q : 1.0;
 }
 
+/* Work the hand does on the held end over one substep (for the energy
+ * balance, include/drape/string.h): the velocity change it imposes,
+ * m (|v'|^2 - |v|^2)/2, plus the force that keeps the end at v' during the
+ * substep times its motion, F = -(f_N + m g) with f_N the string's force on
+ * node N at the solved velocities (link N-1's tension and the last bend's
+ * moment, as the objective's gradient gives them; §7.9-7.10, §7.13), so
+ * F . v' part. Reads s->v (before) and s->pv (solved). */
+static double hand_work(const drape_string *s, double part) {
+  const int N = s->N;
+  const double m = s->mass[N], *g = s->p.gravity;
+  const double cl = s->p.etaA / s->ell0, cb = s->p.D / s->ell0;
+  const double vx = s->pv[2 * N], vy = s->pv[2 * N + 1];
+  const double ux = s->v[2 * N], uy = s->v[2 * N + 1];
+  double fx = 0.0, fy = 0.0;
+  const int l = N - 1;
+  if (s->link_on[l] && link_active(s, l, s->pv, cl)) {
+    const double t = s->link_e[l] + cl * link_rate(s, l, s->pv);
+    fx -= t * s->link_n[2 * l];
+    fy -= t * s->link_n[2 * l + 1];
+  }
+  if (s->bend_on[N - 2]) {
+    const double *G = s->bend_g + 6 * (N - 2);
+    const double q = s->bend_e[N - 2] + cb * bend_rate(s, N - 1, s->pv);
+    fx -= q * G[4];
+    fy -= q * G[5];
+  }
+  const double Fx = -(fx + m * g[0]), Fy = -(fy + m * g[1]);
+  return 0.5 * m * ((vx * vx + vy * vy) - (ux * ux + uy * uy)) + part * (Fx * vx + Fy * vy);
+}
+
 /* Python substep(): the prediction from the accepted state (s->r, s->v)
- * over `part` seconds, into s->pr, s->pv. */
-static int substep(drape_string *s, double part, drape_err *e) {
+ * over `part` seconds, into s->pr, s->pv; *work gets the hand's work. */
+static int substep(drape_string *s, double part, double *work, drape_err *e) {
   const int size = s->size, N = s->N;
+  *work = 0.0;
   memcpy(s->pr, s->r, sizeof(double) * (size_t)size);
   memcpy(s->pv, s->v, sizeof(double) * (size_t)size);
   if (s->held) {
@@ -305,16 +353,47 @@ static int substep(drape_string *s, double part, drape_err *e) {
   material_terms(s);
   int rc = solve_velocity(s, part, e);
   if (rc) return rc;
+  if (s->held) *work = hand_work(s, part);
   for (int k = 0; k < size; k++) s->pr[k] += part * s->pv[k];
   project_contour(s);
   return DRAPE_OK;
+}
+
+/* First node of the candidate (pr, pv) with a non-finite coordinate, -1
+ * when none; *what gets which vector. */
+static int first_nonfinite(const drape_string *s, const char **what) {
+  for (int i = 0; i <= s->N; i++) {
+    if (!isfinite(s->pr[2 * i]) || !isfinite(s->pr[2 * i + 1])) {
+      *what = "position";
+      return i;
+    }
+    if (!isfinite(s->pv[2 * i]) || !isfinite(s->pv[2 * i + 1])) {
+      *what = "velocity";
+      return i;
+    }
+  }
+  return -1;
 }
 
 int drape__string_substep(drape_string *s, int *tick_done, drape_err *e) {
   const int n1 = s->N + 1, size = s->size;
   const double h = s->p.h, limit = 0.01 * s->ell0;
   *tick_done = 0;
-  if (!(s->tick_left > 0.0)) s->tick_left = h;
+  if (!(s->tick_left > 0.0)) {
+    s->tick_left = h;
+    s->tick_substeps = 0;
+  }
+  /* The substep cap (include/drape/string.h, substep_max): a stiff string
+   * gains speed and its substeps shrink with 1/speed, so a tick would
+   * otherwise never end. */
+  if (s->tick_substeps >= s->p.substep_max) {
+    char why[400];
+    drape__string_stiffest(s, why, sizeof why);
+    return drape_fail(e, DRAPE_EUNSTABLE,
+                      "string: more than %ld substeps (substep_max) in the tick from t = %.6g s "
+                      "(h = %g s, %.3g s of it left): the motion is too stiff to resolve; %s",
+                      s->p.substep_max, (double)s->ticks * h, h, s->tick_left, why);
+  }
   double speed = 0.0;
   for (int i = 0; i < n1; i++) {
     const double vx = s->v[2 * i], vy = s->v[2 * i + 1];
@@ -325,9 +404,11 @@ int drape__string_substep(drape_string *s, int *tick_done, drape_err *e) {
    * the contour correction (§7.13). */
   double part = 0.9 * limit / (speed > 1e-12 ? speed : 1e-12);
   if (s->tick_left < part) part = s->tick_left;
-  int ok = 0;
+  int ok = 0, bad = -1;
+  const char *bad_what = "position";
+  double work = 0.0;
   for (int attempt = 0; attempt < 21; attempt++) {
-    int rc = substep(s, part, e);
+    int rc = substep(s, part, &work, e);
     if (rc) return rc;
     double movement = 0.0;
     for (int i = 0; i < n1; i++) {
@@ -335,21 +416,46 @@ int drape__string_substep(drape_string *s, int *tick_done, drape_err *e) {
       const double m = sqrt(dx * dx + dy * dy);
       if (m > movement || m != m) movement = m;
     }
-    if (movement <= limit * (1 + 1e-6)) {
+    /* A non-finite position or velocity is never accepted (issue 13): it
+     * is treated as too much movement, halved and retried. */
+    bad = first_nonfinite(s, &bad_what);
+    if (bad < 0 && movement <= limit * (1 + 1e-6)) {
       ok = 1;
       break;
     }
     s->stats.retries++;
     part *= 0.5;
   }
-  if (!ok)
+  if (!ok) {
+    char why[400];
+    drape__string_stiffest(s, why, sizeof why);
+    if (bad >= 0)
+      return drape_fail(e, DRAPE_EUNSTABLE,
+                        "string: node %d %s = (%g, %g) after 20 halvings of the substep "
+                        "(t = %.6g s); %s",
+                        bad, bad_what, strcmp(bad_what, "position") ? s->pv[2 * bad] : s->pr[2 * bad],
+                        strcmp(bad_what, "position") ? s->pv[2 * bad + 1] : s->pr[2 * bad + 1],
+                        drape_string_time(s), why);
     return drape_fail(e, DRAPE_EUNSTABLE,
                       "string: could not resolve the motion (a node still moved more than "
-                      "0.01 l0 = %g m after 20 halvings, t = %g s)",
-                      limit, (double)s->ticks * h);
+                      "0.01 l0 = %g m after 20 halvings, t = %.6g s); %s",
+                      limit, drape_string_time(s), why);
+  }
+  /* The energy balance every DRAPE_STRING_ENERGY_EVERY substeps, on the
+   * candidate, so a blow-up leaves the last accepted state in place. */
+  if (s->since_check + 1 >= DRAPE_STRING_ENERGY_EVERY) {
+    int rc = drape__string_check_candidate(s, work, e);
+    if (rc) return rc;
+  } else {
+    s->since_check++;
+  }
   memcpy(s->r, s->pr, sizeof(double) * (size_t)size);
   memcpy(s->v, s->pv, sizeof(double) * (size_t)size);
+  s->hand_work += work;
+  s->hand_work_abs += fabs(work);
   s->stats.substeps++;
+  s->tick_substeps++;
+  if (s->tick_substeps > s->stats.max_tick_substeps) s->stats.max_tick_substeps = s->tick_substeps;
   s->tick_left -= part;
   if (!(s->tick_left > h * 1e-12)) {
     s->tick_left = 0.0;
