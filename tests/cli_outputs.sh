@@ -155,6 +155,13 @@ check "--overwrite" 0 $?
 [[ -e "$T/m/frame_0003.obj" ]] && die "--overwrite left the earlier run's frame 3"
 grep -q tiny2.json "$T/m/run.json" || die "run.json is not the new run's"
 [[ $(ls "$T/m" | grep -c '^frame_') == 2 ]] || die "--overwrite: frames $(ls "$T/m")"
+# a run that fails before its first frame (here a bad flag combination found
+# by the renderer) leaves no manifest, so the fixed command needs no --overwrite
+out=$("$D" run "$T/tiny.json" --frames 2 --backend cpu --interop share --png-dir "$T/early" 2>&1)
+check "failure before the first frame" 2 $?
+[[ -e "$T/early/run.json" ]] && die "a run that failed before frame 1 left run.json"
+"$D" run "$T/tiny.json" --frames 2 --backend cpu --png-dir "$T/early" --size 32x32 2>/dev/null
+check "the fixed command into the same folder" 0 $?
 # a PNG of an earlier run also counts as another run's frame
 mkdir -p "$T/p" && touch "$T/p/frame_0001.png"
 out=$("$D" run "$T/tiny.json" --frames 2 --backend cpu --obj-dir "$T/p" 2>&1)

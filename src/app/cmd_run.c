@@ -533,6 +533,18 @@ static int finish_outputs(run_ctx *r, const char *status, const char *error, dra
     status = "failed";
     error = e2->msg;
   }
+  if (!strcmp(status, "failed") && r->done == 0) {
+    /* Failed before any frame (a bad value found late, an OpenCL error):
+     * nothing to describe, so no stats file and no manifest are left, and
+     * the same command with the mistake fixed needs no --overwrite. */
+    stats_abort(r);
+    for (int i = 0; i < r->n_fdirs; i++) {
+      char path[4200];
+      snprintf(path, sizeof path, "%s/run.json", r->fdirs[i].dir);
+      unlink(path);
+    }
+    return rc;
+  }
   drape_err se = {0};
   int src = stats_end(r, status, error, &se);
   if (src) {
