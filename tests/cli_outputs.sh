@@ -162,6 +162,12 @@ check "failure before the first frame" 2 $?
 [[ -e "$T/early/run.json" ]] && die "a run that failed before frame 1 left run.json"
 "$D" run "$T/tiny.json" --frames 2 --backend cpu --png-dir "$T/early" --size 32x32 2>/dev/null
 check "the fixed command into the same folder" 0 $?
+# --overwrite removes regular files only; a FIFO named like a frame stays and
+# the run is refused (a rename would replace it)
+mkdir -p "$T/ovf" && mkfifo "$T/ovf/frame_0001.obj"
+out=$("$D" run "$T/tiny.json" --frames 2 --backend cpu --obj-dir "$T/ovf" --overwrite 2>&1)
+check "--overwrite with a FIFO named frame_0001.obj" 2 $?
+[[ -p "$T/ovf/frame_0001.obj" ]] || die "--overwrite replaced a FIFO"
 # a PNG of an earlier run also counts as another run's frame
 mkdir -p "$T/p" && touch "$T/p/frame_0001.png"
 out=$("$D" run "$T/tiny.json" --frames 2 --backend cpu --obj-dir "$T/p" 2>&1)

@@ -382,6 +382,13 @@ static int prepare_folders(run_ctx *r, drape_err *e) {
       if (n < 0) return e->code;
       if (n > 0) fprintf(stderr, "drape run: --overwrite: removed %d earlier files from %s\n", n,
                          d->dir);
+      /* Left: only things named like drape's files that are not regular
+       * files (a folder or FIFO called frame_0001.obj); a rename would
+       * replace them, so refuse. */
+      char first[300];
+      if (drape_frame_files_scan(d->dir, first, sizeof first) > 0)
+        return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": %s there is not a regular file; drape "
+                          "neither removes nor replaces it", flag, d->dir, first);
     }
     int rc = drape_make_dirs(d->dir, flag, e);
     if (rc) return rc;

@@ -525,11 +525,8 @@ int drape_capture_close(drape_capture *c, int ok, drape_err *e) {
                    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
     }
     if (ok && !rc && c->video_count > 0) {
-      if (rename(c->video_tmp, c->video_final) != 0) {
-        rc = drape_fail(e, DRAPE_EIO, "--video: renaming %s to %s failed: %s", c->video_tmp,
-                        c->video_final, strerror(errno));
-        unlink(c->video_tmp);
-      }
+      /* Never over a device or FIFO that appeared since the check. */
+      rc = drape_out_commit(c->video_tmp, c->video_final, "--video", e);
     } else {
       unlink(c->video_tmp);
     }
