@@ -28,7 +28,7 @@ check "run FIFO" 2 $?
 expect_msg "FIFO message" "$(cat "$T/err")" "scene file '$T/pipe.json': not a regular file (it is a FIFO (named pipe))"
 timeout 10 "$D" view "$T/pipe.json" --frames 1 2>"$T/err" >/dev/null
 check "view FIFO" 2 $?
-expect_msg "view FIFO message" "$(cat "$T/err")" "$T/pipe.json"
+expect_msg "view FIFO message" "$(cat "$T/err")" "SCENE \"$T/pipe.json\": not a regular file (a FIFO)"
 timeout 10 "$D" run /dev/zero --frames 1 2>"$T/err"
 check "run /dev/zero" 2 $?
 expect_msg "/dev/zero message" "$(cat "$T/err")" "scene file '/dev/zero': not a regular file (it is a character device)"

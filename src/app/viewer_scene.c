@@ -53,6 +53,12 @@ static int source_roots(char roots[4][4096]) {
 
 int vw_resolve_scene(viewer *v, const char *arg, drape_err *e) {
   const char *want = arg ? arg : "scenes/drape_sphere.json";
+  struct stat st;
+  if (stat(want, &st) == 0 && !S_ISREG(st.st_mode)) /* never open a FIFO or a device */
+    return drape_fail(e, DRAPE_EINVAL, "SCENE \"%s\": not a regular file (%s); a scene is a JSON "
+                      "file, e.g. scenes/drape_sphere.json", want,
+                      S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO"
+                      : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a file");
   if (arg && arg[0] == '/') {
     if (!is_file(arg))
       return drape_fail(e, DRAPE_EINVAL, "SCENE \"%s\": no such file (a JSON scene file, e.g. "
