@@ -62,6 +62,20 @@ ok = ok and len(apart) >= 1 and all(c["stage_ms"]["fused"] == 0 and c["stage_ms"
 print("bench --fuse:", "ok" if ok else "BAD")
 sys.exit(0 if ok else 1)
 PY
+# a case that diverges (NaN injected at frame 2, DRAPE_FAULT_NAN) is kept,
+# marked DIVERGED / "status": "diverged", and the run exits 1
+DRAPE_FAULT_NAN=2 "$D" bench --sizes 12 --settings 4x1 --self off --devices all --frames 2 \
+  --warmup 1 --peer off --out "$T/nan" > "$T/nan.txt" 2>&1
+rc=$?
+[[ $rc == 1 ]] || { echo "FAIL bench with a diverging case: exit $rc, expected 1"; fail=1; }
+[[ $(grep -c 'DIVERGED$' "$T/nan.txt") == 2 ]] || { echo "FAIL bench table lacks DIVERGED rows"; fail=1; }
+grep -q 'diverged at frame 2' "$T/nan.txt" || { echo "FAIL bench does not say why"; fail=1; }
+python3 - "$T/nan/bench.json" <<'PY' || fail=1
+import json, sys
+cases = json.load(open(sys.argv[1]))["cases"]
+assert len(cases) == 2 and all(c["status"] == "diverged" and not c["ok"] for c in cases), cases
+print("ok   bench marks diverged cases failed")
+PY
 for bad in "--sizes 2" "--settings 20y1" "--self maybe" "--devices 99" "--frames 0" "--peer sometimes" "--fuse maybe" "--bogus 1"; do
   "$D" bench $bad --out "$T/bad" > "$T/bad.txt" 2>&1
   rc=$?

@@ -65,6 +65,7 @@ typedef struct bench_row {
   double max_strain, mean_strain;
   double device_mb, bytes_per_frame;
   int finite, ok;
+  int diverged;   /* the finiteness check stopped the case (no timings) */
   /* peer */
   int has_peer;
   double peer_ms, peer_max_strain, peer_mean_strain, speedup;
@@ -398,7 +399,7 @@ static void print_row(const bench_row *r) {
   printf("%-28.28s %5d %6s %4s %9d %9.2f %9s %8.3f %7d %9.0f %9.1f %8.4f %8.5f %8.1f %4s\n",
          r->backend, r->n, set, r->self ? "on" : "off", r->particles, r->ms_median, spread,
          r->ms_substep, r->colours, r->launches, r->projections_per_s * 1e-6, r->max_strain,
-         r->mean_strain, r->device_mb, r->ok ? "yes" : "FAIL");
+         r->mean_strain, r->device_mb, r->ok ? "yes" : r->diverged ? "DIVERGED" : "FAIL");
   if (r->has_peer)
     printf("%-28.28s %5d %6s %4s %9d %9.2f %9s %8s %7s %9s %9s %8.4f %8.5f %8s %4s"
            "  drape is %.1fx faster\n",
@@ -599,12 +600,13 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
                "\"ms_substep\": %.5f, \"launches_per_frame\": %.1f, "
                "\"projections_per_s\": %.6g, \"particles_per_s\": %.6g, "
                "\"max_strain\": %.6g, \"mean_strain\": %.6g, \"device_mb\": %.2f, "
-               "\"bytes_per_frame\": %.0f, \"ok\": %s, \"stage_ms\": {",
+               "\"bytes_per_frame\": %.0f, \"ok\": %s, \"status\": \"%s\", \"stage_ms\": {",
             r->backend, r->n, r->particles, r->constraints, r->colours, r->substeps,
             r->iterations, r->self ? "true" : "false", r->ms_median, r->ms_p10, r->ms_p90,
             r->ms_substep, r->launches, r->projections_per_s, r->particles_per_s,
             isfinite(r->max_strain) ? r->max_strain : -1, isfinite(r->mean_strain) ? r->mean_strain : -1,
-            r->device_mb, r->bytes_per_frame, r->ok ? "true" : "false");
+            r->device_mb, r->bytes_per_frame, r->ok ? "true" : "false",
+            r->ok ? "ok" : r->diverged ? "diverged" : "failed");
     for (int s = 0; s < DRAPE_STAGE_COUNT; s++)
       fprintf(f, "%s\"%s\": %.5f", s ? ", " : "", drape_stage_name((drape_stage)s),
               r->stage_valid ? r->stage_ms[s] : -1.0);
@@ -658,14 +660,14 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
   fprintf(f, "\nplot ");
   int series = 0;
   for (int i = 0; i < n_rows; i++) {
-    int seen = 0;
+    int seen = rows[i].diverged; /* diverged cases have no time to plot */
     for (int j = 0; j < i; j++)
-      if (!strcmp(rows[j].backend, rows[i].backend) && rows[j].substeps == rows[i].substeps &&
+      if (!rows[j].diverged && !strcmp(rows[j].backend, rows[i].backend) && rows[j].substeps == rows[i].substeps &&
           rows[j].iterations == rows[i].iterations && rows[j].self == rows[i].self)
         seen = 1;
     if (seen) continue;
     for (int j = i; j < n_rows; j++)
-      if (!strcmp(rows[j].backend, rows[i].backend) && rows[j].substeps == rows[i].substeps &&
+      if (!rows[j].diverged && !strcmp(rows[j].backend, rows[i].backend) && rows[j].substeps == rows[i].substeps &&
           rows[j].iterations == rows[i].iterations && rows[j].self == rows[i].self)
         fprintf(dat, "%d %.5f\n", rows[j].particles, rows[j].ms_median);
     fprintf(dat, "\n\n");
@@ -694,6 +696,11 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
                "title 'Bullet soft body, same cloth'", series);
   fprintf(f, "\n");
   if (close_commit(dat, dtmp, dpath) | close_commit(f, tmp, path)) return 1;
+  if (series == 0 && !any_peer) { /* every case diverged: nothing to draw */
+    unlink(ptmp);
+    printf("no plot: no case has a time (every case diverged)\n");
+    return 0;
+  }
   const char *argv[] = {gp, "bench.gp", NULL};
   drape_spawn_opts so = drape_spawn_opts_default();
   so.cwd = o->out_dir;
@@ -753,6 +760,13 @@ int cmd_bench(drape_app *app, int argc, char **argv) {
             fprintf(stderr, "drape bench: %s n=%d %dx%d: %s\n", o.backends[b].name, o.sizes[si],
                     o.settings[st].substeps, o.settings[st].iterations, e.msg);
             failed = 1;
+            if (e.code != DRAPE_EUNSTABLE) continue;
+            /* a diverged case stays in the table and the files, failed */
+            r->diverged = 1;
+            r->finite = r->ok = 0;
+            r->max_strain = r->mean_strain = NAN;
+            print_row(r);
+            n_rows++;
             continue;
           }
           /* The peer runs the same cloth once per size and setting, without
