@@ -221,10 +221,10 @@ static void test_nonfinite_names_the_node(void **state) {
   drape_cable_free(c);
 }
 
-/* The frame loop's cables (src/app/run_cables.c, compiled into this test):
+/* The frame loop's cables (src/world/cables.c, in the library):
  * a non-finite state stops the frame with the rope's name, the frame, its
  * time and the node, as `drape run` reports every divergence. */
-#include "app/run_cables.c"
+#include "world/cables.h"
 
 static void test_run_cables_names_rope_frame_node(void **state) {
   (void)state;
@@ -252,7 +252,7 @@ static void test_run_cables_names_rope_frame_node(void **state) {
   assert_int_equal(run_cables_count(rc), 1);
   assert_int_equal(run_cables_step(rc, 1, &e), DRAPE_OK);
   const double bad[3] = {1.0, INFINITY, 0.0};
-  drape_cable_set_pin(rc->c[0].cable, 10, bad);
+  drape_cable_set_pin(run_cables_cable(rc, 0), 10, bad);
   assert_int_equal(run_cables_step(rc, 2, &e), DRAPE_EUNSTABLE);
   print_message("%s\n", e.msg);
   assert_non_null(strstr(e.msg, "rope \"chain\" (implicit cable, rope[0]) diverged at frame 2 "

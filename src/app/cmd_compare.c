@@ -39,7 +39,7 @@
 
 #include "app/app.h"
 #include "core/util.h"
-#include "app/run_cables.h"
+#include "world/cables.h"
 #include "cl/runtime.h"
 #include "core/model.h"
 #include "drape/cloth.h"

@@ -27,12 +27,12 @@
 
 #include "app/app.h"
 #include "core/util.h"
-#include "app/run_cables.h"
+#include "world/cables.h"
 #include "cl/runtime.h"
 #include "drape/cloth.h"
 #include "drape/scene.h"
 #include "render/run_hook.h"
-#include "app/run_strings.h"
+#include "world/strings.h"
 
 static const char *usage_text =
     "usage: drape [--device K] run SCENE [--frames N] [--obj-dir DIR] [--stats FILE.json]\n"

@@ -1,5 +1,5 @@
 /* Implicit ropes in the frame loop: see run_cables.h. */
-#include "app/run_cables.h"
+#include "world/cables.h"
 #include "core/util.h"
 
 #include <math.h>
@@ -29,6 +29,7 @@ struct run_cables {
 int run_cables_count(const run_cables *c) { return c ? c->n : 0; }
 const char *run_cables_name(const run_cables *c, int k) { return c->c[k].name; }
 int run_cables_nodes(const run_cables *c, int k) { return c->c[k].nodes; }
+drape_cable *run_cables_cable(run_cables *c, int k) { return c->c[k].cable; }
 
 void run_cables_free(run_cables *c) {
   if (!c) return;

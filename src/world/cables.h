@@ -8,8 +8,8 @@
  *   per frame: run_cables_step(substeps x h = dt / substeps)
  *   outputs:   run_cables_append_obj (after the sim's objects),
  *              run_cables_stats / run_cables_json_objects */
-#ifndef DRAPE_APP_RUN_CABLES_H
-#define DRAPE_APP_RUN_CABLES_H
+#ifndef DRAPE_WORLD_CABLES_H
+#define DRAPE_WORLD_CABLES_H
 
 #include <stdio.h>
 
@@ -29,6 +29,7 @@ void run_cables_free(run_cables *c);
 int run_cables_count(const run_cables *c);
 const char *run_cables_name(const run_cables *c, int k);
 int run_cables_nodes(const run_cables *c, int k);
+struct drape_cable *run_cables_cable(run_cables *c, int k); /* the k-th cable itself */
 
 /* One frame of dt: `substeps` Backward Euler steps of h = dt / substeps.
  * Afterwards every node's position and velocity is checked; a non-finite

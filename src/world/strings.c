@@ -1,4 +1,4 @@
-#include "app/run_strings.h"
+#include "world/strings.h"
 
 #include <pthread.h>
 #include <stdlib.h>

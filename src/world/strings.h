@@ -2,8 +2,8 @@
  * string solver advances every string to the frame's end time on a worker
  * thread while the calling thread steps the cloth solver (the host works
  * while the OpenCL device computes), then the frame's outputs read them. */
-#ifndef DRAPE_APP_RUN_STRINGS_H
-#define DRAPE_APP_RUN_STRINGS_H
+#ifndef DRAPE_WORLD_STRINGS_H
+#define DRAPE_WORLD_STRINGS_H
 
 #include <stdio.h>
 
