@@ -672,7 +672,10 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   drape_scene_free(&r.scene);
   if (rc) {
     if (frc) fprintf(stderr, "drape: %s\n", fe.msg);
-    return drape_app_report(&e);
+    /* A failure while running names the scene, as a bad scene does. */
+    drape_err named = e;
+    snprintf(named.msg, sizeof named.msg, "scene file '%s': %.900s", r.scene_path, e.msg);
+    return drape_app_report(&named);
   }
   if (frc) return drape_app_report(&fe);
   return sig ? drape_interrupt_exit_code(sig) : 0;
