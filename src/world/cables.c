@@ -30,6 +30,7 @@ int run_cables_count(const run_cables *c) { return c ? c->n : 0; }
 const char *run_cables_name(const run_cables *c, int k) { return c->c[k].name; }
 int run_cables_nodes(const run_cables *c, int k) { return c->c[k].nodes; }
 drape_cable *run_cables_cable(run_cables *c, int k) { return c->c[k].cable; }
+int run_cables_scene_index(const run_cables *c, int k) { return c->c[k].scene_index; }
 
 void run_cables_free(run_cables *c) {
   if (!c) return;

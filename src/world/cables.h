@@ -30,6 +30,7 @@ int run_cables_count(const run_cables *c);
 const char *run_cables_name(const run_cables *c, int k);
 int run_cables_nodes(const run_cables *c, int k);
 struct drape_cable *run_cables_cable(run_cables *c, int k); /* the k-th cable itself */
+int run_cables_scene_index(const run_cables *c, int k);      /* its rope[] index */
 
 /* One frame of dt: `substeps` Backward Euler steps of h = dt / substeps.
  * Afterwards every node's position and velocity is checked; a non-finite

@@ -84,7 +84,14 @@ int run_strings_create(const drape_scene *scene, run_strings **out, drape_err *e
   int rc = 0;
   for (int k = 0; k < scene->n_string && !rc; k++) {
     drape_string_params p;
-    rs->defs[k] = scene->string[k]; /* the hand array stays owned by the scene */
+    rs->defs[k] = scene->string[k]; /* with its own copy of the hand keyframes, so */
+    rs->defs[k].hand = NULL;        /* the scene may be freed after create       */
+    const int nh = scene->string[k].n_hand;
+    if (nh > 0 && !(rs->defs[k].hand = malloc(sizeof *rs->defs[k].hand * (size_t)nh))) {
+      rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+      break;
+    }
+    if (nh > 0) memcpy(rs->defs[k].hand, scene->string[k].hand, sizeof *rs->defs[k].hand * (size_t)nh);
     rc = drape_string_params_from_def(&scene->string[k], scene->gravity, &p, e);
     if (!rc) rc = drape_string_create(&p, &rs->s[k], e);
     if (!rc) rs->n = k + 1;
@@ -100,6 +107,7 @@ int run_strings_create(const drape_scene *scene, run_strings **out, drape_err *e
   }
   if (rc) {
     for (int k = 0; k < rs->n; k++) drape_string_destroy(rs->s[k]);
+    for (int k = 0; k < scene->n_string; k++) free(rs->defs[k].hand);
     free(rs->s);
     free(rs->defs);
     free(rs);
@@ -145,6 +153,19 @@ int run_strings_wait(run_strings *rs, drape_err *e) {
 int run_strings_count(const run_strings *rs) { return rs ? rs->n : 0; }
 const drape_string *run_strings_get(const run_strings *rs, int k) { return rs->s[k]; }
 double run_strings_z(const run_strings *rs, int k) { return rs->defs[k].z; }
+const drape_string_def *run_strings_def(const run_strings *rs, int k) { return &rs->defs[k]; }
+drape_string *run_strings_at(run_strings *rs, int k) { return rs->s[k]; }
+
+void run_strings_reset(run_strings *rs) {
+  if (!rs) return;
+  pthread_mutex_lock(&rs->mu);
+  while (rs->have_work) pthread_cond_wait(&rs->cv, &rs->mu);
+  for (int k = 0; k < rs->n; k++) drape_string_reset(rs->s[k]);
+  rs->frame = 0;
+  rs->rc = 0;
+  memset(&rs->err, 0, sizeof rs->err);
+  pthread_mutex_unlock(&rs->mu);
+}
 
 int run_strings_write_obj(const run_strings *rs, FILE *f, int first_vertex) {
   int v = first_vertex;
@@ -171,7 +192,10 @@ void run_strings_free(run_strings *rs) {
   pthread_join(rs->thread, NULL);
   pthread_mutex_destroy(&rs->mu);
   pthread_cond_destroy(&rs->cv);
-  for (int k = 0; k < rs->n; k++) drape_string_destroy(rs->s[k]);
+  for (int k = 0; k < rs->n; k++) {
+    drape_string_destroy(rs->s[k]);
+    free(rs->defs[k].hand);
+  }
   free(rs->s);
   free(rs->defs);
   free(rs);

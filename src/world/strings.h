@@ -31,6 +31,10 @@ int run_strings_wait(run_strings *rs, drape_err *e);
 int run_strings_count(const run_strings *rs);
 const drape_string *run_strings_get(const run_strings *rs, int k);
 double run_strings_z(const run_strings *rs, int k);
+const drape_string_def *run_strings_def(const run_strings *rs, int k); /* as in the scene */
+drape_string *run_strings_at(run_strings *rs, int k);                 /* mutable: grabs */
+/* Every string back to its start (after run_strings_wait), errors cleared. */
+void run_strings_reset(run_strings *rs);
 /* Appends `o NAME`, the nodes as `v` lines (x, y, z) and one `l` polyline
  * per string; vertex numbers start after `first_vertex` earlier ones. */
 int run_strings_write_obj(const run_strings *rs, FILE *f, int first_vertex);

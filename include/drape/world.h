@@ -1,0 +1,124 @@
+/* drape — the world: one object that owns every object of a scene and
+ * steps them as one (the only thing a command or an embedder needs).
+ *
+ *   drape_world_def def = drape_world_def_default();   // zero = defaults
+ *   drape_world *w = NULL;
+ *   if (drape_world_load("scenes/drape_sphere.json", &def, &w, &e)) ...;
+ *   for (int f = 0; f < 120; f++)
+ *     if (drape_world_step(w, &e)) ...;                   // one frame of dt
+ *   drape_world_write_obj(w, "frame.obj", &e);
+ *   drape_world_destroy(w);
+ *
+ * What it owns (README "What drape is"):
+ *   - cloths and ropes of any solver ("xpbd", "jakobsen", "springs") in one
+ *     drape_sim (cloth.h) on OpenCL or the CPU reference;
+ *   - implicit ropes ("solver": "implicit", the seed 003 cable, cable.h),
+ *     stepped on the CPU with the scene's substeps;
+ *   - seed 000 strings (string.h), advanced on a worker thread while the
+ *     calling thread steps the device;
+ *   - the colliders (spheres, floor) of the scene.
+ * Every frame ends with the finiteness check of every object (cloth.h,
+ * "Divergence"): a non-finite state stops the world with DRAPE_EUNSTABLE
+ * and a message naming the object, the frame, the time and the particle or
+ * node, before anything can read that state; every later step returns the
+ * same error until drape_world_reset.
+ *
+ * Objects are numbered in this order: the drape_sim's cloths and ropes (as
+ * in drape_mesh), then the implicit ropes, then the strings. */
+#ifndef DRAPE_WORLD_H
+#define DRAPE_WORLD_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "drape/base.h"
+#include "drape/cloth.h"
+#include "drape/scene.h"
+#include "drape/string.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct drape_world drape_world;
+
+/* How to run a world. A zeroed def means the defaults. */
+typedef struct drape_world_def {
+  drape_backend backend;  /* DRAPE_BACKEND_CL (0, default) or _CPU            */
+  int use_device;         /* 0 (default): DRAPE_DEVICE, else the first device;
+                             1: device_index                                   */
+  int device_index;       /* OpenCL device (see `drape devices`)               */
+  int profiling;          /* OpenCL: per-stage device times (drape_timings)    */
+  struct drape_cl *cl;    /* optional: an OpenCL runtime to run on, not owned
+                             (drape_cl.h; e.g. one sharing a GL context)       */
+} drape_world_def;
+
+drape_world_def drape_world_def_default(void);
+
+/* Validates the scene (drape_scene_validate) and builds every object. The
+ * world copies what it needs; the scene may be freed afterwards. */
+int drape_world_create(const drape_scene *scene, const drape_world_def *def, drape_world **out,
+                       drape_err *e);
+/* drape_scene_load + drape_world_create. */
+int drape_world_load(const char *path, const drape_world_def *def, drape_world **out,
+                     drape_err *e);
+void drape_world_destroy(drape_world *w); /* NULL is fine */
+
+/* One frame of dt for every object. */
+int drape_world_step(drape_world *w, drape_err *e);
+/* Back to the state after create (time 0; grabs released; a divergence
+ * cleared). Parameters edited on the sim keep their values. */
+int drape_world_reset(drape_world *w, drape_err *e);
+
+int drape_world_frame(const drape_world *w);    /* frames stepped since reset */
+double drape_world_time(const drape_world *w);  /* s                           */
+double drape_world_dt(const drape_world *w);    /* s per frame                 */
+
+/* ---- objects ---- */
+typedef enum {
+  DRAPE_WORLD_CLOTH = 0,   /* triangles                                    */
+  DRAPE_WORLD_ROPE = 1,    /* links; solver xpbd, jakobsen or springs       */
+  DRAPE_WORLD_CABLE = 2,   /* links; an implicit rope (seed 003)            */
+  DRAPE_WORLD_STRING = 3   /* links; a seed 000 string, in the plane z     */
+} drape_world_kind;
+
+typedef struct drape_world_object {
+  char name[DRAPE_NAME_MAX];
+  drape_world_kind kind;
+  int n_points;            /* particles or nodes                            */
+  int n_tris;              /* cloth triangles (0 otherwise)                 */
+  int n_links;             /* rope, cable and string links (0 for cloth)    */
+  float color_front[3], color_back[3]; /* linear RGB                        */
+  double thickness;        /* m                                             */
+} drape_world_object;
+
+int drape_world_object_count(const drape_world *w);
+/* DRAPE_EINVAL for k out of range. */
+int drape_world_get_object(const drape_world *w, int k, drape_world_object *out, drape_err *e);
+/* Object k's points as n_points x 3 floats (m). Blocking on OpenCL. */
+int drape_world_read_points(drape_world *w, int k, float *xyz, drape_err *e);
+/* Object k's links (n_links x 2) or triangles (n_tris x 3), as indices
+ * into its own points; torn cloth triangles are left out, so the count
+ * written (returned through *count, may be NULL) can be below n_tris. */
+int drape_world_read_links(drape_world *w, int k, uint32_t *ab, drape_err *e);
+int drape_world_read_tris(drape_world *w, int k, uint32_t *abc, int *count, drape_err *e);
+
+/* The cloth and rope solver (parameters, spheres, grabs, timings, stats;
+ * cloth.h), or NULL when the scene has no cloth and no explicit rope. */
+drape_sim *drape_world_sim(drape_world *w);
+/* Seed 000 string k (0-based among the strings), e.g. to hold its end. */
+drape_string *drape_world_string(drape_world *w, int k);
+int drape_world_string_count(const drape_world *w);
+double drape_world_string_z(const drape_world *w, int k);
+
+/* ---- output ---- */
+/* The whole world as one OBJ file: an `o` per object, `v` lines (m), `f`
+ * for cloth triangles (torn ones left out), one `l a b` per link (so that
+ * Blender, whose importer reads two vertices of an `l` line, gets every
+ * link). Written to a temporary name and renamed: never half-written. */
+int drape_world_write_obj(drape_world *w, const char *path, drape_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,329 @@
+/* drape_world (include/drape/world.h): every object of a scene, stepped
+ * as one.
+ *
+ *   frame k:  strings ──(worker thread)── advance to k dt ──┐
+ *             sim (OpenCL or CPU reference) ── one frame ───┤ wait
+ *             implicit cables ── substeps x h ──────────────┘
+ *             any failure (DRAPE_EUNSTABLE: a finiteness check) stops the
+ *             world before anything reads the frame
+ *
+ * The pieces live in cloth/ (the sim), world/strings.c (the worker) and
+ * world/cables.c (seed 003 cables); this file only orders them, numbers
+ * their objects and writes them out. */
+#include "drape/world.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "drape/cable.h"
+#include "world/cables.h"
+#include "world/strings.h"
+
+struct drape_world {
+  double dt;
+  int frame;
+  drape_sim *sim;          /* NULL: no cloth and no explicit rope            */
+  run_cables *cables;
+  run_strings *strings;
+  int n_sim_objects;       /* objects of the sim (drape_mesh)                */
+  drape_world_object *obj; /* every object, in world order                  */
+  int n_obj;
+  float *scratch;          /* n_particles x 4, for reads of the sim          */
+  int scratch_valid;       /* scratch holds the current positions (inside
+                              write_obj: one read-back for every object)    */
+  uint32_t *tris;          /* n_tris x 3, for reads of torn triangles        */
+  drape_err stopped;       /* code != 0: a step failed; returned until reset */
+};
+
+drape_world_def drape_world_def_default(void) {
+  drape_world_def d;
+  memset(&d, 0, sizeof d);
+  return d;
+}
+
+void drape_world_destroy(drape_world *w) {
+  if (!w) return;
+  run_strings_free(w->strings); /* joins the worker first */
+  drape_sim_destroy(w->sim);
+  run_cables_free(w->cables);
+  free(w->obj);
+  free(w->scratch);
+  free(w->tris);
+  free(w);
+}
+
+/* The object table: the sim's, then the cables, then the strings. */
+static int build_objects(drape_world *w, const drape_scene *sc, drape_err *e) {
+  const drape_mesh *m = w->sim ? drape_sim_mesh(w->sim) : NULL;
+  w->n_sim_objects = m ? m->n_objects : 0;
+  const int nc = run_cables_count(w->cables), ns = run_strings_count(w->strings);
+  w->n_obj = w->n_sim_objects + nc + ns;
+  w->obj = calloc((size_t)w->n_obj + 1, sizeof *w->obj);
+  if (!w->obj) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  int k = 0;
+  for (int i = 0; i < w->n_sim_objects; i++, k++) {
+    const drape_object_info *inf = &m->objects[i];
+    drape_world_object *o = &w->obj[k];
+    snprintf(o->name, sizeof o->name, "%s", inf->name);
+    o->kind = inf->kind == DRAPE_OBJ_CLOTH ? DRAPE_WORLD_CLOTH : DRAPE_WORLD_ROPE;
+    o->n_points = inf->n_particles;
+    o->n_tris = inf->n_tris;
+    o->n_links = inf->n_lines;
+    memcpy(o->color_front, inf->color_front, sizeof o->color_front);
+    memcpy(o->color_back, inf->color_back, sizeof o->color_back);
+    o->thickness = inf->thickness;
+  }
+  for (int i = 0; i < nc; i++, k++) {
+    const drape_rope_def *r = &sc->rope[run_cables_scene_index(w->cables, i)];
+    drape_world_object *o = &w->obj[k];
+    snprintf(o->name, sizeof o->name, "%s", run_cables_name(w->cables, i));
+    o->kind = DRAPE_WORLD_CABLE;
+    o->n_points = run_cables_nodes(w->cables, i);
+    o->n_links = o->n_points - 1;
+    memcpy(o->color_front, r->color, sizeof o->color_front);
+    memcpy(o->color_back, r->color, sizeof o->color_back);
+    o->thickness = r->thickness;
+  }
+  for (int i = 0; i < ns; i++, k++) {
+    const drape_string_def *d = run_strings_def(w->strings, i);
+    drape_world_object *o = &w->obj[k];
+    snprintf(o->name, sizeof o->name, "%s", d->name[0] ? d->name : "string");
+    o->kind = DRAPE_WORLD_STRING;
+    o->n_points = drape_string_node_count(run_strings_get(w->strings, i));
+    o->n_links = o->n_points - 1;
+    memcpy(o->color_front, d->color, sizeof o->color_front);
+    memcpy(o->color_back, d->color, sizeof o->color_back);
+    o->thickness = 0.01;
+  }
+  if (m) {
+    w->scratch = malloc(sizeof(float) * 4 * ((size_t)m->n_particles + 1));
+    w->tris = malloc(sizeof(uint32_t) * 3 * ((size_t)m->n_tris + 1));
+    if (!w->scratch || !w->tris) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  }
+  return DRAPE_OK;
+}
+
+int drape_world_create(const drape_scene *sc, const drape_world_def *def, drape_world **out,
+                       drape_err *e) {
+  *out = NULL;
+  const drape_world_def d = def ? *def : drape_world_def_default();
+  int rc = drape_scene_validate(sc, e);
+  if (rc) return rc;
+  drape_world *w = calloc(1, sizeof *w);
+  if (!w) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  w->dt = sc->dt;
+  drape_scene sim_scene; /* the scene less its implicit ropes (world/cables.h) */
+  rc = run_cables_prepare(sc, &w->cables, &sim_scene, e);
+  if (!rc && sim_scene.n_cloth + sim_scene.n_rope > 0) {
+    drape_sim_opts o = drape_sim_opts_default();
+    o.backend = d.backend;
+    o.device_index = d.use_device ? d.device_index : -1;
+    o.profiling = d.profiling;
+    o.cl = d.cl;
+    rc = drape_sim_create(&sim_scene, &o, &w->sim, e);
+  }
+  if (!rc) rc = run_strings_create(sc, &w->strings, e);
+  if (!rc) rc = build_objects(w, sc, e);
+  if (rc) {
+    drape_world_destroy(w);
+    return rc;
+  }
+  *out = w;
+  return DRAPE_OK;
+}
+
+int drape_world_load(const char *path, const drape_world_def *def, drape_world **out,
+                     drape_err *e) {
+  *out = NULL;
+  drape_scene sc;
+  int rc = drape_scene_load(path, &sc, e);
+  if (rc) return rc;
+  rc = drape_world_create(&sc, def, out, e);
+  drape_scene_free(&sc);
+  return rc;
+}
+
+int drape_world_step(drape_world *w, drape_err *e) {
+  if (w->stopped.code) {
+    if (e) *e = w->stopped;
+    return w->stopped.code;
+  }
+  const int f = w->frame + 1;
+  drape_err se = {0}, ce = {0};
+  /* the strings on the worker while this thread steps the device */
+  run_strings_start(w->strings, f * w->dt);
+  int rc = w->sim ? drape_sim_step(w->sim, e) : DRAPE_OK;
+  int src = run_strings_wait(w->strings, &se);
+  if (!rc && src) {
+    rc = src;
+    if (e) *e = se;
+  }
+  if (!rc && (rc = run_cables_step(w->cables, f, &ce)) && e) *e = ce;
+  if (rc) {
+    if (e) w->stopped = *e;
+    w->stopped.code = rc;
+    return rc;
+  }
+  w->frame = f;
+  return DRAPE_OK;
+}
+
+int drape_world_reset(drape_world *w, drape_err *e) {
+  int rc = w->sim ? drape_sim_reset(w->sim, e) : DRAPE_OK;
+  if (!rc) rc = run_cables_reset(w->cables, e);
+  if (rc) return rc;
+  run_strings_reset(w->strings);
+  memset(&w->stopped, 0, sizeof w->stopped);
+  w->frame = 0;
+  return DRAPE_OK;
+}
+
+int drape_world_frame(const drape_world *w) { return w->frame; }
+double drape_world_time(const drape_world *w) { return w->frame * w->dt; }
+double drape_world_dt(const drape_world *w) { return w->dt; }
+int drape_world_object_count(const drape_world *w) { return w->n_obj; }
+drape_sim *drape_world_sim(drape_world *w) { return w->sim; }
+int drape_world_string_count(const drape_world *w) { return run_strings_count(w->strings); }
+drape_string *drape_world_string(drape_world *w, int k) { return run_strings_at(w->strings, k); }
+double drape_world_string_z(const drape_world *w, int k) { return run_strings_z(w->strings, k); }
+
+static int check_index(const drape_world *w, int k, drape_err *e) {
+  if (k < 0 || k >= w->n_obj)
+    return drape_fail(e, DRAPE_EINVAL, "object %d: the world has objects 0..%d", k, w->n_obj - 1);
+  return DRAPE_OK;
+}
+
+int drape_world_get_object(const drape_world *w, int k, drape_world_object *out, drape_err *e) {
+  int rc = check_index(w, k, e);
+  if (!rc) *out = w->obj[k];
+  return rc;
+}
+
+int drape_world_read_points(drape_world *w, int k, float *xyz, drape_err *e) {
+  int rc = check_index(w, k, e);
+  if (rc) return rc;
+  const int n = w->obj[k].n_points;
+  if (k < w->n_sim_objects) {
+    if (!w->scratch_valid && (rc = drape_sim_read_positions(w->sim, w->scratch, e))) return rc;
+    const int first = drape_sim_mesh(w->sim)->objects[k].first_particle;
+    for (int i = 0; i < n; i++)
+      for (int q = 0; q < 3; q++) xyz[3 * i + q] = w->scratch[4 * (first + i) + q];
+    return DRAPE_OK;
+  }
+  k -= w->n_sim_objects;
+  if (k < run_cables_count(w->cables)) {
+    const double *x = drape_cable_positions(run_cables_cable(w->cables, k));
+    for (int i = 0; i < 3 * n; i++) xyz[i] = (float)x[i];
+    return DRAPE_OK;
+  }
+  k -= run_cables_count(w->cables);
+  const double *r = drape_string_positions(run_strings_get(w->strings, k));
+  const float z = (float)run_strings_z(w->strings, k);
+  for (int i = 0; i < n; i++) {
+    xyz[3 * i] = (float)r[2 * i];
+    xyz[3 * i + 1] = (float)r[2 * i + 1];
+    xyz[3 * i + 2] = z;
+  }
+  return DRAPE_OK;
+}
+
+int drape_world_read_links(drape_world *w, int k, uint32_t *ab, drape_err *e) {
+  int rc = check_index(w, k, e);
+  if (rc) return rc;
+  const drape_world_object *o = &w->obj[k];
+  if (k < w->n_sim_objects) {
+    const drape_mesh *m = drape_sim_mesh(w->sim);
+    const drape_object_info *inf = &m->objects[k];
+    for (int l = 0; l < inf->n_lines; l++)
+      for (int q = 0; q < 2; q++)
+        ab[2 * l + q] = m->lines[2 * (inf->first_line + l) + q] - (uint32_t)inf->first_particle;
+    return DRAPE_OK;
+  }
+  for (int l = 0; l < o->n_links; l++) { /* cables and strings: a chain */
+    ab[2 * l] = (uint32_t)l;
+    ab[2 * l + 1] = (uint32_t)l + 1;
+  }
+  return DRAPE_OK;
+}
+
+int drape_world_read_tris(drape_world *w, int k, uint32_t *abc, int *count, drape_err *e) {
+  int rc = check_index(w, k, e);
+  if (rc) return rc;
+  int n = 0;
+  if (k < w->n_sim_objects && w->obj[k].n_tris > 0) {
+    if ((rc = drape_sim_read_triangles(w->sim, w->tris, e))) return rc;
+    const drape_object_info *inf = &drape_sim_mesh(w->sim)->objects[k];
+    for (int t = inf->first_tri; t < inf->first_tri + inf->n_tris; t++) {
+      const uint32_t *q = w->tris + 3 * t;
+      if (q[0] == q[1] && q[1] == q[2]) continue; /* torn */
+      for (int j = 0; j < 3; j++) abc[3 * n + j] = q[j] - (uint32_t)inf->first_particle;
+      n++;
+    }
+  }
+  if (count) *count = n;
+  return DRAPE_OK;
+}
+
+/* ---- OBJ ---- */
+
+static int write_object(drape_world *w, int k, FILE *f, int base, const char *path,
+                        drape_err *e) {
+  const drape_world_object *o = &w->obj[k];
+  float *x = malloc(sizeof(float) * 3 * ((size_t)o->n_points + 1));
+  uint32_t *idx = malloc(sizeof(uint32_t) * 3 * ((size_t)(o->n_tris > o->n_links ? o->n_tris
+                                                                                    : o->n_links) + 1));
+  int rc = !x || !idx ? drape_fail(e, DRAPE_ENOMEM, "out of memory") : DRAPE_OK;
+  if (!rc) rc = drape_world_read_points(w, k, x, e);
+  /* never a file of NaN (cloth.h, "Divergence") */
+  for (int i = 0; !rc && i < 3 * o->n_points; i++)
+    if (!isfinite(x[i]))
+      rc = drape_fail(e, DRAPE_EUNSTABLE, "%s: not written: %s \"%s\" point %d is not finite", path,
+                      o->kind == DRAPE_WORLD_CLOTH ? "cloth" : "rope", o->name, i / 3);
+  if (!rc) {
+    fprintf(f, "o %s\n", o->name);
+    for (int i = 0; i < o->n_points; i++)
+      fprintf(f, "v %.9g %.9g %.9g\n", (double)x[3 * i], (double)x[3 * i + 1], (double)x[3 * i + 2]);
+    int nt = 0;
+    if (o->n_tris > 0 && !(rc = drape_world_read_tris(w, k, idx, &nt, e)))
+      for (int t = 0; t < nt; t++)
+        fprintf(f, "f %u %u %u\n", idx[3 * t] + base + 1, idx[3 * t + 1] + base + 1,
+                idx[3 * t + 2] + base + 1);
+    /* One `l a b` per link, not one polyline: Blender 3.4's importer reads
+     * only the first two vertices of an `l` line. */
+    if (!rc && o->n_links > 0 && !(rc = drape_world_read_links(w, k, idx, e)))
+      for (int l = 0; l < o->n_links; l++)
+        fprintf(f, "l %u %u\n", idx[2 * l] + base + 1, idx[2 * l + 1] + base + 1);
+  }
+  free(x);
+  free(idx);
+  return rc;
+}
+
+int drape_world_write_obj(drape_world *w, const char *path, drape_err *e) {
+  char tmp[4200];
+  if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp)
+    return drape_fail(e, DRAPE_EINVAL, "OBJ path too long: %s", path);
+  FILE *f = fopen(tmp, "w");
+  if (!f) return drape_fail(e, DRAPE_EIO, "cannot write %s: %s", tmp, strerror(errno));
+  fprintf(f, "# drape %s: frame %d, t = %.9g s\n", drape_version(), w->frame,
+          drape_world_time(w));
+  int rc = DRAPE_OK, base = 0;
+  if (w->sim && (rc = drape_sim_read_positions(w->sim, w->scratch, e)) == DRAPE_OK)
+    w->scratch_valid = 1;
+  for (int k = 0; k < w->n_obj && !rc; k++) {
+    rc = write_object(w, k, f, base, path, e);
+    base += w->obj[k].n_points;
+  }
+  w->scratch_valid = 0;
+  const int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    if (!rc) rc = drape_fail(e, DRAPE_EIO, "writing %s failed: %s", tmp, strerror(errno));
+  }
+  if (!rc && rename(tmp, path) != 0)
+    rc = drape_fail(e, DRAPE_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
+  if (rc) remove(tmp); /* the temporary is ours; the target is never touched */
+  return rc;
+}
