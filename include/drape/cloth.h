@@ -254,7 +254,7 @@ typedef struct drape_stats {
 int drape_sim_stats(drape_sim *sim, drape_stats *out, drape_err *e);
 
 /* Writes an OBJ file: one `o` per object, `v` lines (m, %.9g), `f` for
- * cloth triangles (torn ones left out), one `l` polyline per rope. The file
+ * cloth triangles (torn ones left out), one `l a b` per rope link. The file
  * is written to a temporary name and renamed, so it is never half-written. */
 int drape_sim_write_obj(drape_sim *sim, const char *path, drape_err *e);
 

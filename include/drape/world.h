@@ -104,8 +104,42 @@ int drape_world_read_links(drape_world *w, int k, uint32_t *ab, drape_err *e);
 int drape_world_read_tris(drape_world *w, int k, uint32_t *abc, int *count, drape_err *e);
 
 /* The cloth and rope solver (parameters, spheres, grabs, timings, stats;
- * cloth.h), or NULL when the scene has no cloth and no explicit rope. */
+ * cloth.h). Never NULL: without cloths and explicit ropes it is empty and
+ * still holds the colliders. */
 drape_sim *drape_world_sim(drape_world *w);
+/* The device the world runs on: the OpenCL device's name, or
+ * "CPU reference (1 thread)". */
+const char *drape_world_device_name(drape_world *w);
+/* DRAPE_EINVAL, naming the object, when `frames` frames of dt would pass a
+ * solver's limit (a string's DRAPE_STRING_MAX_TICKS ticks): check before a
+ * long run rather than fail at its end. */
+int drape_world_check_frames(const drape_world *w, long frames, drape_err *e);
+
+/* ---- statistics of the last frame ---- */
+typedef struct drape_world_object_stats {
+  /* stretch links, e = |x_a - x_b| / rest - 1 (cloth.h); strings: 0 */
+  double max_strain, mean_strain, mean_abs_strain, min_strain;
+  int torn;                /* constraints torn so far (cloth)               */
+  /* cables only (NAN otherwise): */
+  double sag;              /* m: lowest pin height minus lowest node height */
+  double kinetic_energy, elastic_energy; /* J                               */
+  int newton_iterations;   /* of the last step                              */
+} drape_world_object_stats;
+
+typedef struct drape_world_stats {
+  int frame;
+  double time;                  /* s                                        */
+  double kinetic_energy;        /* J, the sim's free particles (cloth.h)    */
+  double min_sphere_clearance;  /* m (INFINITY without spheres)             */
+  double min_floor_clearance;   /* m (INFINITY without floor)               */
+  int n_objects;                /* as drape_world_object_count             */
+  const drape_world_object_stats *objects; /* owned by the world; valid
+                                   until the next call                      */
+} drape_world_stats;
+
+/* Reads the state back (blocking on OpenCL) and computes every object's
+ * statistics in double precision. DRAPE_EUNSTABLE on a non-finite state. */
+int drape_world_get_stats(drape_world *w, drape_world_stats *out, drape_err *e);
 /* Seed 000 string k (0-based among the strings), e.g. to hold its end. */
 drape_string *drape_world_string(drape_world *w, int k);
 int drape_world_string_count(const drape_world *w);

@@ -8,9 +8,9 @@
  * file is written to a temporary name and renamed when complete, so a
  * failed run leaves no half-written file.
  *
- * Each frame first advances every object (cloth solver, strings worker,
- * implicit ropes) and only then runs the output hooks, so a frame in which
- * any solver diverged (DRAPE_EUNSTABLE) writes nothing anywhere. A run ends
+ * Each frame first advances the world (include/drape/world.h: every
+ * object of the scene) and only then runs the output hooks, so a frame in
+ * which any solver diverged (DRAPE_EUNSTABLE) writes nothing anywhere. A run ends
  * with a status, recorded in the stats JSON and in the manifest run.json of
  * each frame folder: complete, diverged (exit 1), interrupted (SIGINT or
  * SIGTERM, checked at each frame boundary; exit 130 / 143) or failed. */
@@ -27,12 +27,9 @@
 
 #include "app/app.h"
 #include "core/util.h"
-#include "world/cables.h"
 #include "cl/runtime.h"
-#include "drape/cloth.h"
-#include "drape/scene.h"
+#include "drape/world.h"
 #include "render/run_hook.h"
-#include "world/strings.h"
 
 static const char *usage_text =
     "usage: drape [--device K] run SCENE [--frames N] [--obj-dir DIR] [--stats FILE.json]\n"
@@ -96,9 +93,8 @@ typedef struct run_ctx {
   char started[32];
 
   drape_scene scene;
-  drape_scene sim_scene;     /* the scene less its implicit ropes (run_cables.h) */
-  run_cables *cables;        /* implicit ropes: seed 003 cables on the CPU */
-  drape_sim *sim;
+  drape_world *world;        /* every object of the scene (world.h)        */
+  drape_sim *sim;            /* its cloth and rope solver                  */
   int frame;                 /* frames done */
   /* stats output */
   FILE *stats;
@@ -107,8 +103,6 @@ typedef struct run_ctx {
   /* rendered frames: PNG files, video (src/render/run_hook.h) */
   drape_run_render_flags render_flags;
   drape_run_render *render;
-  /* the seed 000 strings, advanced on a worker thread (app/run_strings.h) */
-  run_strings *strings;
 } run_ctx;
 
 static int bad(const char *flag, const char *value, const char *what) {
@@ -124,33 +118,9 @@ static int obj_frame(run_ctx *r, drape_err *e) {
   if (!r->obj_dir) return DRAPE_OK;
   char path[4200];
   snprintf(path, sizeof path, "%s/frame_%0*d.obj", r->obj_dir, r->digits, r->frame);
-  if (!r->strings && !run_cables_count(r->cables)) {
-    int rc = drape_sim_write_obj(r->sim, path, e);
-    r->obj_written += rc == 0;
-    return rc;
-  }
-  /* Strings are appended to the solver's objects: the solver writes a
-   * ".part" file, the strings follow, and only then does it get its name. */
-  char part[4300];
-  snprintf(part, sizeof part, "%s.part", path);
-  int rc = drape_sim_write_obj(r->sim, part, e);
-  if (rc) return rc;
-  FILE *f = fopen(part, "a");
-  if (!f) {
-    remove(part);
-    return drape_fail(e, DRAPE_EIO, "cannot append to %s: %s", part, strerror(errno));
-  }
-  /* implicit ropes (run_cables.h), then strings, after the solver's vertices */
-  const int base = drape_sim_mesh(r->sim)->n_particles;
-  int bad_write = run_cables_append_obj(r->cables, f, base);
-  if (r->strings)
-    bad_write |= run_strings_write_obj(r->strings, f, base + run_cables_total_nodes(r->cables));
-  if (fclose(f) != 0 || bad_write || rename(part, path) != 0) {
-    remove(part);
-    return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", path, strerror(errno));
-  }
-  r->obj_written++;
-  return DRAPE_OK;
+  int rc = drape_world_write_obj(r->world, path, e); /* every object, one file */
+  r->obj_written += rc == 0;
+  return rc;
 }
 
 /* ---- hook: statistics JSON ---- */
@@ -165,24 +135,28 @@ static int stats_begin(run_ctx *r, drape_err *e) {
   const drape_mesh *m = drape_sim_mesh(r->sim);
   drape_sim_params p;
   drape_sim_get_params(r->sim, &p);
-  struct drape_cl *cl = drape_sim_cl(r->sim);
   FILE *f = r->stats;
   fputs("{\n  \"scene\": ", f);
   drape_json_str(f, r->scene_path);
   fprintf(f, ",\n  \"backend\": \"%s\",\n  \"device\": ", r->backend == DRAPE_BACKEND_CPU ? "cpu" : "cl");
-  drape_json_str(f, cl ? cl->device_name : "CPU reference (1 thread)");
+  drape_json_str(f, drape_world_device_name(r->world));
   fprintf(f, ",\n  \"dt\": %.9g, \"substeps\": %d, \"iterations\": %d,\n", r->scene.dt, p.substeps,
           p.iterations);
   fprintf(f, "  \"particles\": %d, \"constraints\": %d, \"colours\": %d, \"tether_slots\": %d,\n",
           m->n_particles, m->n_constraints, m->n_colours, m->tether_slots);
+  /* the objects with statistics: the solver's cloths and ropes, then the
+   * implicit ropes (the strings have their own output, the OBJ) */
   fputs("  \"objects\": [", f);
-  for (int i = 0; i < m->n_objects; i++) {
-    fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-    drape_json_str(f, m->objects[i].name);
-    fprintf(f, ", \"kind\": \"%s\", \"particles\": %d}",
-            m->objects[i].kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", m->objects[i].n_particles);
+  for (int i = 0, n = 0; i < drape_world_object_count(r->world); i++) {
+    drape_world_object o;
+    drape_world_get_object(r->world, i, &o, NULL);
+    if (o.kind == DRAPE_WORLD_STRING) continue;
+    fputs(n++ ? ", {\"name\": " : "{\"name\": ", f);
+    drape_json_str(f, o.name);
+    fprintf(f, ", \"kind\": \"%s\"%s, \"particles\": %d}",
+            o.kind == DRAPE_WORLD_CLOTH ? "cloth" : "rope",
+            o.kind == DRAPE_WORLD_CABLE ? ", \"solver\": \"implicit\"" : "", o.n_points);
   }
-  run_cables_json_objects(r->cables, f, m->n_objects > 0, 0); /* implicit ropes */
   fputs("],\n  \"frames\": [\n", f);
   r->stats_first = 1;
   return ferror(f) ? drape_fail(e, DRAPE_EIO, "writing %s failed", r->stats_tmp) : DRAPE_OK;
@@ -192,10 +166,9 @@ static int stats_frame(run_ctx *r, drape_err *e) {
   if (!r->stats) return DRAPE_OK;
   drape_timings tm;
   drape_sim_timings(r->sim, &tm); /* before stats adds its read-back */
-  drape_stats st;
-  int rc = drape_sim_stats(r->sim, &st, e);
+  drape_world_stats st;
+  int rc = drape_world_get_stats(r->world, &st, e);
   if (rc) return rc;
-  const drape_mesh *m = drape_sim_mesh(r->sim);
   FILE *f = r->stats;
   fprintf(f, "%s    {\"frame\": %d, \"time\": %.9g, \"kinetic_energy\": ", r->stats_first ? "" : ",\n",
           st.frame, st.time);
@@ -206,20 +179,33 @@ static int stats_frame(run_ctx *r, drape_err *e) {
   fputs(", \"min_floor_clearance\": ", f);
   drape_json_num(f, st.min_floor_clearance);
   fputs(",\n     \"objects\": [", f);
-  for (int i = 0; i < st.n_objects; i++) {
-    fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-    drape_json_str(f, m->objects[i].name);
+  for (int i = 0, n = 0; i < st.n_objects; i++) {
+    drape_world_object o;
+    drape_world_get_object(r->world, i, &o, NULL);
+    if (o.kind == DRAPE_WORLD_STRING) continue;
+    const drape_world_object_stats *os = &st.objects[i];
+    fputs(n++ ? ", {\"name\": " : "{\"name\": ", f);
+    drape_json_str(f, o.name);
     fputs(", \"max_strain\": ", f);
-    drape_json_num(f, st.objects[i].max_strain);
+    drape_json_num(f, os->max_strain);
     fputs(", \"mean_strain\": ", f);
-    drape_json_num(f, st.objects[i].mean_strain);
+    drape_json_num(f, os->mean_strain);
     fputs(", \"mean_abs_strain\": ", f);
-    drape_json_num(f, st.objects[i].mean_abs_strain);
+    drape_json_num(f, os->mean_abs_strain);
     fputs(", \"min_strain\": ", f);
-    drape_json_num(f, st.objects[i].min_strain);
-    fprintf(f, ", \"torn\": %d}", st.objects[i].torn);
+    drape_json_num(f, os->min_strain);
+    fprintf(f, ", \"torn\": %d", os->torn);
+    if (o.kind == DRAPE_WORLD_CABLE) { /* the seed 003 cable's own figures */
+      fputs(", \"sag\": ", f);
+      drape_json_num(f, os->sag);
+      fputs(", \"kinetic_energy\": ", f);
+      drape_json_num(f, os->kinetic_energy);
+      fputs(", \"elastic_energy\": ", f);
+      drape_json_num(f, os->elastic_energy);
+      fprintf(f, ", \"newton_iterations\": %d", os->newton_iterations);
+    }
+    fputc('}', f);
   }
-  run_cables_json_objects(r->cables, f, st.n_objects > 0, 1); /* implicit ropes */
   fputs("],\n     \"ms\": {\"frame\": ", f);
   drape_json_num(f, tm.ms_frame);
   for (int s = 0; s < DRAPE_STAGE_COUNT; s++) {
@@ -600,7 +586,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   if (drape_hash_file_fnv1a64(r.scene_path, &r.scene_hash) != 0) r.scene_hash = 0;
   drape_utc_now(r.started, sizeof r.started);
 
-  drape_sim_opts o = drape_sim_opts_default();
+  drape_sim_opts o = drape_sim_opts_default(); /* the renderer may set o.cl */
   o.backend = r.backend;
   o.device_index = want;
   o.profiling = r.stats_path != NULL;
@@ -608,10 +594,17 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   /* The renderer first: it checks its outputs and may make the OpenCL
    * context (GL sharing), which the solver then uses through o.cl. */
   if (!rc) rc = drape_run_render_prepare(&r.render_flags, &r.scene, r.frames, &o, &r.render, &e);
-  if (!rc) rc = run_cables_prepare(&r.scene, &r.cables, &r.sim_scene, &e);
-  if (!rc) rc = drape_sim_create(&r.sim_scene, &o, &r.sim, &e);
-  if (!rc) rc = run_strings_create(&r.scene, &r.strings, &e);
-  if (!rc) rc = run_strings_check_duration(r.strings, r.frames * r.scene.dt, &e);
+  if (!rc) {
+    drape_world_def wd = drape_world_def_default();
+    wd.backend = o.backend;
+    wd.use_device = o.device_index >= 0;
+    wd.device_index = o.device_index;
+    wd.profiling = o.profiling;
+    wd.cl = o.cl;
+    rc = drape_world_create(&r.scene, &wd, &r.world, &e);
+  }
+  if (!rc) r.sim = drape_world_sim(r.world);
+  if (!rc) rc = drape_world_check_frames(r.world, r.frames, &e);
   for (int h = 0; !rc && h < N_HOOKS; h++)
     if (hooks[h].begin) rc = hooks[h].begin(&r, &e);
   const double t0 = drape_now();
@@ -619,25 +612,16 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   int sig = 0;
   for (r.frame = 1; !rc && r.frame <= r.frames; r.frame++) {
     if ((sig = drape_interrupted())) break;
-    /* Every object first: the strings advance on the worker thread while
-     * this one steps the cloth (and waits for the device), then the
-     * implicit ropes. A failure of any (DRAPE_EUNSTABLE: diverged) stops
-     * the run before any output of this frame. */
-    run_strings_start(r.strings, r.frame * r.scene.dt);
-    rc = drape_sim_step(r.sim, &e);
-    drape_err se = {0};
-    int src = run_strings_wait(r.strings, &se);
-    if (!rc && src) {
-      rc = src;
-      e = se;
-    }
-    if (!rc) rc = run_cables_step(r.cables, r.frame, &e);
-    for (int k = 0; !rc && k < run_strings_count(r.strings); k++) {
-      const drape_string *st = run_strings_get(r.strings, k);
-      if (r.render)
-        rc = drape_run_render_set_string(r.render, k, drape_string_positions(st),
-                                         drape_string_node_count(st), run_strings_z(r.strings, k),
-                                         &e);
+    /* Every object first (the world: strings on a worker thread while
+     * this one steps the device, then the implicit ropes). A failure of any
+     * (DRAPE_EUNSTABLE: diverged) stops the run before any output of this
+     * frame. */
+    rc = drape_world_step(r.world, &e);
+    for (int k = 0; !rc && r.render && k < drape_world_string_count(r.world); k++) {
+      const drape_string *st = drape_world_string(r.world, k);
+      rc = drape_run_render_set_string(r.render, k, drape_string_positions(st),
+                                       drape_string_node_count(st), drape_world_string_z(r.world, k),
+                                       &e);
     }
     if (rc) break;
     /* Then the outputs. */
@@ -665,9 +649,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
       (r.obj_dir || r.stats_path || r.render_flags.png_dir || r.render_flags.video))
     fprintf(stderr, "drape run: frames 1..%d were written; frame %d and later were not\n", r.done,
             r.done + 1);
-  run_strings_free(r.strings);
-  drape_sim_destroy(r.sim);
-  run_cables_free(r.cables);
+  drape_world_destroy(r.world);
   drape_run_render_free(r.render); /* after the solver: it may own the OpenCL runtime */
   drape_scene_free(&r.scene);
   if (rc) {

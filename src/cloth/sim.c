@@ -606,12 +606,10 @@ int drape_sim_write_obj(drape_sim *s, const char *path, drape_err *e) {
       if (q[0] == q[1] && q[1] == q[2]) continue; /* torn */
       fprintf(f, "f %u %u %u\n", q[0] + 1, q[1] + 1, q[2] + 1);
     }
-    if (inf->n_lines > 0) {
-      fputs("l", f);
-      for (int i = inf->first_particle; i < inf->first_particle + inf->n_particles; i++)
-        fprintf(f, " %d", i + 1);
-      fputc('\n', f);
-    }
+    /* One `l a b` per link, not one polyline: Blender 3.4's importer
+     * reads only the first two vertices of an `l` line. */
+    for (int l = inf->first_line; l < inf->first_line + inf->n_lines; l++)
+      fprintf(f, "l %u %u\n", m->lines[2 * l] + 1, m->lines[2 * l + 1] + 1);
   }
   int bad = ferror(f);
   if (fclose(f) != 0 || bad) {

@@ -18,14 +18,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cl/runtime.h"
 #include "drape/cable.h"
+#include "drape/drape_cl.h"
 #include "world/cables.h"
 #include "world/strings.h"
 
 struct drape_world {
   double dt;
   int frame;
-  drape_sim *sim;          /* NULL: no cloth and no explicit rope            */
+  drape_sim *sim;          /* always made, empty when there is no cloth and
+                              no explicit rope (it still owns the colliders) */
   run_cables *cables;
   run_strings *strings;
   int n_sim_objects;       /* objects of the sim (drape_mesh)                */
@@ -36,6 +39,7 @@ struct drape_world {
                               write_obj: one read-back for every object)    */
   uint32_t *tris;          /* n_tris x 3, for reads of torn triangles        */
   drape_err stopped;       /* code != 0: a step failed; returned until reset */
+  drape_world_object_stats *ostats; /* drape_world_get_stats              */
 };
 
 drape_world_def drape_world_def_default(void) {
@@ -52,13 +56,14 @@ void drape_world_destroy(drape_world *w) {
   free(w->obj);
   free(w->scratch);
   free(w->tris);
+  free(w->ostats);
   free(w);
 }
 
 /* The object table: the sim's, then the cables, then the strings. */
 static int build_objects(drape_world *w, const drape_scene *sc, drape_err *e) {
-  const drape_mesh *m = w->sim ? drape_sim_mesh(w->sim) : NULL;
-  w->n_sim_objects = m ? m->n_objects : 0;
+  const drape_mesh *m = drape_sim_mesh(w->sim);
+  w->n_sim_objects = m->n_objects;
   const int nc = run_cables_count(w->cables), ns = run_strings_count(w->strings);
   w->n_obj = w->n_sim_objects + nc + ns;
   w->obj = calloc((size_t)w->n_obj + 1, sizeof *w->obj);
@@ -98,11 +103,10 @@ static int build_objects(drape_world *w, const drape_scene *sc, drape_err *e) {
     memcpy(o->color_back, d->color, sizeof o->color_back);
     o->thickness = 0.01;
   }
-  if (m) {
-    w->scratch = malloc(sizeof(float) * 4 * ((size_t)m->n_particles + 1));
-    w->tris = malloc(sizeof(uint32_t) * 3 * ((size_t)m->n_tris + 1));
-    if (!w->scratch || !w->tris) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
-  }
+  w->ostats = calloc((size_t)w->n_obj + 1, sizeof *w->ostats);
+  w->scratch = malloc(sizeof(float) * 4 * ((size_t)m->n_particles + 1));
+  w->tris = malloc(sizeof(uint32_t) * 3 * ((size_t)m->n_tris + 1));
+  if (!w->scratch || !w->tris || !w->ostats) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   return DRAPE_OK;
 }
 
@@ -117,7 +121,7 @@ int drape_world_create(const drape_scene *sc, const drape_world_def *def, drape_
   w->dt = sc->dt;
   drape_scene sim_scene; /* the scene less its implicit ropes (world/cables.h) */
   rc = run_cables_prepare(sc, &w->cables, &sim_scene, e);
-  if (!rc && sim_scene.n_cloth + sim_scene.n_rope > 0) {
+  if (!rc) {
     drape_sim_opts o = drape_sim_opts_default();
     o.backend = d.backend;
     o.device_index = d.use_device ? d.device_index : -1;
@@ -189,6 +193,54 @@ drape_sim *drape_world_sim(drape_world *w) { return w->sim; }
 int drape_world_string_count(const drape_world *w) { return run_strings_count(w->strings); }
 drape_string *drape_world_string(drape_world *w, int k) { return run_strings_at(w->strings, k); }
 double drape_world_string_z(const drape_world *w, int k) { return run_strings_z(w->strings, k); }
+
+const char *drape_world_device_name(drape_world *w) {
+  const struct drape_cl *cl = drape_sim_cl(w->sim);
+  return cl ? cl->device_name : "CPU reference (1 thread)";
+}
+
+int drape_world_check_frames(const drape_world *w, long frames, drape_err *e) {
+  return run_strings_check_duration(w->strings, (double)frames * w->dt, e);
+}
+
+int drape_world_get_stats(drape_world *w, drape_world_stats *out, drape_err *e) {
+  drape_stats st;
+  int rc = drape_sim_stats(w->sim, &st, e);
+  if (rc) return rc;
+  memset(out, 0, sizeof *out);
+  out->frame = w->frame;
+  out->time = drape_world_time(w);
+  out->kinetic_energy = st.kinetic_energy;
+  out->min_sphere_clearance = st.min_sphere_clearance;
+  out->min_floor_clearance = st.min_floor_clearance;
+  out->n_objects = w->n_obj;
+  out->objects = w->ostats;
+  for (int k = 0; k < w->n_obj; k++) {
+    drape_world_object_stats *o = &w->ostats[k];
+    memset(o, 0, sizeof *o);
+    o->sag = o->kinetic_energy = o->elastic_energy = NAN;
+    if (k < w->n_sim_objects) {
+      const drape_object_stats *so = &st.objects[k];
+      o->max_strain = so->max_strain;
+      o->mean_strain = so->mean_strain;
+      o->mean_abs_strain = so->mean_abs_strain;
+      o->min_strain = so->min_strain;
+      o->torn = so->torn;
+    } else if (k < w->n_sim_objects + run_cables_count(w->cables)) {
+      run_cable_stats cs;
+      run_cables_stats(w->cables, k - w->n_sim_objects, &cs);
+      o->max_strain = cs.max_strain;
+      o->mean_strain = cs.mean_strain;
+      o->mean_abs_strain = cs.mean_abs_strain;
+      o->min_strain = cs.min_strain;
+      o->sag = cs.sag;
+      o->kinetic_energy = cs.kinetic;
+      o->elastic_energy = cs.elastic;
+      o->newton_iterations = cs.newton;
+    }
+  }
+  return DRAPE_OK;
+}
 
 static int check_index(const drape_world *w, int k, drape_err *e) {
   if (k < 0 || k >= w->n_obj)
