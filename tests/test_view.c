@@ -491,6 +491,46 @@ static void test_diverged_pauses(void **state) {
   free(rgb);
 }
 
+/* An implicit rope (seed 003 cable, stepped by the world) is drawn: the
+ * scene's picture with the cable differs from the same scene without it
+ * along a thin curve, and the clock runs with the cable's frames. */
+static void test_cable_shown(void **state) {
+  (void)state;
+  if (!have_display()) skip();
+  const char *dir = drape_test_tmpdir("view-cable");
+  assert_int_equal(view("'%s' --frames 30 --size 320x180 --no-overlay --screenshot '%s/c.png'",
+                        scene("cable_seed003.json"), dir), 0);
+  const char *res = line_with("view: result frame=30", NULL);
+  assert_non_null(res);
+  assert_near(num(res, "time"), 30 * 0.04, 1e-9);
+  assert_int_equal((int)num(res, "cloth_steps"), 30);
+  const char *without = write_file(dir, "none.json",
+                                   "{\"gravity\": [0, -9.8, 0], \"dt\": 0.04, \"substeps\": 1,\n"
+                                   " \"camera\": {\"eye\": [2, -0.6, 6], \"target\": [2, -0.5, 0],"
+                                   " \"fov_deg\": 45}}\n");
+  assert_int_equal(view("'%s' --frames 30 --size 320x180 --no-overlay --screenshot '%s/n.png'",
+                        without, dir), 0);
+  char pc[1300], pn[1300];
+  snprintf(pc, sizeof pc, "%s/c.png", dir);
+  snprintf(pn, sizeof pn, "%s/n.png", dir);
+  int w, h, w2, h2;
+  uint8_t *a = rt_load_png(pc, &w, &h), *b = rt_load_png(pn, &w2, &h2);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_int_equal(w, w2);
+  long differ = 0;
+  for (long i = 0; i < (long)w * h; i++) {
+    int d = 0;
+    for (int k = 0; k < 3; k++) d += abs((int)a[3 * i + k] - (int)b[3 * i + k]);
+    differ += d > 40;
+  }
+  print_message("cable pixels: %ld of %d\n", differ, w * h);
+  /* the curve spans ~180 px at this size and is 1-2 px thick; not the whole picture */
+  assert_true(differ > 60 && differ < w * h / 20);
+  free(a);
+  free(b);
+}
+
 /* Grab the sheet's middle, drag it, let go. */
 static void test_grab_cloth(void **state) {
   (void)state;
@@ -854,6 +894,7 @@ int main(void) {
       cmocka_unit_test(test_ray_tests),        cmocka_unit_test(test_script_grammar),
       cmocka_unit_test(test_no_display),       cmocka_unit_test(test_bad_input),
       cmocka_unit_test(test_window_screenshot), cmocka_unit_test(test_diverged_pauses),
+      cmocka_unit_test(test_cable_shown),
       cmocka_unit_test(test_grab_cloth),
       cmocka_unit_test(test_drag_string),      cmocka_unit_test(test_string_keys),
       cmocka_unit_test(test_cloth_keys),

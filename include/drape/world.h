@@ -74,6 +74,44 @@ int drape_world_frame(const drape_world *w);    /* frames stepped since reset */
 double drape_world_time(const drape_world *w);  /* s                           */
 double drape_world_dt(const drape_world *w);    /* s per frame                 */
 
+/* ---- interactive stepping (a viewer) ----
+ * drape_world_step is for fixed frames (files, videos, tests). A viewer
+ * chases the wall clock instead: drape_world_advance moves every object
+ * towards target_time within a wall-clock budget (seed 000 §7.13: physics
+ * gets a share of each drawn frame and falls behind rather than block):
+ *   - the sim and the implicit cables by whole frames of dt while their
+ *     time + dt/2 <= target_time; a frame always finishes, the budget is
+ *     looked at between frames; before_frame (may be NULL) runs before each
+ *     (e.g. to move a collider the user drags);
+ *   - each string by its own ticks up to target_time with what is left of
+ *     the budget, its hand following the scene's keyframes (release_at
+ *     included) unless the caller has taken it (drape_world_string_take:
+ *     then drape_string_grab / set_target / release on drape_world_string
+ *     drive it).
+ * The strings are advanced on the calling thread here. A failure stops the
+ * world as drape_world_step does. */
+typedef struct drape_world_advance_opts {
+  double target_time;                        /* s                          */
+  double wall_budget_s;                      /* 0: no budget (exact)       */
+  int (*before_frame)(void *user, drape_err *e);
+  void *user;
+} drape_world_advance_opts;
+
+typedef struct drape_world_progress {
+  double time;      /* s every object has reached (the slowest)            */
+  int reached;      /* 1 when that is target_time (within dt/2 for frames) */
+  int frames;       /* sim frames stepped                                  */
+} drape_world_progress;
+
+int drape_world_advance(drape_world *w, const drape_world_advance_opts *o,
+                        drape_world_progress *out, drape_err *e);
+void drape_world_string_take(drape_world *w, int k);
+/* 1 while string k's hand follows the scene's keyframes (it has some and
+ * the caller has not taken it). */
+int drape_world_string_scripted(const drape_world *w, int k);
+/* String k as the scene gave it (name, z, hand keyframes, colour, ...). */
+const drape_string_def *drape_world_string_def(const drape_world *w, int k);
+
 /* ---- objects ---- */
 typedef enum {
   DRAPE_WORLD_CLOTH = 0,   /* triangles                                    */

@@ -255,8 +255,7 @@ static void fmt3(char *b, size_t cap, const double p[3]) {
 /* Machine-readable state (one line per thing) for tests and figures. */
 static void print_state(viewer *v, const char *what) {
   if (v->quiet) return;
-  double t = v->sim ? drape_sim_time(v->sim)
-             : v->n_strings ? drape_string_time(v->strings[0].s) : 0.0;
+  double t = vw_clock(v);
   printf("view: %s frame=%d time=%.9f cloth_steps=%ld speed=%g paused=%d scene=%s\n", what,
          v->frame, t, v->cloth_steps, v->speed, v->paused, v->scene_path);
   if (v->realtime)
@@ -316,7 +315,7 @@ static void print_state(viewer *v, const char *what) {
     double from_anchor = hypot(end[0] - p->anchor[0], end[1] - p->anchor[1]);
     printf("view: %s string=%d held=%d scripted=%d end=%.6f,%.6f target=%.6f,%.6f "
            "clamped=%.6f,%.6f err=%.3g from_anchor=%.6f reach=%.6f max_speed=%.6f time=%.9f\n",
-           what, k, drape_string_is_held(st->s), st->scripted, end[0], end[1], tg[0], tg[1], cl[0],
+           what, k, drape_string_is_held(st->s), drape_world_string_scripted(v->world, k), end[0], end[1], tg[0], tg[1], cl[0],
            cl[1], hypot(end[0] - cl[0], end[1] - cl[1]), from_anchor, reach, st->max_speed_held,
            drape_string_time(st->s));
   }
@@ -396,9 +395,7 @@ static int save_png(const char *path, int w, int h, drape_err *e) {
 /* ---------------------------------------------------------------- */
 
 static double sim_clock(const viewer *v) {
-  if (v->sim) return drape_sim_time(v->sim);
-  if (v->n_strings) return drape_string_time(v->strings[0].s);
-  return v->target_time;
+  return v->sim || v->n_cables || v->n_strings ? vw_clock(v) : v->target_time;
 }
 
 static int draw(viewer *v, int *fb_w, int *fb_h, drape_err *e) {

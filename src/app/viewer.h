@@ -33,6 +33,7 @@
 #include "drape/render.h"
 #include "drape/scene.h"
 #include "drape/string.h"
+#include "drape/world.h"
 #include "render/interop.h"
 
 /* ---------------------------------------------------------------- */
@@ -138,10 +139,8 @@ const char *vw_key_name(int key);
 #define VW_MAX_SCENES 9
 
 typedef struct vw_string {
-  drape_string *s;
-  drape_string_def def;    /* copy; def.hand points into the scene        */
-  int scripted;            /* the hand follows def's keyframes            */
-  int script_released;     /* release_at has passed                       */
+  drape_string *s;         /* the world's (drape_world_string)             */
+  drape_string_def def;    /* copy; def.hand points into the world's copy */
   int first_vertex;        /* in the strings' render mesh                 */
   double max_speed_held;   /* m/s, fastest the held end moved since grab  */
   double grab_offset[2];   /* end - cursor point at a mouse grab          */
@@ -195,7 +194,13 @@ typedef struct viewer {
   /* ---- the scene (viewer_scene.c) ---- */
   drape_scene scene;
   int scene_loaded;
-  drape_sim *sim;           /* NULL when the scene has no cloth or rope */
+  drape_world *world;       /* every object of the scene (world.h)      */
+  drape_sim *sim;           /* the world's cloth and rope solver; NULL
+                               when it has no particles                 */
+  int n_cables;             /* implicit ropes (world objects after the
+                               sim's), drawn with the strings           */
+  int first_cable_object;   /* world index of the first one             */
+  int cable_first_vertex;   /* in the line mesh, after the strings'     */
   drape_render_mesh *mesh;
   drape_interop *ip;
   float *host_pos, *host_nrm;
@@ -291,6 +296,9 @@ void vw_scroll(viewer *v, double dy);
 void vw_window_size(const viewer *v, double *w, double *h);
 int vw_release_all(viewer *v); /* returns 1 when something was held */
 void vw_message(viewer *v, const char *fmt, ...) DRAPE_PRINTF(2, 3);
+/* Simulated time shown and printed: the world's frames when it has
+ * cloth, ropes or cables, else the first string's clock. */
+double vw_clock(const viewer *v);
 int vw_param_step(viewer *v, int p, int dir, int big, drape_err *e);
 void vw_param_text(const viewer *v, int p, char *buf, size_t cap);
 int vw_param_applies(const viewer *v, int p);

@@ -239,7 +239,7 @@ int vw_release_all(viewer *v) {
       drape_string_release(st->s);
       any = 1;
     }
-    st->scripted = 0; /* the person has taken over the hand */
+    drape_world_string_take(v->world, k); /* the person has taken over the hand */
   }
   return any;
 }
@@ -405,7 +405,7 @@ static int start_string_grab(viewer *v, const double o[3], const double d[3]) {
   vw_string_end(v, best, end);
   st->grab_offset[0] = end[0] - xy[0];
   st->grab_offset[1] = end[1] - xy[1];
-  st->scripted = 0;
+  drape_world_string_take(v->world, best);
   st->max_speed_held = 0;
   /* §7.15: the hand takes the end where it is and chases the cursor. */
   if (drape_string_is_held(st->s)) drape_string_set_target(st->s, end[0], end[1]);
@@ -602,7 +602,7 @@ void vw_key(viewer *v, int key, int mods) {
       /* §7.6: Space grabs or releases the string's end. */
       int k = hs >= 0 ? hs : 0;
       vw_string *st = &v->strings[k];
-      st->scripted = 0;
+      drape_world_string_take(v->world, k);
       if (drape_string_is_held(st->s)) {
         drape_string_release(st->s);
         if (v->drag == VW_DRAG_STRING) v->drag = VW_DRAG_NONE;
@@ -681,7 +681,7 @@ void vw_key(viewer *v, int key, int mods) {
       drape_string_target(st->s, t);
       t[0] += key == GLFW_KEY_LEFT ? -s : key == GLFW_KEY_RIGHT ? s : 0;
       t[1] += key == GLFW_KEY_DOWN ? -s : key == GLFW_KEY_UP ? s : 0;
-      st->scripted = 0;
+      drape_world_string_take(v->world, hs);
       drape_string_set_target(st->s, t[0], t[1]);
       break;
     }

@@ -52,8 +52,7 @@ void vw_update_stats(viewer *v, int force) {
 
 static void stats_text(viewer *v, char *b, size_t cap, int param_line) {
   b[0] = 0;
-  double t = v->sim ? drape_sim_time(v->sim)
-             : v->n_strings ? drape_string_time(v->strings[0].s) : 0.0;
+  double t = vw_clock(v);
   cat(b, cap, "%s   %.1f fps   t %.2f s   %s%s\n", base_name(v->scene_path), v->fps, t,
       v->paused ? "PAUSED" : v->speed < 1 ? "slow motion x1/4" : "real time",
       v->behind && !v->paused ? " (behind: budget full)" : "");
@@ -104,7 +103,7 @@ static void stats_text(viewer *v, char *b, size_t cap, int param_line) {
     int held = drape_string_is_held(st->s);
     cat(b, cap, "string %.20s (CPU): %d links, %.3g m; end (%.2f, %.2f) %s\n", st->def.name,
         st->def.nodes, st->def.length, end[0], end[1],
-        held ? (st->scripted ? "held by the scene's hand" : "held") : "free");
+        held ? (drape_world_string_scripted(v->world, k) ? "held by the scene's hand" : "held") : "free");
   }
   if (param_line && v->sim) {
     char pt[160];
@@ -117,8 +116,7 @@ static void stats_text(viewer *v, char *b, size_t cap, int param_line) {
 /* Small windows: two lines, so the picture stays visible. */
 static void compact_text(viewer *v, char *b, size_t cap) {
   b[0] = 0;
-  double t = v->sim ? drape_sim_time(v->sim)
-             : v->n_strings ? drape_string_time(v->strings[0].s) : 0.0;
+  double t = vw_clock(v);
   cat(b, cap, "%.30s  %.1f fps  t %.2f s%s\n", base_name(v->scene_path), v->fps, t,
       v->paused ? "  PAUSED" : v->speed < 1 ? "  slow x1/4" : "");
   if (v->sim)

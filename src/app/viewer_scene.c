@@ -138,11 +138,12 @@ void vw_scene_close(viewer *v) {
   drape_render_mesh_destroy(v->mesh);
   drape_render_mesh_destroy(v->smesh);
   v->mesh = v->smesh = NULL;
-  drape_sim_destroy(v->sim);
+  drape_world_destroy(v->world); /* the sim, the cables and the strings */
+  v->world = NULL;
   v->sim = NULL;
-  for (int k = 0; k < v->n_strings; k++) drape_string_destroy(v->strings[k].s);
   memset(v->strings, 0, sizeof v->strings);
   v->n_strings = 0;
+  v->n_cables = 0;
   free(v->host_pos);
   free(v->host_nrm);
   free(v->tris);
@@ -201,26 +202,31 @@ static int build_cloth_mesh(viewer *v, drape_err *e) {
   return rc;
 }
 
+/* The line objects, drawn as tubes from one mesh: the strings, then the
+ * implicit ropes (seed 003 cables), both the world's. */
 static int build_strings(viewer *v, drape_err *e) {
-  v->n_strings = v->scene.n_string;
+  v->n_strings = drape_world_string_count(v->world);
   int nv = 0;
   for (int k = 0; k < v->n_strings; k++) {
     vw_string *st = &v->strings[k];
-    st->def = v->scene.string[k];
-    drape_string_params p;
-    int rc = drape_string_params_from_def(&st->def, v->scene.gravity, &p, e);
-    if (!rc) rc = drape_string_create(&p, &st->s, e);
-    if (rc) return rc;
+    st->s = drape_world_string(v->world, k);
+    st->def = *drape_world_string_def(v->world, k);
     st->first_vertex = nv;
     nv += st->def.nodes + 1;
-    st->scripted = st->def.n_hand > 0;
+  }
+  v->cable_first_vertex = nv;
+  for (int c = 0; c < v->n_cables; c++) {
+    drape_world_object o;
+    drape_world_get_object(v->world, v->first_cable_object + c, &o, NULL);
+    nv += o.n_points;
   }
   v->string_vertices = nv;
   if (nv == 0) return DRAPE_OK;
-  int nl = nv - v->n_strings;
+  const int n_lobj = v->n_strings + v->n_cables;
+  int nl = nv - n_lobj;
   v->spos = calloc((size_t)nv, 16);
   uint32_t *lines = malloc(sizeof(uint32_t) * 2 * (size_t)nl);
-  drape_render_object *objs = calloc((size_t)v->n_strings, sizeof *objs);
+  drape_render_object *objs = calloc((size_t)n_lobj, sizeof *objs);
   if (!v->spos || !lines || !objs) {
     free(lines);
     free(objs);
@@ -242,38 +248,27 @@ static int build_strings(viewer *v, drape_err *e) {
       l++;
     }
   }
-  drape_render_mesh_desc d = {nv, NULL, 0, lines, nl, NULL, objs, v->n_strings};
+  for (int c = 0, first = v->cable_first_vertex; c < v->n_cables; c++) {
+    drape_world_object o;
+    drape_world_get_object(v->world, v->first_cable_object + c, &o, NULL);
+    drape_render_object *ob = &objs[v->n_strings + c];
+    ob->kind = DRAPE_RO_TUBE;
+    ob->first = l;
+    ob->count = o.n_links;
+    memcpy(ob->color_front, o.color_front, sizeof ob->color_front);
+    memcpy(ob->color_back, o.color_back, sizeof ob->color_back);
+    ob->radius = (float)fmax(0.004, o.thickness);
+    for (int i = 0; i < o.n_links; i++, l++) {
+      lines[2 * l] = (uint32_t)(first + i);
+      lines[2 * l + 1] = (uint32_t)(first + i + 1);
+    }
+    first += o.n_points;
+  }
+  drape_render_mesh_desc d = {nv, NULL, 0, lines, nl, NULL, objs, n_lobj};
   int rc = drape_render_mesh_create(v->r, &d, &v->smesh, e);
   free(lines);
   free(objs);
   return rc;
-}
-
-/* The string's hand while it follows the scene's keyframes (docs/scenes.md:
- * free before the first keyframe and from release_at on, else held with
- * the keyframes interpolated linearly), set once per frame at time t. */
-static void script_hand(vw_string *st, double t) {
-  const drape_string_def *d = &st->def;
-  if (!st->scripted || st->script_released) return;
-  if (d->release_at >= 0 && t >= d->release_at) {
-    drape_string_release(st->s);
-    st->script_released = 1;
-    return;
-  }
-  if (d->n_hand == 0 || t < d->hand[0][0]) {
-    drape_string_release(st->s);
-    return;
-  }
-  int j = 0;
-  while (j + 1 < d->n_hand && d->hand[j + 1][0] <= t) j++;
-  double x = d->hand[j][1], y = d->hand[j][2];
-  if (j + 1 < d->n_hand) {
-    double f = (t - d->hand[j][0]) / (d->hand[j + 1][0] - d->hand[j][0]);
-    x += f * (d->hand[j + 1][1] - x);
-    y += f * (d->hand[j + 1][2] - y);
-  }
-  if (drape_string_is_held(st->s)) drape_string_set_target(st->s, x, y);
-  else drape_string_grab(st->s, x, y);
 }
 
 static void frame_camera(viewer *v) {
@@ -295,6 +290,17 @@ static void frame_camera(viewer *v) {
     double lo[3] = {a[0] - reach, a[1] - reach, a[2]}, hi[3] = {a[0] + reach, a[1] + 0.3, a[2]};
     grow(bmin, bmax, lo, 0);
     grow(bmin, bmax, hi, 0);
+  }
+  for (int c = 0; c < v->n_cables; c++) { /* the implicit ropes' nodes now */
+    drape_world_object o;
+    drape_world_get_object(v->world, v->first_cable_object + c, &o, NULL);
+    float *x = malloc(sizeof(float) * 3 * (size_t)o.n_points);
+    if (x && drape_world_read_points(v->world, v->first_cable_object + c, x, NULL) == DRAPE_OK)
+      for (int i = 0; i < o.n_points; i++) {
+        double p[3] = {x[3 * i], x[3 * i + 1], x[3 * i + 2]};
+        grow(bmin, bmax, p, 0);
+      }
+    free(x);
   }
   if (bmin[0] > bmax[0])
     for (int k = 0; k < 3; k++) bmin[k] = -0.5f, bmax[k] = 0.5f;
@@ -331,34 +337,38 @@ int vw_scene_open(viewer *v, const char *path, drape_err *e) {
   drape_scene sc;
   int rc = drape_scene_load(path, &sc, e);
   if (rc) return rc;
-  drape_sim *sim = NULL;
-  if (sc.n_cloth + sc.n_rope > 0) {
-    drape_sim_opts o = drape_sim_opts_default();
-    o.backend = v->backend;
-    o.device_index = v->device;
-    o.profiling = 1; /* ms per stage in the overlay */
-    o.cl = v->cl_ready ? &v->cl : NULL;
-    if ((rc = drape_sim_create(&sc, &o, &sim, e))) {
-      drape_scene_free(&sc);
-      return rc;
-    }
-  }
-  for (int k = 0; k < sc.n_string && !rc; k++) {
-    drape_string_params p;
-    rc = drape_string_params_from_def(&sc.string[k], sc.gravity, &p, e);
-  }
-  if (!rc && sc.n_string > VW_MAX_STRINGS)
+  if (sc.n_string > VW_MAX_STRINGS)
     rc = drape_fail(e, DRAPE_EINVAL, "scene file '%s': %d strings; the viewer shows at most %d",
                     path, sc.n_string, VW_MAX_STRINGS);
+  drape_world *world = NULL;
+  if (!rc) {
+    drape_world_def d = drape_world_def_default();
+    d.backend = v->backend;
+    d.use_device = v->device >= 0;
+    d.device_index = v->device;
+    d.profiling = 1; /* ms per stage in the overlay */
+    d.cl = v->cl_ready ? &v->cl : NULL;
+    rc = drape_world_create(&sc, &d, &world, e);
+  }
   if (rc) {
-    drape_sim_destroy(sim);
     drape_scene_free(&sc);
     return rc;
   }
   vw_scene_close(v);
   v->scene = sc;
   v->scene_loaded = 1;
-  v->sim = sim;
+  v->world = world;
+  drape_sim *sim = drape_world_sim(world);
+  v->sim = drape_sim_mesh(sim)->n_particles > 0 ? sim : NULL; /* else: strings, cables only */
+  v->n_cables = 0;
+  v->first_cable_object = -1;
+  for (int k = 0; k < drape_world_object_count(world); k++) {
+    drape_world_object o;
+    drape_world_get_object(world, k, &o, NULL);
+    if (o.kind != DRAPE_WORLD_CABLE) continue;
+    if (v->first_cable_object < 0) v->first_cable_object = k;
+    v->n_cables++;
+  }
   v->diverged = 0;
   if (path != v->scene_path) snprintf(v->scene_path, sizeof v->scene_path, "%s", path);
   v->dt = sc.dt > 0 ? sc.dt : 1.0 / 60.0;
@@ -375,7 +385,9 @@ int vw_scene_open(viewer *v, const char *path, drape_err *e) {
   v->torn = 0;
   v->stage_valid = 0;
   v->stats_t = 0;
-  for (int k = 0; k < v->n_strings; k++) script_hand(&v->strings[k], 0.0);
+  /* the scene's hands at t = 0 (drape_world_advance to 0 sets them) */
+  drape_world_advance_opts ao = {0, 0, NULL, NULL};
+  if ((rc = drape_world_advance(v->world, &ao, NULL, e))) goto fail;
   return vw_sync_render(v, e);
 fail:
   vw_scene_close(v);
@@ -384,16 +396,11 @@ fail:
 
 int vw_scene_reset(viewer *v, drape_err *e) {
   vw_release_all(v);
-  int rc;
-  if (v->sim && (rc = drape_sim_reset(v->sim, e))) return rc;
-  for (int k = 0; k < v->n_strings; k++) {
-    vw_string *st = &v->strings[k];
-    drape_string_reset(st->s);
-    st->scripted = st->def.n_hand > 0;
-    st->script_released = 0;
-    st->max_speed_held = 0;
-    script_hand(st, 0.0);
-  }
+  int rc = drape_world_reset(v->world, e); /* sim, cables, strings, hands */
+  if (rc) return rc;
+  for (int k = 0; k < v->n_strings; k++) v->strings[k].max_speed_held = 0;
+  drape_world_advance_opts ao = {0, 0, NULL, NULL};
+  if ((rc = drape_world_advance(v->world, &ao, NULL, e))) return rc;
   memset(v->sphere_goal_on, 0, sizeof v->sphere_goal_on);
   v->target_time = 0;
   v->cloth_steps = 0;
@@ -440,51 +447,44 @@ void vw_string_end(const viewer *v, int k, double out[3]) {
   out[2] = st->def.z;
 }
 
+double vw_clock(const viewer *v) {
+  if (v->sim || v->n_cables) return drape_world_time(v->world);
+  return v->n_strings ? drape_string_time(v->strings[0].s) : 0.0;
+}
+
+static int before_frame(void *user, drape_err *e) {
+  return vw_apply_sphere_goals((viewer *)user, e);
+}
+
+/* The world chases the wall clock (world.h, drape_world_advance): frames
+ * of the sim and the cables, then the strings, within the frame's budget. */
 int vw_physics(viewer *v, drape_err *e) {
   const double t0 = drape_now();
   const double budget = v->budget_s;
-  int rc;
   v->behind = 0;
-  double reached = v->target_time;
-  if (v->sim) {
-    int steps = 0;
-    while (drape_sim_time(v->sim) + 0.5 * v->dt <= v->target_time) {
-      /* §7.13: check the budget between steps; a step always finishes. */
-      if (budget > 0 && steps > 0 && drape_now() - t0 >= budget) {
-        v->behind = 1;
-        break;
-      }
-      if ((rc = vw_apply_sphere_goals(v, e))) return rc;
-      if ((rc = drape_sim_step(v->sim, e))) return rc;
-      steps++;
-      v->cloth_steps++;
-    }
-    if (steps > 0) {
-      drape_timings tm;
-      drape_sim_timings(v->sim, &tm);
-      v->frame_ms = tm.ms_frame;
-      v->stage_valid = tm.stage_times_valid;
-      for (int s = 0; s < DRAPE_STAGE_COUNT; s++) v->stage_ms[s] = tm.ms[s];
-    }
-    if (drape_sim_time(v->sim) < reached) reached = drape_sim_time(v->sim);
+  drape_world_advance_opts o = {v->target_time, budget, v->sim ? before_frame : NULL, v};
+  drape_world_progress pr;
+  int rc = drape_world_advance(v->world, &o, &pr, e);
+  if (rc) return rc;
+  v->cloth_steps += pr.frames;
+  v->behind = !pr.reached && budget > 0;
+  if (pr.frames > 0 && v->sim) {
+    drape_timings tm;
+    drape_sim_timings(v->sim, &tm);
+    v->frame_ms = tm.ms_frame;
+    v->stage_valid = tm.stage_times_valid;
+    for (int s = 0; s < DRAPE_STAGE_COUNT; s++) v->stage_ms[s] = tm.ms[s];
   }
-  for (int k = 0; k < v->n_strings; k++) {
+  for (int k = 0; k < v->n_strings; k++) { /* how fast the held end moved */
     vw_string *st = &v->strings[k];
-    script_hand(st, drape_string_time(st->s));
-    double left = budget > 0 ? fmax(budget - (drape_now() - t0), 5e-4) : 0;
-    drape_string_progress pr;
-    if ((rc = drape_string_advance(st->s, v->target_time, left, &pr, e))) return rc;
-    if (!pr.reached && budget > 0) v->behind = 1;
-    if (pr.time < reached) reached = pr.time;
-    if (drape_string_is_held(st->s)) {
-      const double *vel = drape_string_velocities(st->s);
-      int n = drape_string_node_count(st->s);
-      double sp = hypot(vel[2 * (n - 1)], vel[2 * (n - 1) + 1]);
-      if (sp > st->max_speed_held) st->max_speed_held = sp;
-    }
+    if (!drape_string_is_held(st->s)) continue;
+    const double *vel = drape_string_velocities(st->s);
+    int n = drape_string_node_count(st->s);
+    double sp = hypot(vel[2 * (n - 1)], vel[2 * (n - 1) + 1]);
+    if (sp > st->max_speed_held) st->max_speed_held = sp;
   }
   /* §7.13: overdue wall time is dropped, not made up later. */
-  if (v->behind && budget > 0) v->target_time = reached;
+  if (v->behind) v->target_time = pr.time;
   v->phys_ms = (drape_now() - t0) * 1e3;
   if (v->phys_ms > v->phys_ms_max) v->phys_ms_max = v->phys_ms;
   v->behind_frames += v->behind;
@@ -539,6 +539,21 @@ int vw_sync_render(viewer *v, drape_err *e) {
       p[2] = (float)st->def.z;
       p[3] = 1;
     }
+  }
+  for (int c = 0, first = v->cable_first_vertex; c < v->n_cables; c++) {
+    drape_world_object o;
+    drape_world_get_object(v->world, v->first_cable_object + c, &o, NULL);
+    float xyz[3 * 256], *buf = o.n_points <= 256 ? xyz : malloc(sizeof(float) * 3 * (size_t)o.n_points);
+    if (!buf) return drape_fail(e, DRAPE_ENOMEM, "out of memory (cables)");
+    rc = drape_world_read_points(v->world, v->first_cable_object + c, buf, e);
+    for (int i = 0; !rc && i < o.n_points; i++) {
+      float *p = v->spos + 4 * (first + i);
+      memcpy(p, buf + 3 * i, 3 * sizeof(float));
+      p[3] = 1;
+    }
+    if (buf != xyz) free(buf);
+    if (rc) return rc;
+    first += o.n_points;
   }
   if (v->smesh &&
       (rc = drape_render_mesh_upload(v->smesh, v->spos, NULL, 0, v->string_vertices, e)))

@@ -8,6 +8,8 @@ struct run_strings {
   int n;
   drape_string **s;
   drape_string_def *defs;   /* hand keyframes and release time (copied)    */
+  unsigned char *taken;     /* interactive: the caller drives the hand      */
+  unsigned char *released;  /* interactive: release_at has passed           */
   pthread_t thread;
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -75,9 +77,13 @@ int run_strings_create(const drape_scene *scene, run_strings **out, drape_err *e
   if (!rs) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   rs->s = calloc((size_t)scene->n_string, sizeof *rs->s);
   rs->defs = calloc((size_t)scene->n_string, sizeof *rs->defs);
-  if (!rs->s || !rs->defs) {
+  rs->taken = calloc((size_t)scene->n_string, 1);
+  rs->released = calloc((size_t)scene->n_string, 1);
+  if (!rs->s || !rs->defs || !rs->taken || !rs->released) {
     free(rs->s);
     free(rs->defs);
+    free(rs->taken);
+    free(rs->released);
     free(rs);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   }
@@ -108,6 +114,8 @@ int run_strings_create(const drape_scene *scene, run_strings **out, drape_err *e
   if (rc) {
     for (int k = 0; k < rs->n; k++) drape_string_destroy(rs->s[k]);
     for (int k = 0; k < scene->n_string; k++) free(rs->defs[k].hand);
+    free(rs->taken);
+    free(rs->released);
     free(rs->s);
     free(rs->defs);
     free(rs);
@@ -156,11 +164,42 @@ double run_strings_z(const run_strings *rs, int k) { return rs->defs[k].z; }
 const drape_string_def *run_strings_def(const run_strings *rs, int k) { return &rs->defs[k]; }
 drape_string *run_strings_at(run_strings *rs, int k) { return rs->s[k]; }
 
+void run_strings_take(run_strings *rs, int k) { rs->taken[k] = 1; }
+int run_strings_taken(const run_strings *rs, int k) { return rs->taken[k]; }
+
+void run_strings_script_hand(run_strings *rs, int k, double t) {
+  const drape_string_def *d = &rs->defs[k];
+  drape_string *s = rs->s[k];
+  /* a string without keyframes keeps the hand it was made with */
+  if (rs->taken[k] || rs->released[k] || d->n_hand == 0) return;
+  if (d->release_at >= 0 && t >= d->release_at) {
+    drape_string_release(s);
+    rs->released[k] = 1;
+    return;
+  }
+  if (t < d->hand[0][0]) {
+    drape_string_release(s);
+    return;
+  }
+  int j = 0;
+  while (j + 1 < d->n_hand && d->hand[j + 1][0] <= t) j++;
+  double x = d->hand[j][1], y = d->hand[j][2];
+  if (j + 1 < d->n_hand) {
+    double f = (t - d->hand[j][0]) / (d->hand[j + 1][0] - d->hand[j][0]);
+    x += f * (d->hand[j + 1][1] - x);
+    y += f * (d->hand[j + 1][2] - y);
+  }
+  if (drape_string_is_held(s)) drape_string_set_target(s, x, y);
+  else drape_string_grab(s, x, y);
+}
+
 void run_strings_reset(run_strings *rs) {
   if (!rs) return;
   pthread_mutex_lock(&rs->mu);
   while (rs->have_work) pthread_cond_wait(&rs->cv, &rs->mu);
   for (int k = 0; k < rs->n; k++) drape_string_reset(rs->s[k]);
+  memset(rs->taken, 0, (size_t)rs->n);
+  memset(rs->released, 0, (size_t)rs->n);
   rs->frame = 0;
   rs->rc = 0;
   memset(&rs->err, 0, sizeof rs->err);
@@ -196,6 +235,8 @@ void run_strings_free(run_strings *rs) {
     drape_string_destroy(rs->s[k]);
     free(rs->defs[k].hand);
   }
+  free(rs->taken);
+  free(rs->released);
   free(rs->s);
   free(rs->defs);
   free(rs);

@@ -33,8 +33,16 @@ const drape_string *run_strings_get(const run_strings *rs, int k);
 double run_strings_z(const run_strings *rs, int k);
 const drape_string_def *run_strings_def(const run_strings *rs, int k); /* as in the scene */
 drape_string *run_strings_at(run_strings *rs, int k);                 /* mutable: grabs */
-/* Every string back to its start (after run_strings_wait), errors cleared. */
+/* Every string back to its start (after run_strings_wait), errors cleared,
+ * hands back to the scene's keyframes. */
 void run_strings_reset(run_strings *rs);
+/* Interactive use (drape_world_advance; not with the worker's frames). The
+ * scene's hand of string k at its time t: free before the first keyframe
+ * and from release_at on, else held with the keyframes interpolated
+ * linearly; nothing once the caller has taken the hand (run_strings_take). */
+void run_strings_script_hand(run_strings *rs, int k, double t);
+void run_strings_take(run_strings *rs, int k);
+int run_strings_taken(const run_strings *rs, int k);
 /* Appends `o NAME`, the nodes as `v` lines (x, y, z) and one `l` polyline
  * per string; vertex numbers start after `first_vertex` earlier ones. */
 int run_strings_write_obj(const run_strings *rs, FILE *f, int first_vertex);

@@ -150,6 +150,12 @@ int drape_world_load(const char *path, const drape_world_def *def, drape_world *
   return rc;
 }
 
+static int stop(drape_world *w, int rc, drape_err *e) {
+  if (e) w->stopped = *e;
+  w->stopped.code = rc;
+  return rc;
+}
+
 int drape_world_step(drape_world *w, drape_err *e) {
   if (w->stopped.code) {
     if (e) *e = w->stopped;
@@ -166,13 +172,55 @@ int drape_world_step(drape_world *w, drape_err *e) {
     if (e) *e = se;
   }
   if (!rc && (rc = run_cables_step(w->cables, f, &ce)) && e) *e = ce;
-  if (rc) {
-    if (e) w->stopped = *e;
-    w->stopped.code = rc;
-    return rc;
-  }
+  if (rc) return stop(w, rc, e);
   w->frame = f;
   return DRAPE_OK;
+}
+
+int drape_world_advance(drape_world *w, const drape_world_advance_opts *o,
+                        drape_world_progress *out, drape_err *e) {
+  drape_world_progress pr = {o->target_time, 1, 0};
+  if (w->stopped.code) {
+    if (e) *e = w->stopped;
+    return w->stopped.code;
+  }
+  const double t0 = drape_now(), budget = o->wall_budget_s;
+  int rc = DRAPE_OK;
+  const int ns = run_strings_count(w->strings);
+  if (w->n_obj > ns) { /* frames of the sim and the cables */
+    while (drape_world_time(w) + 0.5 * w->dt <= o->target_time) {
+      if (budget > 0 && pr.frames > 0 && drape_now() - t0 >= budget) {
+        pr.reached = 0;
+        break;
+      }
+      if (o->before_frame && (rc = o->before_frame(o->user, e))) return rc;
+      const int f = w->frame + 1;
+      if ((rc = drape_sim_step(w->sim, e)) || (rc = run_cables_step(w->cables, f, e)))
+        return stop(w, rc, e);
+      w->frame = f;
+      pr.frames++;
+    }
+    if (drape_world_time(w) < pr.time) pr.time = drape_world_time(w);
+  }
+  for (int k = 0; k < ns; k++) {
+    drape_string *s = run_strings_at(w->strings, k);
+    run_strings_script_hand(w->strings, k, drape_string_time(s));
+    const double left = budget > 0 ? fmax(budget - (drape_now() - t0), 5e-4) : 0;
+    drape_string_progress sp;
+    if ((rc = drape_string_advance(s, o->target_time, left, &sp, e))) return stop(w, rc, e);
+    if (!sp.reached && budget > 0) pr.reached = 0;
+    if (sp.time < pr.time) pr.time = sp.time;
+  }
+  if (out) *out = pr;
+  return DRAPE_OK;
+}
+
+void drape_world_string_take(drape_world *w, int k) { run_strings_take(w->strings, k); }
+int drape_world_string_scripted(const drape_world *w, int k) {
+  return run_strings_def(w->strings, k)->n_hand > 0 && !run_strings_taken(w->strings, k);
+}
+const drape_string_def *drape_world_string_def(const drape_world *w, int k) {
+  return run_strings_def(w->strings, k);
 }
 
 int drape_world_reset(drape_world *w, drape_err *e) {
