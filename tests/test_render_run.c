@@ -238,6 +238,42 @@ static void test_bad_input(void **state) {
 /* In-process: a scene with a string (seed 000) beside a small cloth. The
  * string is drawn, in its colour, once the string solver's positions are
  * handed over, and not before (no stale straight string in the frames). */
+/* Implicit ropes (seed 003 cables, stepped by the world) are in the
+ * frames: the cable scene's frame differs from the same camera over an
+ * empty scene along a thin curve. */
+static void test_cables_drawn(void **state) {
+  (void)state;
+  const char *dir = drape_test_tmpdir("run-cables");
+  char with[1200], none[1200], scene_none[1200];
+  snprintf(with, sizeof with, "%s/with", dir);
+  snprintf(none, sizeof none, "%s/none", dir);
+  snprintf(scene_none, sizeof scene_none, "%s/none.json", dir);
+  FILE *f = fopen(scene_none, "w");
+  assert_non_null(f);
+  fputs("{\"gravity\": [0, -9.8, 0], \"dt\": 0.04, \"substeps\": 1,\n"
+        " \"camera\": {\"eye\": [2, -0.6, 6], \"target\": [2, -0.5, 0], \"fov_deg\": 45}}\n", f);
+  fclose(f);
+  assert_int_equal(drape("run '%s/scenes/cable_seed003.json' --frames 20 --backend cpu --size 320x180 "
+                         "--png-dir '%s'", drape_test_source_dir(), with), 0);
+  assert_int_equal(drape("run '%s' --frames 20 --backend cpu --size 320x180 --png-dir '%s'",
+                         scene_none, none), 0);
+  int w, h, w2, h2;
+  uint8_t *a = load(with, 20, &w, &h), *b = load(none, 20, &w2, &h2);
+  assert_non_null(a);
+  assert_non_null(b);
+  assert_int_equal(w, w2);
+  long differ = 0;
+  for (long i = 0; i < (long)w * h; i++) {
+    int d = 0;
+    for (int k = 0; k < 3; k++) d += abs((int)a[3 * i + k] - (int)b[3 * i + k]);
+    differ += d > 40;
+  }
+  print_message("cable pixels in frame 20: %ld of %d\n", differ, w * h);
+  assert_true(differ > 60 && differ < w * h / 20); /* a thin curve */
+  free(a);
+  free(b);
+}
+
 static void test_strings_drawn(void **state) {
   (void)state;
   unsetenv("DISPLAY");
@@ -315,7 +351,7 @@ int main(void) {
       cmocka_unit_test(test_sphere_visible),
       cmocka_unit_test(test_video),
       cmocka_unit_test(test_bad_input),
-      cmocka_unit_test(test_strings_drawn),
+      cmocka_unit_test(test_strings_drawn), cmocka_unit_test(test_cables_drawn),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

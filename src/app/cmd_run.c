@@ -623,6 +623,17 @@ int cmd_run(drape_app *app, int argc, char **argv) {
                                        drape_string_node_count(st), drape_world_string_z(r.world, k),
                                        &e);
     }
+    /* the implicit ropes, drawn with the strings */
+    for (int k = 0, c = 0; !rc && r.render && k < drape_world_object_count(r.world); k++) {
+      drape_world_object wo;
+      drape_world_get_object(r.world, k, &wo, NULL);
+      if (wo.kind != DRAPE_WORLD_CABLE) continue;
+      float *xyz = malloc(sizeof(float) * 3 * (size_t)wo.n_points);
+      rc = xyz ? drape_world_read_points(r.world, k, xyz, &e)
+               : drape_fail(&e, DRAPE_ENOMEM, "out of memory");
+      if (!rc) rc = drape_run_render_set_cable(r.render, c++, xyz, wo.n_points, &e);
+      free(xyz);
+    }
     if (rc) break;
     /* Then the outputs. */
     for (int k = 0; k < N_HOOKS && !rc; k++)

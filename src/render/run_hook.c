@@ -50,10 +50,11 @@ struct drape_run_render {
   uint32_t *tris;
   drape_render_object *objects;
   int n_objects;
-  /* strings */
+  /* strings, then the implicit ropes (cables): tubes of one mesh */
   drape_render_mesh *smesh;
   run_string *strings;
   int n_strings, string_vertices;
+  int n_lines;      /* entries of strings[]: the strings and the cables */
   float *spos;
   uint32_t *slines;
   drape_render_object *sobjs;
@@ -232,9 +233,20 @@ int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene 
                                   rr->height);
   rr->n_strings = scene->n_string;
   if (rr->n_strings > 16) rr->n_strings = 16;
-  if (rr->n_strings > 0) {
-    rr->strings = calloc((size_t)rr->n_strings, sizeof *rr->strings);
+  int n_cables = 0;
+  for (int i = 0; i < scene->n_rope; i++) n_cables += scene->rope[i].solver == DRAPE_SOLVER_IMPLICIT;
+  rr->n_lines = rr->n_strings + n_cables;
+  if (rr->n_lines > 0) {
+    rr->strings = calloc((size_t)rr->n_lines, sizeof *rr->strings);
     if (!rr->strings) return drape_fail(e, DRAPE_ENOMEM, "out of memory (strings)");
+    /* the cables after the strings, first drawn once their positions are set */
+    for (int i = 0, c = rr->n_strings; i < scene->n_rope; i++) {
+      const drape_rope_def *d = &scene->rope[i];
+      if (d->solver != DRAPE_SOLVER_IMPLICIT) continue;
+      run_string *s = &rr->strings[c++];
+      s->nodes = d->segments + 1;
+      memcpy(s->color, d->color, sizeof s->color);
+    }
     for (int k = 0; k < rr->n_strings; k++) {
       const drape_string_def *d = &scene->string[k];
       run_string *s = &rr->strings[k];
@@ -244,8 +256,25 @@ int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene 
       memcpy(s->color, d->color, sizeof s->color);
       rr->string_vertices += s->nodes;
     }
+    for (int k = rr->n_strings; k < rr->n_lines; k++) {
+      rr->strings[k].first = rr->string_vertices;
+      rr->string_vertices += rr->strings[k].nodes;
+    }
     rr->spos = calloc((size_t)rr->string_vertices, 16);
     if (!rr->spos) return drape_fail(e, DRAPE_ENOMEM, "out of memory (strings)");
+    /* a cable starts straight from start to end (world/cables.c), which
+     * is what frames the camera until its positions are set */
+    for (int i = 0, c = rr->n_strings; i < scene->n_rope; i++) {
+      const drape_rope_def *d = &scene->rope[i];
+      if (d->solver != DRAPE_SOLVER_IMPLICIT) continue;
+      const run_string *s = &rr->strings[c++];
+      for (int j = 0; j < s->nodes; j++) {
+        float *p = rr->spos + 4 * (s->first + j);
+        for (int q = 0; q < 3; q++)
+          p[q] = (float)(d->start[q] + (d->end[q] - d->start[q]) * j / (s->nodes - 1));
+        p[3] = 1;
+      }
+    }
     /* Each string lies straight to the right of its anchor, as the solver
      * starts it (seed 000 §7.16); it is drawn once its positions are set. */
     for (int k = 0; k < rr->n_strings; k++) {
@@ -273,13 +302,13 @@ static void grow(float bmin[3], float bmax[3], const float p[3], float pad) {
 /* Strings as tubes; a string's object draws nothing until its positions
  * were set (count 0), see strings_topology(). */
 static int build_strings_mesh(drape_run_render *rr, drape_err *e) {
-  if (rr->n_strings == 0) return DRAPE_OK;
-  int nl = rr->string_vertices - rr->n_strings;
+  if (rr->n_lines == 0) return DRAPE_OK;
+  int nl = rr->string_vertices - rr->n_lines;
   rr->slines = malloc(sizeof(uint32_t) * 2 * (size_t)nl);
-  rr->sobjs = calloc((size_t)rr->n_strings, sizeof *rr->sobjs);
+  rr->sobjs = calloc((size_t)rr->n_lines, sizeof *rr->sobjs);
   if (!rr->slines || !rr->sobjs) return drape_fail(e, DRAPE_ENOMEM, "out of memory (strings)");
   int l = 0;
-  for (int k = 0; k < rr->n_strings; k++) {
+  for (int k = 0; k < rr->n_lines; k++) {
     run_string *s = &rr->strings[k];
     drape_render_object *o = &rr->sobjs[k];
     o->kind = DRAPE_RO_TUBE;
@@ -296,7 +325,7 @@ static int build_strings_mesh(drape_run_render *rr, drape_err *e) {
   }
   rr->n_slines = nl;
   drape_render_mesh_desc d = {rr->string_vertices, NULL, 0, rr->slines, nl, NULL, rr->sobjs,
-                              rr->n_strings};
+                              rr->n_lines};
   int rc = drape_render_mesh_create(rr->r, &d, &rr->smesh, e);
   if (!rc) rc = drape_render_mesh_upload(rr->smesh, rr->spos, NULL, 0, rr->string_vertices, e);
   return rc;
@@ -305,14 +334,14 @@ static int build_strings_mesh(drape_run_render *rr, drape_err *e) {
 /* Shows the strings whose positions have been set. */
 static int strings_topology(drape_run_render *rr, drape_err *e) {
   int changed = 0;
-  for (int k = 0; k < rr->n_strings; k++) {
+  for (int k = 0; k < rr->n_lines; k++) {
     int want = rr->strings[k].fed ? rr->strings[k].nodes - 1 : 0;
     changed |= rr->sobjs[k].count != want;
     rr->sobjs[k].count = want;
   }
   if (!changed) return DRAPE_OK;
   drape_render_mesh_desc d = {rr->string_vertices, NULL, 0, rr->slines, rr->n_slines, NULL,
-                              rr->sobjs, rr->n_strings};
+                              rr->sobjs, rr->n_lines};
   return drape_render_mesh_set_topology(rr->smesh, &d, e);
 }
 
@@ -417,6 +446,10 @@ int drape_run_render_begin(drape_run_render *rr, drape_sim *sim, drape_err *e) {
     float len = fabsf(b[0] - a[0]);
     grow(bmin, bmax, a, len); /* it swings within its length of the anchor */
   }
+  for (int k = rr->n_strings; k < rr->n_lines; k++) { /* cables: their start */
+    const run_string *s = &rr->strings[k];
+    for (int j = 0; j < s->nodes; j++) grow(bmin, bmax, rr->spos + 4 * (s->first + j), 0.0f);
+  }
   if (bmin[0] > bmax[0]) { /* nothing at all: a unit box */
     for (int k = 0; k < 3; k++) { bmin[k] = -0.5f; bmax[k] = 0.5f; }
   }
@@ -457,6 +490,23 @@ int drape_run_render_set_string(drape_run_render *rr, int k, const double *xy, i
     p[0] = (float)xy[2 * i];
     p[1] = (float)xy[2 * i + 1];
     p[2] = (float)z;
+    p[3] = 1;
+  }
+  return DRAPE_OK;
+}
+
+int drape_run_render_set_cable(drape_run_render *rr, int c, const float *xyz, int n_nodes,
+                               drape_err *e) {
+  if (!drape_run_render_active(rr)) return DRAPE_OK;
+  const int k = rr->n_strings + c;
+  if (c < 0 || k >= rr->n_lines || n_nodes != rr->strings[k].nodes)
+    return drape_fail(e, DRAPE_EINVAL, "render: cable %d with %d nodes, expected one of %d "
+                      "implicit ropes with its node count", c, n_nodes, rr->n_lines - rr->n_strings);
+  run_string *s = &rr->strings[k];
+  s->fed = 1;
+  for (int i = 0; i < n_nodes; i++) {
+    float *p = rr->spos + 4 * (s->first + i);
+    memcpy(p, xyz + 3 * i, 3 * sizeof(float));
     p[3] = 1;
   }
   return DRAPE_OK;

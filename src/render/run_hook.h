@@ -87,5 +87,10 @@ void drape_run_render_objects(const drape_mesh *m, const float *pos4, drape_rend
  * string count. */
 int drape_run_render_set_string(drape_run_render *rr, int k, const double *xy, int n_nodes,
                                 double z, drape_err *e);
+/* Implicit ropes (seed 003 cables, stepped by the world on the CPU):
+ * positions of the c-th implicit rope of the scene as x,y,z floats, drawn
+ * as a tube (after the strings, in the same mesh). */
+int drape_run_render_set_cable(drape_run_render *rr, int c, const float *xyz, int n_nodes,
+                               drape_err *e);
 
 #endif
