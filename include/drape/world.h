@@ -161,6 +161,7 @@ typedef struct drape_world_object_stats {
   /* cables only (NAN otherwise): */
   double sag;              /* m: lowest pin height minus lowest node height */
   double kinetic_energy, elastic_energy; /* J                               */
+  double gravity_energy;   /* J, relative to y = 0                          */
   int newton_iterations;   /* of the last step                              */
 } drape_world_object_stats;
 

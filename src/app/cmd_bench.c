@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
+#include "drape/world.h"
 #include "core/util.h"
 #include "cl/runtime.h"
 #include "drape/cloth.h"
@@ -281,19 +282,21 @@ static int simulate(const backend_sel *b, int n, setting st, int self, int fuse,
                     int warmup, int frames, case_pass *p, bench_row *row, drape_err *e) {
   drape_scene scene;
   bench_scene(&scene, n, st, self);
-  drape_sim_opts so = drape_sim_opts_default();
-  so.backend = b->cpu ? DRAPE_BACKEND_CPU : DRAPE_BACKEND_CL;
-  so.device_index = b->device;
-  so.profiling = profiling;
-  drape_sim *sim = NULL;
-  int rc = drape_sim_create(&scene, &so, &sim, e);
+  drape_world_def wd = drape_world_def_default();
+  wd.backend = b->cpu ? DRAPE_BACKEND_CPU : DRAPE_BACKEND_CL;
+  wd.use_device = b->device >= 0;
+  wd.device_index = b->device;
+  wd.profiling = profiling;
+  drape_world *world = NULL;
+  int rc = drape_world_create(&scene, &wd, &world, e);
   drape_scene_free(&scene);
   if (rc) return rc;
+  drape_sim *sim = drape_world_sim(world); /* parameters and timings */
   drape_sim_params sprm;
   drape_sim_get_params(sim, &sprm);
   sprm.fuse_stages = fuse;
   if ((rc = drape_sim_set_params(sim, &sprm, e))) {
-    drape_sim_destroy(sim);
+    drape_world_destroy(world);
     return rc;
   }
   const drape_mesh *mesh = drape_sim_mesh(sim);
@@ -307,7 +310,7 @@ static int simulate(const backend_sel *b, int n, setting st, int self, int fuse,
       rc = drape_fail(e, DRAPE_EIO, "interrupted");
       break;
     }
-    if ((rc = drape_sim_step(sim, e))) break;
+    if ((rc = drape_world_step(world, e))) break;
     if (f < warmup) continue;
     drape_timings t;
     drape_sim_timings(sim, &t);
@@ -322,14 +325,14 @@ static int simulate(const backend_sel *b, int n, setting st, int self, int fuse,
     if (t.device_bytes > p->device_bytes) p->device_bytes = t.device_bytes;
   }
   if (rc == 0) {
-    drape_stats stats;
+    drape_world_stats stats;
     drape_err se = {0};
-    int src = drape_sim_stats(sim, &stats, &se);
+    int src = drape_world_get_stats(world, &stats, &se);
     row->finite = src == 0;
     row->max_strain = src == 0 ? stats.objects[0].max_strain : NAN;
     row->mean_strain = src == 0 ? stats.objects[0].mean_strain : NAN;
   }
-  drape_sim_destroy(sim);
+  drape_world_destroy(world);
   return rc;
 }
 

@@ -39,7 +39,7 @@
 
 #include "app/app.h"
 #include "core/util.h"
-#include "world/cables.h"
+#include "drape/world.h"
 #include "cl/runtime.h"
 #include "core/model.h"
 #include "drape/cloth.h"
@@ -289,17 +289,25 @@ static int run_one(const run_setup *su, drape_solver_kind solver, cmp_result *re
   res->h = sc->dt / sc->substeps;
   res->frames = su->frames;
   res->finite = 1;
-  drape_scene view;
-  run_cables *cab = NULL;
+  drape_world *world = NULL;
   drape_sim *sim = NULL;
   espring *sp = NULL;
   float *x = NULL;
+  drape_rope_def *kept = calloc((size_t)sc->n_rope + 1, sizeof *kept);
+  if (!kept) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  /* the sim's part of the scene (the implicit ropes are the world's
+   * cables), for the material springs in the sim's particle order */
+  drape_scene view = *sc;
+  view.rope = kept;
+  view.n_rope = 0;
+  for (int i = 0; i < sc->n_rope; i++)
+    if (sc->rope[i].solver != DRAPE_SOLVER_IMPLICIT) kept[view.n_rope++] = sc->rope[i];
   int n_sp = 0, rc;
-  if ((rc = run_cables_prepare(sc, &cab, &view, e))) return rc;
-  drape_sim_opts o = drape_sim_opts_default();
-  o.backend = su->backend;
-  o.cl = su->cl;
-  if ((rc = drape_sim_create(&view, &o, &sim, e))) goto done;
+  drape_world_def wd = drape_world_def_default();
+  wd.backend = su->backend;
+  wd.cl = su->cl;
+  if ((rc = drape_world_create(sc, &wd, &world, e))) goto done;
+  sim = drape_world_sim(world);
   if ((rc = elastic_links(&view, solver, &sp, &n_sp, e))) goto done;
   const int np = drape_sim_mesh(sim)->n_particles;
   const drape_mesh *mesh = drape_sim_mesh(sim);
@@ -322,12 +330,11 @@ static int run_one(const run_setup *su, drape_solver_kind solver, cmp_result *re
     }
     if (f > 0) {
       double t0 = drape_now();
-      src = drape_sim_step(sim, &se);
-      if (!src) src = run_cables_step(cab, f, &se);
+      src = drape_world_step(world, &se);
       ms_sum += 1e3 * (drape_now() - t0);
     }
-    drape_stats st;
-    if (!src) src = drape_sim_stats(sim, &st, &se);
+    drape_world_stats st;
+    if (!src) src = drape_world_get_stats(world, &st, &se);
     if (!src) src = drape_sim_read_positions(sim, x, &se);
     if (src == DRAPE_EUNSTABLE) {
       res->finite = 0;
@@ -359,14 +366,17 @@ static int run_one(const run_setup *su, drape_solver_kind solver, cmp_result *re
       mx = fmax(mx, st.objects[k].max_strain);
       mean += st.objects[k].mean_strain;
     }
-    for (int k = 0; k < run_cables_count(cab); k++, nobj++) {
-      run_cable_stats cs;
-      run_cables_stats(cab, k, &cs);
-      ke += cs.kinetic;
-      ug += cs.gravity;
-      ue += cs.elastic;
-      mx = fmax(mx, cs.max_strain);
-      mean += cs.mean_strain;
+    for (int k = mesh->n_objects; k < st.n_objects; k++) { /* the cables */
+      drape_world_object wo;
+      drape_world_get_object(world, k, &wo, NULL);
+      if (wo.kind != DRAPE_WORLD_CABLE) continue;
+      nobj++;
+      const drape_world_object_stats *cs = &st.objects[k];
+      ke += cs->kinetic_energy;
+      ug += cs->gravity_energy;
+      ue += cs->elastic_energy;
+      mx = fmax(mx, cs->max_strain);
+      mean += cs->mean_strain;
     }
     mean = nobj ? mean / nobj : 0;
     double E = ke + ug + ue;
@@ -404,8 +414,8 @@ static int run_one(const run_setup *su, drape_solver_kind solver, cmp_result *re
 done:
   free(x);
   free(sp);
-  drape_sim_destroy(sim);
-  run_cables_free(cab);
+  free(kept);
+  drape_world_destroy(world);
   return rc;
 }
 

@@ -266,7 +266,7 @@ int drape_world_get_stats(drape_world *w, drape_world_stats *out, drape_err *e) 
   for (int k = 0; k < w->n_obj; k++) {
     drape_world_object_stats *o = &w->ostats[k];
     memset(o, 0, sizeof *o);
-    o->sag = o->kinetic_energy = o->elastic_energy = NAN;
+    o->sag = o->kinetic_energy = o->elastic_energy = o->gravity_energy = NAN;
     if (k < w->n_sim_objects) {
       const drape_object_stats *so = &st.objects[k];
       o->max_strain = so->max_strain;
@@ -284,6 +284,7 @@ int drape_world_get_stats(drape_world *w, drape_world_stats *out, drape_err *e) 
       o->sag = cs.sag;
       o->kinetic_energy = cs.kinetic;
       o->elastic_energy = cs.elastic;
+      o->gravity_energy = cs.gravity;
       o->newton_iterations = cs.newton;
     }
   }
