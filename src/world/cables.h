@@ -1,13 +1,11 @@
-/* Implicit ropes ("solver": "implicit") in `drape run` and `drape compare`:
- * each one is the seed 003 cable (drape_cable, include/drape/cable.h, dim
- * 3, Backward Euler) stepped on the CPU in the same frame loop as the
- * OpenCL cloth, written to OBJ as `o` + `v` + `l` and reported in --stats.
+/* Implicit ropes ("solver": "implicit") of the world (world.c): each one is
+ * the seed 003 cable (drape_cable, include/drape/cable.h, dim 3, Backward
+ * Euler) stepped on the CPU in the same frame as the OpenCL cloth.
  *
  *   run_cables_prepare(scene)  -> the cables, and a view of the scene
  *                                 without them for drape_sim_create
  *   per frame: run_cables_step(substeps x h = dt / substeps)
- *   outputs:   run_cables_append_obj (after the sim's objects),
- *              run_cables_stats / run_cables_json_objects */
+ *   outputs:   run_cables_stats; positions through run_cables_cable */
 #ifndef DRAPE_WORLD_CABLES_H
 #define DRAPE_WORLD_CABLES_H
 
@@ -50,14 +48,5 @@ typedef struct run_cable_stats {
 } run_cable_stats;
 void run_cables_stats(const run_cables *c, int k, run_cable_stats *out);
 
-/* Appends one `o` with `v` lines and an `l` polyline per cable to an OBJ
- * file whose vertices so far number `base` (OBJ indices are file-global).
- * Returns nonzero on a write error. */
-int run_cables_append_obj(const run_cables *c, FILE *f, int base);
-int run_cables_total_nodes(const run_cables *c); /* vertices appended */
-
-/* JSON object entries for --stats ({"name": ..., "kind": "rope", "solver":
- * "implicit", ...}), each preceded by ", " when `comma` or after the first. */
-void run_cables_json_objects(const run_cables *c, FILE *f, int comma, int with_stats);
 
 #endif

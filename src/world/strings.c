@@ -206,22 +206,6 @@ void run_strings_reset(run_strings *rs) {
   pthread_mutex_unlock(&rs->mu);
 }
 
-int run_strings_write_obj(const run_strings *rs, FILE *f, int first_vertex) {
-  int v = first_vertex;
-  for (int k = 0; rs && k < rs->n; k++) {
-    int n = drape_string_node_count(rs->s[k]);
-    const double *r = drape_string_positions(rs->s[k]);
-    fprintf(f, "o %s\n", rs->defs[k].name);
-    for (int i = 0; i < n; i++)
-      fprintf(f, "v %.9g %.9g %.9g\n", r[2 * i], r[2 * i + 1], rs->defs[k].z);
-    fputs("l", f);
-    for (int i = 0; i < n; i++) fprintf(f, " %d", v + i + 1);
-    fputc('\n', f);
-    v += n;
-  }
-  return ferror(f) ? -1 : 0;
-}
-
 void run_strings_free(run_strings *rs) {
   if (!rs) return;
   pthread_mutex_lock(&rs->mu);

@@ -1,7 +1,8 @@
-/* The scene's seed 000 strings inside `drape run`'s frame loop: the CPU
+/* The world's seed 000 strings (world.c): for drape_world_step the CPU
  * string solver advances every string to the frame's end time on a worker
  * thread while the calling thread steps the cloth solver (the host works
- * while the OpenCL device computes), then the frame's outputs read them. */
+ * while the OpenCL device computes); for drape_world_advance they are
+ * advanced on the calling thread within a wall-clock budget. */
 #ifndef DRAPE_WORLD_STRINGS_H
 #define DRAPE_WORLD_STRINGS_H
 
@@ -43,9 +44,6 @@ void run_strings_reset(run_strings *rs);
 void run_strings_script_hand(run_strings *rs, int k, double t);
 void run_strings_take(run_strings *rs, int k);
 int run_strings_taken(const run_strings *rs, int k);
-/* Appends `o NAME`, the nodes as `v` lines (x, y, z) and one `l` polyline
- * per string; vertex numbers start after `first_vertex` earlier ones. */
-int run_strings_write_obj(const run_strings *rs, FILE *f, int first_vertex);
 void run_strings_free(run_strings *rs);
 
 #endif
