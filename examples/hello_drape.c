@@ -1,7 +1,8 @@
 /* hello_drape: a cloth over a sphere, built in code, 120 frames; prints
  * the lowest point of the cloth. Build against an installed drape:
  *   cmake -S examples -B build-ex -DCMAKE_PREFIX_PATH=PREFIX  (find_package)
- *   cc hello_drape.c $(pkg-config --cflags --libs drape)    (pkg-config) */
+ *   cc hello_drape.c $(pkg-config --cflags --libs drape)    (pkg-config)
+ * Run with "cpu" as argument for the CPU reference instead of OpenCL. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,28 +24,24 @@ int main(int argc, char **argv) {
   drape_scene_add_sphere(&scene, &ball);
   scene.has_floor = 1;
 
-  drape_sim_opts opts = drape_sim_opts_default();
-  if (argc > 1 && argv[1][0] == 'c') opts.backend = DRAPE_BACKEND_CPU; /* "cpu" */
-  drape_sim *sim = NULL;
-  if (drape_sim_create(&scene, &opts, &sim, &e)) goto fail;
-  for (int f = 0; f < 120; f++)
-    if (drape_sim_step(sim, &e)) goto fail;
-
-  const int n = drape_sim_mesh(sim)->n_particles;
-  float *x = malloc(sizeof(float) * 4 * (size_t)n);
-  if (!x || drape_sim_read_positions(sim, x, &e)) goto fail;
-  float low = x[1];
-  for (int i = 1; i < n; i++)
-    if (x[4 * i + 1] < low) low = x[4 * i + 1];
-  printf("drape %s: after %.2f s the cloth's lowest point is at y = %.4f m\n", drape_version(),
-         drape_sim_time(sim), low);
+  drape_world_def def = drape_world_def_default(); /* zero means default: OpenCL */
+  if (argc > 1 && argv[1][0] == 'c') def.backend = DRAPE_BACKEND_CPU;
+  drape_world *world = NULL;
+  int rc = drape_world_create(&scene, &def, &world, &e);
+  drape_scene_free(&scene); /* the world keeps what it needs */
+  for (int f = 0; f < 120 && !rc; f++) rc = drape_world_step(world, &e);
+  drape_world_object sheet;
+  if (!rc) rc = drape_world_get_object(world, 0, &sheet, &e);
+  float *x = rc ? NULL : malloc(sizeof(float) * 3 * (size_t)sheet.n_points);
+  if (!rc && !(rc = x ? drape_world_read_points(world, 0, x, &e) : DRAPE_ENOMEM)) {
+    float low = x[1];
+    for (int i = 1; i < sheet.n_points; i++)
+      if (x[3 * i + 1] < low) low = x[3 * i + 1];
+    printf("drape %s: after %.2f s the cloth's lowest point is at y = %.4f m\n", drape_version(),
+           drape_world_time(world), low);
+  }
+  if (rc) fprintf(stderr, "hello_drape: %s\n", e.msg[0] ? e.msg : "out of memory");
   free(x);
-  drape_sim_destroy(sim);
-  drape_scene_free(&scene);
-  return 0;
-fail:
-  fprintf(stderr, "hello_drape: %s\n", e.msg);
-  drape_sim_destroy(sim);
-  drape_scene_free(&scene);
-  return 1;
+  drape_world_destroy(world);
+  return rc ? 1 : 0;
 }
