@@ -261,7 +261,7 @@ static void test_bad_definitions(void **state) {
   s.cloth[0].pins = malloc(sizeof *s.cloth[0].pins);
   s.cloth[0].pins[0][0] = 32; s.cloth[0].pins[0][1] = 0;
   assert_int_equal(drape_model_build(&s, &m, &e), DRAPE_EINVAL);
-  assert_non_null(strstr(e.msg, "cloth[0].pins[0] = [32, 0]: outside the grid"));
+  assert_non_null(strstr(e.msg, "cloth[0].pins[0] = [32, 0]: outside the 32x32 grid"));
   s.cloth[0].pins[0][0] = 31;
   s.cloth[0].mass_per_area = NAN;
   assert_int_equal(drape_model_build(&s, &m, &e), DRAPE_EINVAL);

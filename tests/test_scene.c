@@ -956,9 +956,15 @@ static void test_float_limit_messages(void **state) {
   }
 }
 
-/* Scenes built in code reach the model builder without the scene checks:
- * it refuses the same float underflows, by key path, with round-trip
- * numbers, and never hands the solver a zero mass or rest length. */
+/* Scenes built in code get the loader's checks wherever they enter: the
+ * model builder and drape_sim_create run drape_scene_validate (one
+ * validator per def, limits from drape/limits.h) before building, and
+ * refuse the float underflows by key path, with round-trip numbers, never
+ * handing the solver a zero mass or rest length. Until issue 14 the builder
+ * had its own copies of these checks with other limits and messages
+ * ("particle (row 0, col 0) gets 1e-44 kg", thickness 0 allowed without
+ * self-collision, tear_ratio "expected 0 (off) or > 1"); the cases now
+ * expect the loader's messages. */
 static void test_model_float_checks(void **state) {
   (void)state;
   static const struct {
@@ -967,16 +973,17 @@ static void test_model_float_checks(void **state) {
     const char *want;
   } cases[] = {
       {0, 1e-40, "cloth[0].grid.spacing = 1e-40: below the smallest normal float"},
-      {1, 1e-40, "cloth[0].mass_per_area = 1e-40: particle (row 0, col 0) gets 1e-44 kg, which would underflow"},
-      {2, 1e-300, "cloth[0].particle_mass = 1e-300: not a normal float"},
+      {1, 1e-40, "cloth[0].mass_per_area = 1e-40: a corner particle's mass, mass_per_area x spacing^2 / 4 = 1e-44 kg, would underflow"},
+      {2, 1e-300, "cloth[0].particle_mass = 1e-300: below the smallest normal float"},
       {3, 1.00000001, "cloth[0].tear_ratio = 1.00000001: it becomes 1 in float"},
       {4, 1e-300, "cloth[0].thickness = 1e-300: below the smallest normal float"},
-      {5, 0, "cloth[0].thickness = 0: self_collision needs a thickness > 0 m"},
+      {5, 0, "cloth[0].thickness = 0: must be > 0 and <= 1"},
+      {11, 0, "cloth[0].thickness = 0: must be > 0 and <= 1"},
       {6, 1e-300, "rope[0].length = 1e-300: the link rest length length / segments = 2.5e-302 m would underflow"},
-      {7, 1e-300, "rope[0].mass_per_length = 1e-300: node 0 gets 2.5e-302 kg, which would underflow"},
+      {7, 1e-300, "rope[0].mass_per_length = 1e-300: an end node's mass, mass_per_length x length / segments / 2 = 2.5e-302 kg, would underflow"},
       {8, 1e6, "cloth[0].compliance.bend = 1000000: compliance / h^2 overflows a float"},
       {9, 1e-40, "rope[0].compliance = 1e-40: below the smallest normal float"},
-      {10, 0.5, "cloth[0].tear_ratio = 0.5: expected 0 (off) or > 1"},
+      {10, 0.5, "cloth[0].tear_ratio = 0.5: must be 0 (no tearing) or > 1 and <= 100"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     drape_scene s;
@@ -992,6 +999,7 @@ static void test_model_float_checks(void **state) {
       case 3: case 10: c.tear_ratio = v; break;
       case 4: c.thickness = v; break;
       case 5: c.thickness = v; c.self_collision = 1; break;
+      case 11: c.thickness = v; break; /* was allowed without self-collision */
       case 6: rp.length = v; break;
       case 7: rp.mass_per_length = v; break;
       case 8: c.compliance_bend = v; s.dt = 1e-15; s.substeps = 20; break;
@@ -1006,6 +1014,14 @@ static void test_model_float_checks(void **state) {
       fprintf(stderr, "case %zu: got %d: %s\n  want: %s\n", i, r, e.msg, cases[i].want);
     assert_int_equal(r, DRAPE_EINVAL);
     assert_non_null(strstr(e.msg, cases[i].want));
+    /* the same message from drape_sim_create, before any device is touched */
+    drape_sim_opts o = drape_sim_opts_default();
+    o.backend = DRAPE_BACKEND_CPU;
+    drape_sim *sim = (drape_sim *)&s; /* must be reset to NULL */
+    drape_err e2 = {0};
+    assert_int_equal(drape_sim_create(&s, &o, &sim, &e2), DRAPE_EINVAL);
+    assert_null(sim);
+    assert_string_equal(e2.msg, e.msg);
     drape_scene_free(&s);
   }
   /* the defaults build, every mass and rest length a normal float */

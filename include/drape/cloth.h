@@ -59,8 +59,12 @@ typedef struct drape_sim_opts {
 } drape_sim_opts;
 
 drape_sim_opts drape_sim_opts_default(void);
+/* backend one of drape_backend, device_index >= -1. */
+int drape_sim_opts_validate(const drape_sim_opts *o, drape_err *e);
 
-/* Builds particles and constraints, colours them, uploads once. */
+/* Validates the scene (drape_scene_validate, every def's validator) and the
+ * options, then builds particles and constraints, colours them, uploads
+ * once. A bad def gives the loader's message. */
 int drape_sim_create(const drape_scene *scene, const drape_sim_opts *opts, drape_sim **out,
                      drape_err *e);
 void drape_sim_destroy(drape_sim *sim);
@@ -137,7 +141,12 @@ typedef struct drape_sim_params {
 } drape_sim_params;
 
 void drape_sim_get_params(const drape_sim *sim, drape_sim_params *out);
-/* Checks every field (message names it, its value and the allowed range). */
+/* The scene's limits (drape/limits.h): substeps, iterations, gravity, wind,
+ * wind_drag as drape_scene_validate checks them, and the substep
+ * h = dt / substeps >= DRAPE_H_MIN for the frame time dt (s). */
+int drape_sim_params_validate(const drape_sim_params *p, double dt, drape_err *e);
+/* Checks every field with drape_sim_params_validate (message names it, its
+ * value and the allowed range). */
 int drape_sim_set_params(drape_sim *sim, const drape_sim_params *p, drape_err *e);
 
 typedef enum {
@@ -145,14 +154,17 @@ typedef enum {
   DRAPE_COMPLIANCE_SHEAR = 1,
   DRAPE_COMPLIANCE_BEND = 2
 } drape_compliance_kind;
-/* object < 0: every object. Compliance in m/N (>= 0). Torn stays torn. */
+/* object < 0: every object. Compliance in m/N: 0 or DRAPE_FLOAT_MIN ..
+ * DRAPE_MAX_COMPLIANCE, with compliance / h^2 finite in float (as in a
+ * scene). Torn stays torn. */
 int drape_sim_set_compliance(drape_sim *sim, int object, drape_compliance_kind kind,
                              double compliance, drape_err *e);
-/* Damping rate in 1/s (>= 0): v *= exp(-rate h) each substep. */
+/* Damping rate in 1/s (0..DRAPE_MAX_DAMPING): v *= exp(-rate h) each substep. */
 int drape_sim_set_damping(drape_sim *sim, int object, double rate, drape_err *e);
 
 /* Spheres: move (centre m), resize (radius m, > 0), velocity (m/s).
- * NULL pointers leave a field unchanged. */
+ * NULL pointers leave a field unchanged; the result must pass
+ * drape_sphere_def_validate. */
 int drape_sim_n_spheres(const drape_sim *sim);
 int drape_sim_get_sphere(const drape_sim *sim, int k, drape_sphere_def *out);
 int drape_sim_set_sphere(drape_sim *sim, int k, const double center[3], const double *radius,

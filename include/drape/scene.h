@@ -9,6 +9,7 @@
 #define DRAPE_SCENE_H
 
 #include "drape/base.h"
+#include "drape/limits.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -144,19 +145,11 @@ drape_string_def drape_string_def_default(void);
 drape_sphere_def drape_sphere_def_default(void);
 void drape_scene_init(drape_scene *s); /* defaults, no objects */
 
-/* Float limits (docs/scenes.md "Float limits"). The solver keeps its state
- * and parameters in float (kernels/drape_types.h), so a value that passes a
- * range check in double can still underflow to 0 or to a subnormal when it
- * is converted and give 0/0 = NaN a few steps later (issue 13). The scene
- * checks (drape_scene_validate) and the model builder (core/model.c) hold
- * every value the solver uses, after conversion, to these: */
-#define DRAPE_FLOAT_MIN 1.1754943508222875e-38 /* FLT_MIN: smallest normal float */
-#define DRAPE_H_MIN 1e-19 /* s: smallest substep h = dt / substeps; 1/h^2 < FLT_MAX */
-/* A cloth's grid spacing and a rope's link rest length must be at least this
- * fraction of the largest coordinate the object starts at: 1e-5 of x is
- * ~84 float ulps of x, so neighbouring particles stay apart and rounding the
- * positions changes a rest length by about 1 % at most. */
-#define DRAPE_REL_SPACING_MIN 1e-5
+/* Limits: every range and float limit the checks below apply is a named
+ * constant of drape/limits.h (docs/scenes.md "Limits" lists them). The
+ * solver keeps its state in float (kernels/drape_types.h), so the checks
+ * also hold the values it derives, after conversion, to the float limits
+ * there (docs/scenes.md "Float limits", issue 13). */
 
 /* Loads and validates a JSON scene. On error, e->msg names the key path
  * (e.g. "cloth[0].grid.spacing"), the value and what is allowed, and the
@@ -168,8 +161,27 @@ void drape_scene_init(drape_scene *s); /* defaults, no objects */
  * the loader reads regular files only and never blocks on a FIFO. */
 int drape_scene_load(const char *path, drape_scene *out, drape_err *e);
 int drape_scene_parse(const char *json_text, const char *label, drape_scene *out, drape_err *e);
-/* Validates a scene built in code (the same checks the loader makes). */
+/* Validates a scene built in code: the same checks the loader makes, the
+ * ones drape_sim_create and drape_world_create make. It runs the validator
+ * of each def below (with `index` its position in the scene's array), then
+ * checks what involves several of them: compliance against the substep
+ * h = dt / substeps (alpha / h^2 must fit in a float), the self-collision
+ * hash cell against every colliding object's spacing, unique names. */
 int drape_scene_validate(const drape_scene *s, drape_err *e);
+
+/* One validator per def, for defs built in code. Each checks every field
+ * against drape/limits.h and returns 0 or DRAPE_EINVAL with a message that
+ * names the key path as a scene file spells it ("cloth[3].thickness"; the
+ * index is only used in the path), the value (printed so that it reads
+ * back as itself) and the allowed range, the same text the loader gives. */
+int drape_cloth_def_validate(const drape_cloth_def *d, int index, drape_err *e);
+int drape_rope_def_validate(const drape_rope_def *d, int index, drape_err *e);
+int drape_string_def_validate(const drape_string_def *d, int index, drape_err *e);
+int drape_sphere_def_validate(const drape_sphere_def *d, int index, drape_err *e);
+
+/* "xpbd", "jakobsen", "springs", "implicit" (the scene file's spelling);
+ * "?" for a value that is not a drape_solver_kind. */
+const char *drape_solver_name(drape_solver_kind k);
 /* The shortest of %.15g / %.17g that reads back as v ("nan", "inf" too):
  * messages print numbers so that the value shown is the value used. */
 void drape_fmt_double(char *buf, size_t cap, double v);

@@ -42,6 +42,7 @@
 #include <stdint.h>
 
 #include "drape/base.h"
+#include "drape/limits.h"
 #include "drape_types.h"
 
 /* Velocity clamp: fraction of the thickness a particle may move per substep
@@ -64,9 +65,12 @@
  * largest thickness (the cell is 2 t_max) <= SELFCOL_MAX_CELL_CLOTH x every
  * colliding cloth's spacing and <= SELFCOL_MAX_CELL_ROPE x every colliding
  * rope's link rest length (nodes on a line fill a cell more slowly). */
-#define SELFCOL_MAX_OWN 0.5f
-#define SELFCOL_MAX_CELL_CLOTH 1.0f
-#define SELFCOL_MAX_CELL_ROPE 4.0f
+/* The values live in drape/limits.h, where the scene checks
+ * (drape_scene_validate) take them from, so a scene is refused at load
+ * already; these checks at create stay for descs built by hand (tests). */
+#define SELFCOL_MAX_OWN ((float)DRAPE_SELFCOL_MAX_OWN)
+#define SELFCOL_MAX_CELL_CLOTH ((float)DRAPE_SELFCOL_MAX_CELL_CLOTH)
+#define SELFCOL_MAX_CELL_ROPE ((float)DRAPE_SELFCOL_MAX_CELL_ROPE)
 /* Caps per query (see the top). Measured most in sane scenes (48^2 sheet
  * draped on a sphere, thickness 0.1..0.5 x spacing, CPU reference): 30
  * particle entries, 106 triangle entries, 12 corner shares; scenes/ at most

@@ -9,6 +9,7 @@
 
 #include "cloth/sim.h"
 #include "cloth/solver_variants.h"
+#include "core/validate.h"
 
 int drape_backend_cpu_init(drape_sim *s, drape_err *e);
 int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e);
@@ -72,32 +73,6 @@ static int check_vec(const double v[3], const char *what, drape_err *e) {
   return DRAPE_OK;
 }
 
-static int check_params(const drape_sim_params *p, drape_err *e) {
-  if (p->substeps < 1 || p->substeps > 100000)
-    return drape_fail(e, DRAPE_EINVAL, "substeps = %d: expected 1..100000", p->substeps);
-  if (p->iterations < 1 || p->iterations > 10000)
-    return drape_fail(e, DRAPE_EINVAL, "iterations = %d: expected 1..10000", p->iterations);
-  int rc;
-  if ((rc = check_vec(p->gravity, "gravity", e)) || (rc = check_vec(p->wind, "wind", e))) return rc;
-  if (!(p->wind_drag >= 0) || !isfinite(p->wind_drag))
-    return drape_fail(e, DRAPE_EINVAL, "wind_drag = %g: expected >= 0 N s/m^3", p->wind_drag);
-  return DRAPE_OK;
-}
-
-static int check_sphere(const drape_sphere_def *d, int k, drape_err *e) {
-  char what[64];
-  int rc;
-  snprintf(what, sizeof what, "sphere[%d].center", k);
-  if ((rc = check_vec(d->center, what, e))) return rc;
-  snprintf(what, sizeof what, "sphere[%d].velocity", k);
-  if ((rc = check_vec(d->velocity, what, e))) return rc;
-  if (!(d->radius > 0) || !isfinite(d->radius))
-    return drape_fail(e, DRAPE_EINVAL, "sphere[%d].radius = %g: expected > 0 m", k, d->radius);
-  if (!(d->friction >= 0) || !isfinite(d->friction))
-    return drape_fail(e, DRAPE_EINVAL, "sphere[%d].friction = %g: expected >= 0", k, d->friction);
-  return DRAPE_OK;
-}
-
 void drape_sim_destroy(drape_sim *s) {
   if (!s) return;
   sim_variant_destroy(s); /* before the backend: it may own the OpenCL context */
@@ -114,10 +89,10 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
                      drape_err *e) {
   *out = NULL;
   drape_sim_opts o = opts ? *opts : drape_sim_opts_default();
-  if (!(sc->dt > 0) || !isfinite(sc->dt))
-    return drape_fail(e, DRAPE_EINVAL, "dt = %g: expected a frame time > 0 s", sc->dt);
-  if (o.backend != DRAPE_BACKEND_CL && o.backend != DRAPE_BACKEND_CPU)
-    return drape_fail(e, DRAPE_EINVAL, "backend = %d: expected cl or cpu", (int)o.backend);
+  /* every def's validator (validate.c): a scene built in code gets the
+   * loader's checks and messages */
+  int rc = drape_sim_opts_validate(&o, e);
+  if (rc || (rc = drape_scene_validate(sc, e))) return rc;
   drape_sim_params p;
   memset(&p, 0, sizeof p);
   p.substeps = sc->substeps;
@@ -130,13 +105,6 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   p.tethers_enabled = 1;
   p.normals_enabled = 1;
   p.fuse_stages = 1;
-  int rc = check_params(&p, e);
-  if (rc) return rc;
-  if (sc->has_floor && (!isfinite(sc->floor_height) || !(sc->floor_friction >= 0)))
-    return drape_fail(e, DRAPE_EINVAL, "floor: height %g, friction %g: expected finite, >= 0",
-                      sc->floor_height, sc->floor_friction);
-  for (int k = 0; k < sc->n_sphere; k++)
-    if ((rc = check_sphere(&sc->sphere[k], k, e))) return rc;
 
   drape_sim *s = calloc(1, sizeof *s);
   if (!s) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
@@ -320,7 +288,7 @@ struct drape_cl *drape_sim_cl(const drape_sim *s) {
 void drape_sim_get_params(const drape_sim *s, drape_sim_params *out) { *out = s->params; }
 
 int drape_sim_set_params(drape_sim *s, const drape_sim_params *p, drape_err *e) {
-  int rc = check_params(p, e);
+  int rc = drape_sim_params_validate(p, s->dt, e);
   if (rc) return rc;
   if (p->substeps != s->params.substeps) s->need_h_update = 1;
   s->params = *p;
@@ -341,8 +309,7 @@ int drape_sim_set_compliance(drape_sim *s, int object, drape_compliance_kind kin
   if (kind < DRAPE_COMPLIANCE_STRETCH || kind > DRAPE_COMPLIANCE_BEND)
     return drape_fail(e, DRAPE_EINVAL, "compliance kind %d: expected stretch, shear or bend",
                       (int)kind);
-  if (!(compliance >= 0) || !isfinite(compliance))
-    return drape_fail(e, DRAPE_EINVAL, "compliance = %g: expected >= 0 m/N", compliance);
+  if ((rc = vd_compliance(e, "compliance", compliance, s->dt / s->params.substeps))) return rc;
   size_t bytes = (size_t)s->m.n_cons * sizeof(dr_distance);
   if (!s->hcons && !(s->hcons = malloc(bytes ? bytes : 1)))
     return drape_fail(e, DRAPE_ENOMEM, "out of memory");
@@ -364,8 +331,7 @@ int drape_sim_set_compliance(drape_sim *s, int object, drape_compliance_kind kin
 int drape_sim_set_damping(drape_sim *s, int object, double rate, drape_err *e) {
   int rc = check_object(s, object, e);
   if (rc) return rc;
-  if (!(rate >= 0) || !isfinite(rate))
-    return drape_fail(e, DRAPE_EINVAL, "damping = %g: expected >= 0 (1/s)", rate);
+  if ((rc = vd_range(e, "damping", rate, 0, 1, DRAPE_MAX_DAMPING, 1))) return rc;
   for (int ob = 0; ob < s->m.n_objects; ob++)
     if (object < 0 || ob == object) s->m.damping_rate[ob] = rate;
   s->need_h_update = 1;
@@ -391,7 +357,7 @@ int drape_sim_set_sphere(drape_sim *s, int k, const double center[3], const doub
   if (center) memcpy(d.center, center, sizeof d.center);
   if (radius) d.radius = *radius;
   if (velocity) memcpy(d.velocity, velocity, sizeof d.velocity);
-  int rc = check_sphere(&d, k, e);
+  int rc = drape_sphere_def_validate(&d, k, e);
   if (rc) return rc;
   s->spheres[k] = d;
   s->spheres_dirty = 1;

@@ -42,16 +42,6 @@ struct sim_variant {
   int *ev_stage, n_ev, cap_ev;
 };
 
-static const char *solver_name(drape_solver_kind k) {
-  switch (k) {
-    case DRAPE_SOLVER_XPBD: return "xpbd";
-    case DRAPE_SOLVER_JAKOBSEN: return "jakobsen";
-    case DRAPE_SOLVER_SPRINGS: return "springs";
-    case DRAPE_SOLVER_IMPLICIT: return "implicit";
-  }
-  return "?";
-}
-
 drape_solver_kind drape_sim_solver(const drape_sim *s) {
   return s->var ? s->var->solver : DRAPE_SOLVER_XPBD;
 }
@@ -156,7 +146,8 @@ int sim_variant_create(drape_sim *s, const drape_scene *sc, drape_err *e) {
                         "%s[%d].solver = \"%s\" but %s.solver = \"%s\": the cloths and ropes of one "
                         "scene share one solver (\"implicit\" ropes excepted); use one of \"xpbd\", "
                         "\"jakobsen\" or \"springs\" (cloth only) for all of them",
-                        is_cloth ? "cloth" : "rope", k, solver_name(sk), first, solver_name(kind));
+                        is_cloth ? "cloth" : "rope", k, drape_solver_name(sk), first,
+                        drape_solver_name(kind));
     }
   }
   s->var = NULL;

@@ -105,150 +105,25 @@ static double up5(double x) {
   return strtod(b, NULL);
 }
 
-static int finite3(const double v[3]) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
-
-static const char *solver_name(drape_solver_kind k) {
-  switch (k) {
-    case DRAPE_SOLVER_XPBD: return "xpbd";
-    case DRAPE_SOLVER_JAKOBSEN: return "jakobsen";
-    case DRAPE_SOLVER_SPRINGS: return "springs";
-    case DRAPE_SOLVER_IMPLICIT: return "implicit";
-  }
-  return "?";
-}
-
-static int check_cloth(const drape_cloth_def *c, int i, drape_err *e) {
-#define BAD(...) return drape_fail(e, DRAPE_EINVAL, __VA_ARGS__)
-  /* xpbd, jakobsen and springs run here (jakobsen/springs: solver_variants.c) */
-  if (c->solver != DRAPE_SOLVER_XPBD && c->solver != DRAPE_SOLVER_JAKOBSEN &&
-      c->solver != DRAPE_SOLVER_SPRINGS)
-    BAD("cloth[%d].solver = \"%s\": cloth allows \"xpbd\", \"jakobsen\" or \"springs\"", i,
-        solver_name(c->solver));
-  if (c->rows < 2) BAD("cloth[%d].grid.rows = %d: expected an integer >= 2", i, c->rows);
-  if (c->cols < 2) BAD("cloth[%d].grid.cols = %d: expected an integer >= 2", i, c->cols);
-  if ((double)c->rows * (double)c->cols > 64.0 * 1024 * 1024)
-    BAD("cloth[%d].grid: %d x %d particles: expected at most 67108864", i, c->rows, c->cols);
-  if (!(c->spacing > 0) || !isfinite(c->spacing))
-    BAD("cloth[%d].grid.spacing = %s: expected a length > 0 m", i, N(c->spacing));
-  if (!finite3(c->origin)) BAD("cloth[%d].grid.origin: expected 3 finite numbers (m)", i);
-  if (!(c->mass_per_area > 0) || !isfinite(c->mass_per_area))
-    BAD("cloth[%d].mass_per_area = %s: expected > 0 kg/m^2", i, N(c->mass_per_area));
-  if (!(c->compliance_stretch >= 0) || !isfinite(c->compliance_stretch))
-    BAD("cloth[%d].compliance.stretch = %s: expected >= 0 m/N", i, N(c->compliance_stretch));
-  if (!(c->compliance_shear >= 0) || !isfinite(c->compliance_shear))
-    BAD("cloth[%d].compliance.shear = %s: expected >= 0 m/N", i, N(c->compliance_shear));
-  if (!(c->compliance_bend >= 0) || !isfinite(c->compliance_bend))
-    BAD("cloth[%d].compliance.bend = %s: expected >= 0 m/N", i, N(c->compliance_bend));
-  if (!(c->damping >= 0) || !isfinite(c->damping))
-    BAD("cloth[%d].damping = %s: expected >= 0 (1/s)", i, N(c->damping));
-  if (!(c->thickness >= 0) || !isfinite(c->thickness))
-    BAD("cloth[%d].thickness = %s: expected >= 0 m", i, N(c->thickness));
-  if (!(c->tear_ratio == 0 || c->tear_ratio > 1) || !isfinite(c->tear_ratio))
-    BAD("cloth[%d].tear_ratio = %s: expected 0 (off) or > 1", i, N(c->tear_ratio));
-  /* Values the solver converts to float (drape_scene_validate checks the
-   * same for scenes from files; these catch scenes built in code). */
-  if (c->tear_ratio != 0 && !((float)c->tear_ratio > 1.0f))
-    BAD("cloth[%d].tear_ratio = %s: it becomes 1 in float (the solver computes in float); the "
-        "smallest value allowed is %s (or exactly 0)", i, N(c->tear_ratio), N(nextafterf(1.0f, 2.0f)));
-  if (!(c->spacing >= DRAPE_FLOAT_MIN))
-    BAD("cloth[%d].grid.spacing = %s: below the smallest normal float, it would underflow (the "
-        "solver computes in float); the smallest value allowed is %s", i, N(c->spacing),
-        N(DRAPE_FLOAT_MIN));
-  if (c->thickness != 0 && !(c->thickness >= DRAPE_FLOAT_MIN))
-    BAD("cloth[%d].thickness = %s: below the smallest normal float, it would underflow (the "
-        "solver computes in float); the smallest value allowed is %s", i, N(c->thickness),
-        N(DRAPE_FLOAT_MIN));
-  /* self-collision keeps sheets `thickness` apart: 0 leaves it nothing to do */
-  if (c->self_collision && c->thickness == 0)
-    BAD("cloth[%d].thickness = 0: self_collision needs a thickness > 0 m (the distance it keeps "
-        "between sheets); the smallest value allowed is %s", i, N(DRAPE_FLOAT_MIN));
-  for (int k = 0; k < c->n_pins; k++) {
-    int r = c->pins[k][0], col = c->pins[k][1];
-    if (r < 0 || r >= c->rows || col < 0 || col >= c->cols)
-      BAD("cloth[%d].pins[%d] = [%d, %d]: outside the grid (rows 0..%d, cols 0..%d)", i, k, r, col,
-          c->rows - 1, c->cols - 1);
-  }
-  for (int k = 0; k < c->n_pin_paths; k++) {
-    const drape_pin_path *pp = &c->pin_paths[k];
-    if (pp->row < 0 || pp->row >= c->rows || pp->col < 0 || pp->col >= c->cols)
-      BAD("cloth[%d].pin_paths[%d] = [%d, %d]: outside the grid (rows 0..%d, cols 0..%d)", i, k,
-          pp->row, pp->col, c->rows - 1, c->cols - 1);
-    if (pp->n_keys < 1 || !pp->keys) BAD("cloth[%d].pin_paths[%d]: expected at least one key", i, k);
-    for (int j = 0; j < pp->n_keys; j++) {
-      for (int q = 0; q < 4; q++)
-        if (!isfinite(pp->keys[j][q]))
-          BAD("cloth[%d].pin_paths[%d].keys[%d]: expected finite [t, x, y, z]", i, k, j);
-      if (j > 0 && !(pp->keys[j][0] > pp->keys[j - 1][0]))
-        BAD("cloth[%d].pin_paths[%d].keys[%d]: time %s is not after %s", i, k, j, N(pp->keys[j][0]),
-            N(pp->keys[j - 1][0]));
-    }
-  }
+/* The scene's values are checked by drape_scene_validate (validate.c, the
+ * loader's checks; limits in drape/limits.h) before anything is built. What
+ * is left here is what only this builder cannot do, and a last look at
+ * each particle's mass as it is stored. */
+static int check_supported(const drape_scene *s, drape_err *e) {
+  for (int i = 0; i < s->n_rope; i++)
+    if (s->rope[i].solver == DRAPE_SOLVER_IMPLICIT)
+      return drape_fail(e, DRAPE_EINVAL,
+                        "rope[%d].solver = \"%s\": implicit ropes are the seed 003 cable, solved on "
+                        "the CPU by drape_cable (include/drape/cable.h; drape_world does this for "
+                        "scenes); the cloth and rope solver runs \"xpbd\" and \"jakobsen\" ropes",
+                        i, drape_solver_name(s->rope[i].solver));
   return DRAPE_OK;
-}
-
-static int check_rope(const drape_rope_def *r, int i, int self_collision, drape_err *e) {
-  if (r->solver == DRAPE_SOLVER_IMPLICIT)
-    BAD("rope[%d].solver = \"implicit\": implicit ropes are the seed 003 cable, solved on the CPU "
-        "by drape_cable (include/drape/cable.h; `drape run` does this for scenes); the cloth and "
-        "rope solver runs \"xpbd\" and \"jakobsen\" ropes", i);
-  if (r->solver != DRAPE_SOLVER_XPBD && r->solver != DRAPE_SOLVER_JAKOBSEN)
-    BAD("rope[%d].solver = \"%s\": a rope allows \"xpbd\", \"jakobsen\" or \"implicit\"", i,
-        solver_name(r->solver));
-  if (r->segments < 1) BAD("rope[%d].segments = %d: expected an integer >= 1", i, r->segments);
-  if (r->segments > 16 * 1024 * 1024)
-    BAD("rope[%d].segments = %d: expected at most 16777216", i, r->segments);
-  if (!finite3(r->start)) BAD("rope[%d].start: expected 3 finite numbers (m)", i);
-  if (!finite3(r->end)) BAD("rope[%d].end: expected 3 finite numbers (m)", i);
-  if (!(r->length > 0) || !isfinite(r->length))
-    BAD("rope[%d].length = %s: expected > 0 m", i, N(r->length));
-  if (!(r->mass_per_length > 0) || !isfinite(r->mass_per_length))
-    BAD("rope[%d].mass_per_length = %s: expected > 0 kg/m", i, N(r->mass_per_length));
-  if (!(r->compliance >= 0) || !isfinite(r->compliance))
-    BAD("rope[%d].compliance = %s: expected >= 0 m/N", i, N(r->compliance));
-  if (!(r->damping >= 0) || !isfinite(r->damping))
-    BAD("rope[%d].damping = %s: expected >= 0 (1/s)", i, N(r->damping));
-  if (!(r->thickness >= 0) || !isfinite(r->thickness))
-    BAD("rope[%d].thickness = %s: expected >= 0 m", i, N(r->thickness));
-  if (r->thickness != 0 && !(r->thickness >= DRAPE_FLOAT_MIN))
-    BAD("rope[%d].thickness = %s: below the smallest normal float, it would underflow (the "
-        "solver computes in float); the smallest value allowed is %s", i, N(r->thickness),
-        N(DRAPE_FLOAT_MIN));
-  /* every rope collides with self-colliding cloth (README "Self-collision") */
-  if (self_collision && r->thickness == 0)
-    BAD("rope[%d].thickness = 0: a cloth of this scene has self_collision on, which collides "
-        "every rope at its thickness; the smallest value allowed is %s", i, N(DRAPE_FLOAT_MIN));
-  if (!(r->length / r->segments >= DRAPE_FLOAT_MIN))
-    BAD("rope[%d].length = %s: the link rest length length / segments = %s m would underflow "
-        "(the solver computes in float); the smallest value allowed is %s (with segments = %d)", i,
-        N(r->length), N(r->length / r->segments), N(up5(DRAPE_FLOAT_MIN * r->segments)),
-        r->segments);
-  return DRAPE_OK;
-#undef BAD
 }
 
 /* A particle's mass and inverse mass as the solver holds them (float):
  * both must be normal and finite (mass >= FLT_MIN gives 1/mass <= 8.5e37). */
 static int mass_ok(double mass) {
   return (float)mass >= DRAPE_FLOAT_MIN && isfinite((float)mass) && isfinite((float)(1.0 / mass));
-}
-
-/* XPBD compliance as the solver uses it: stored as a float and scaled by
- * 1/h^2 in float (alpha~ = alpha / h^2, Macklin et al. 2016 eq. 6). h <= 0
- * (no valid step yet) skips the scale, which drape_sim_create checks. */
-static int check_compliance(const char *key, double c, double h, drape_err *e) {
-  if (c != 0 && !(c >= DRAPE_FLOAT_MIN))
-    return drape_fail(e, DRAPE_EINVAL,
-                      "%s = %s: below the smallest normal float, it would underflow (the solver "
-                      "computes in float); the smallest value allowed is %s (or exactly 0)",
-                      key, N(c), N(DRAPE_FLOAT_MIN));
-  if (!(h > 0)) return DRAPE_OK;
-  const float inv_h2 = (float)(1.0 / (h * h));
-  if (!isfinite(inv_h2) || !isfinite((float)c * inv_h2))
-    return drape_fail(e, DRAPE_EINVAL,
-                      "%s = %s: compliance / h^2 overflows a float at the substep h = dt / substeps "
-                      "= %s s; the largest value allowed with this dt and substeps is %s",
-                      key, N(c), N(h), N(isfinite(inv_h2) ? FLT_MAX / (double)inv_h2 * 0.9999 : 0));
-  return DRAPE_OK;
 }
 
 /* ---- the builder ---- */
@@ -329,13 +204,8 @@ static int *colour_order(const drape_model *m) {
 
 int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
   memset(m, 0, sizeof *m);
-  int rc;
-  for (int i = 0; i < s->n_cloth; i++)
-    if ((rc = check_cloth(&s->cloth[i], i, e))) return rc;
-  int any_self = 0;
-  for (int i = 0; i < s->n_cloth; i++) any_self |= s->cloth[i].self_collision != 0;
-  for (int i = 0; i < s->n_rope; i++)
-    if ((rc = check_rope(&s->rope[i], i, any_self, e))) return rc;
+  int rc = drape_scene_validate(s, e);
+  if (rc || (rc = check_supported(s, e))) return rc;
 
   /* sizes */
   long long np = 0, nc = 0, nt = 0, nl = 0, npaths = 0;
@@ -378,8 +248,6 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
   }
 
   int pi = 0, ci = 0, ti = 0, li = 0, oi = 0, pathi = 0;
-  const double h = s->substeps >= 1 && s->dt > 0 ? s->dt / s->substeps : 0;
-  char key[96];
   for (int k = 0; k < s->n_cloth; k++, oi++) {
     const drape_cloth_def *c = &s->cloth[k];
     drape_object_info *inf = &m->info[oi];
@@ -449,11 +317,6 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
     double comp[3] = {c->compliance_stretch, c->compliance_shear, c->compliance_bend};
     /* Jakobsen (seeds 002/004): full-strength projections, no compliance */
     if (c->solver == DRAPE_SOLVER_JAKOBSEN) comp[0] = comp[1] = comp[2] = 0;
-    static const char *const comp_name[3] = {"stretch", "shear", "bend"};
-    for (int q = 0; q < 3; q++) {
-      snprintf(key, sizeof key, "cloth[%d].compliance.%s", k, comp_name[q]);
-      if ((rc = check_compliance(key, comp[q], h, e))) goto fail;
-    }
     int first_c = ci;
     int made = drape_grid_constraints(c->rows, c->cols, c->spacing, pi, DRAPE_GRID_BY_FAMILY, comp,
                                       m->cons + ci, m->cons_type + ci);
@@ -520,8 +383,6 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
     if (r->pin_start) m->x0[pi].w = 0;
     if (r->pin_end) m->x0[pi + r->segments].w = 0;
     const double rcomp = r->solver == DRAPE_SOLVER_JAKOBSEN ? 0.0 : r->compliance;
-    snprintf(key, sizeof key, "rope[%d].compliance", k);
-    if ((rc = check_compliance(key, rcomp, h, e))) goto fail;
     int made = drape_rope_constraints(r->segments, rest, rcomp, pi, m->cons + ci,
                                       m->cons_type + ci);
     for (int q = 0; q < made; q++) m->cons_obj[ci + q] = oi;

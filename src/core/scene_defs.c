@@ -1,11 +1,22 @@
-/* Defaults for the scene definitions (include/drape/scene.h) and the
- * object lists. JSON parsing and validation live in scene.c. */
+/* Defaults for the scene definitions (include/drape/scene.h), the object
+ * lists and the solvers' names. JSON parsing lives in scene.c, validation
+ * in validate.c. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drape/scene.h"
 #include "drape/string.h"
+
+const char *drape_solver_name(drape_solver_kind k) {
+  switch (k) {
+    case DRAPE_SOLVER_XPBD: return "xpbd";
+    case DRAPE_SOLVER_JAKOBSEN: return "jakobsen";
+    case DRAPE_SOLVER_SPRINGS: return "springs";
+    case DRAPE_SOLVER_IMPLICIT: return "implicit";
+  }
+  return "?";
+}
 
 drape_cloth_def drape_cloth_def_default(void) {
   drape_cloth_def d;

@@ -1,0 +1,18 @@
+/* Internal helpers of the validators (validate.c) for the sim's setters,
+ * which check one value at a time with the same messages and limits as
+ * the defs (drape/limits.h). */
+#ifndef DRAPE_CORE_VALIDATE_H
+#define DRAPE_CORE_VALIDATE_H
+
+#include "drape/base.h"
+
+/* Fails (DRAPE_EINVAL, "path = v: must be >= lo and <= hi") unless
+ * lo (<|<=) v (<|<=) hi; also fails for a non-finite v. */
+int vd_range(drape_err *e, const char *path, double v, double lo, int lo_incl, double hi,
+             int hi_incl);
+/* An XPBD compliance as a scene gives it: 0 or DRAPE_FLOAT_MIN ..
+ * DRAPE_MAX_COMPLIANCE, and compliance / h^2 finite in float at the substep
+ * h (> 0). */
+int vd_compliance(drape_err *e, const char *path, double c, double h);
+
+#endif
