@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The installed package: `cmake --install` into a temporary prefix, then
-# examples/hello_drape.c built against it twice, as an embedder would, with
-# find_package(drape) and with pkg-config; both binaries run and print the
-# cloth's lowest point, resting above the floor (y >= thickness) and below
-# the sphere's top. Also: drape as an add_subdirectory of another project
+# examples/hello_drape.c and examples/embed_glfw.c built against it twice,
+# as an embedder would, with find_package(drape) and with pkg-config; the
+# hello binaries print the cloth's lowest point, resting above the floor
+# (y >= thickness) and below the sphere's top; the embed binaries draw 20
+# frames in their own GLFW window. Also: drape as an add_subdirectory of another project
 # configures without building drape's tests or benchmarks.
 set -u
 S=${DRAPE_SOURCE_DIR:?}
@@ -44,12 +45,27 @@ cmake -S "$S/examples" -B "$T/ex" -DCMAKE_PREFIX_PATH="$P" -DCMAKE_BUILD_TYPE=Re
   >"$T/ex.txt" 2>&1 && cmake --build "$T/ex" >>"$T/ex.txt" 2>&1 ||
   { echo "FAIL examples with find_package"; tail -20 "$T/ex.txt"; fail=1; }
 [[ -x "$T/ex/hello_drape" ]] && check_out "hello_drape (find_package, OpenCL)" "$("$T/ex/hello_drape" 2>&1)"
+# embed_glfw: the user's own GLFW loop drawing a world (needs the display
+# the test command's Xvfb gives; 20 frames of the main scene)
+check_embed() { # name binary
+  local out
+  out=$("$2" "$S/scenes/drape_sphere.json" 20 2>&1)
+  if [[ "$out" == *"drew 20 frames, t = 0.333 s"* ]]; then echo "ok   $1"; else echo "FAIL $1: $out"; fail=1; fi
+}
+if [[ -z "${DISPLAY:-}" ]]; then echo "FAIL embed_glfw needs a display (the test command runs ctest under xvfb-run)"; fail=1
+elif [[ -x "$T/ex/embed_glfw" ]]; then check_embed "embed_glfw (find_package)" "$T/ex/embed_glfw"
+else echo "FAIL embed_glfw was not built with find_package"; fail=1; fi
 # pkg-config
 out=$(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs drape 2>&1) ||
   { echo "FAIL pkg-config drape: $out"; fail=1; }
 cc -std=c11 -o "$T/hello_pc" "$S/examples/hello_drape.c" $out 2>"$T/pc.txt" ||
   { echo "FAIL examples with pkg-config ($out)"; cat "$T/pc.txt"; fail=1; }
 [[ -x "$T/hello_pc" ]] && check_out "hello_drape (pkg-config, CPU reference)" "$("$T/hello_pc" cpu 2>&1)"
+out=$(PKG_CONFIG_PATH="$P/lib/pkgconfig" pkg-config --cflags --libs drape-render glfw3 2>&1) ||
+  { echo "FAIL pkg-config drape-render: $out"; fail=1; }
+cc -std=c11 -o "$T/embed_pc" "$S/examples/embed_glfw.c" $out 2>"$T/pc2.txt" ||
+  { echo "FAIL embed_glfw with pkg-config ($out)"; cat "$T/pc2.txt"; fail=1; }
+[[ -x "$T/embed_pc" && -n "${DISPLAY:-}" ]] && check_embed "embed_glfw (pkg-config)" "$T/embed_pc"
 # add_subdirectory: drape inside another project, no tests or benchmarks
 mkdir -p "$T/outer"
 cat >"$T/outer/CMakeLists.txt" <<CM
