@@ -226,27 +226,20 @@ static int run_sim(drape_cl *cl, int N, int K, row *out, drape_err *e) {
   int rc = drape_sim_create(&sc, &o, &sim, e);
   drape_scene_free(&sc);
   if (rc) return rc;
-  double part0[SELFCOL_T_COUNT] = {0};
   memset(out, 0, sizeof *out);
   for (int f = 0; f < 5 + K && !rc; f++) {
     rc = drape_sim_step(sim, e);
-    if (rc) break;
-    if (f < 5) {
-      memcpy(part0, sim->sc_part_ms, sizeof part0);
-      continue;
-    }
+    if (rc || f < 5) continue; /* 5 frames of warm-up */
     drape_timings tm;
     drape_sim_timings(sim, &tm);
     for (int st = 0; st < DRAPE_STAGE_COUNT; st++) out->stage[st] += tm.ms[st] / K;
+    for (int q = 0; q < SELFCOL_T_COUNT; q++) out->ms[q] += tm.selfcol_ms[q] / K;
   }
   if (!rc) {
     out->N = N;
     out->n = N * N;
     out->backend = "sim";
-    for (int q = 0; q < SELFCOL_T_COUNT; q++) {
-      out->ms[q] = (sim->sc_part_ms[q] - part0[q]) / K;
-      out->total += out->ms[q];
-    }
+    for (int q = 0; q < SELFCOL_T_COUNT; q++) out->total += out->ms[q];
     for (int st = 0; st < DRAPE_STAGE_COUNT; st++) out->substep += out->stage[st];
     out->share = out->substep > 0 ? out->stage[DRAPE_STAGE_SELF_COLLISION] / out->substep : 0;
     out->ns_per_particle = 1e6 * out->total / out->n;

@@ -1,11 +1,12 @@
 /* OpenCL runtime on PoCL: the predict kernel against its CPU reference,
- * error names, build-log reporting, and device-index validation. */
+ * kernel arguments bound by name (cl/launch.h), error names, build-log
+ * reporting, and device-index validation. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "support.h"
-#include "cl/runtime.h"
+#include "cl/launch.h"
 #include "cloth/cpu_stages.h"
 
 static drape_cl g_cl;
@@ -74,9 +75,9 @@ static void test_predict_matches_cpu(void **state) {
   cl_mem bm = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof mat, &mat,
                              &rc);
   assert_int_equal(rc, CL_SUCCESS);
-  cl_kernel k, ku;
-  assert_int_equal(drape_cl_kernel(&g_cl, "predict", &k, &e), 0);
-  assert_int_equal(drape_cl_kernel(&g_cl, "update_velocities", &ku, &e), 0);
+  drape_cl_kern k, ku;
+  assert_int_equal(drape_cl_kern_create(&g_cl, "predict", &k, &e), 0);
+  assert_int_equal(drape_cl_kern_create(&g_cl, "update_velocities", &ku, &e), 0);
   sp.inv_h = 1.0f / sp.h;
   /* with the finiteness check on: every state here is finite */
   const dr_int none = DR_NO_PARTICLE;
@@ -85,17 +86,17 @@ static void test_predict_matches_cpu(void **state) {
   cl_mem bbad = clCreateBuffer(g_cl.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof none,
                                (void *)&none, &rc);
   assert_int_equal(rc, CL_SUCCESS);
-  assert_int_equal(drape_cl_set_args(ku, "update_velocities", &e, 6, sizeof(cl_mem), &bx,
-                                     sizeof(cl_mem), &bp, sizeof(cl_mem), &bv, sizeof sp, &sp,
-                                     sizeof(cl_mem), &bbad, sizeof check, &check),
+  assert_int_equal(DRAPE_CL_BIND(&ku, 0, &e, DRAPE_CL_ARG("x", bx), DRAPE_CL_ARG("p", bp),
+                                 DRAPE_CL_ARG("v", bv), DRAPE_CL_ARG("sp", sp),
+                                 DRAPE_CL_ARG("bad", bbad), DRAPE_CL_ARG("check", check)),
                    0);
-  assert_int_equal(drape_cl_set_args(k, "predict", &e, 6, sizeof(cl_mem), &bx, sizeof(cl_mem), &bp,
-                                     sizeof(cl_mem), &bv, sizeof(cl_mem), &bo, sizeof(cl_mem), &bm,
-                                     sizeof sp, &sp),
+  assert_int_equal(DRAPE_CL_BIND(&k, 0, &e, DRAPE_CL_ARG("x", bx), DRAPE_CL_ARG("p", bp),
+                                 DRAPE_CL_ARG("v", bv), DRAPE_CL_ARG("obj", bo),
+                                 DRAPE_CL_ARG("objects", bm), DRAPE_CL_ARG("sp", sp)),
                    0);
   for (int t = 0; t < STEPS; t++) {
-    assert_int_equal(drape_cl_run1d(&g_cl, k, "predict", N, NULL, &e), 0);
-    assert_int_equal(drape_cl_run1d(&g_cl, ku, "update_velocities", N, NULL, &e), 0);
+    assert_int_equal(drape_cl_launch(&g_cl, &k, N, 0, NULL, &e), 0);
+    assert_int_equal(drape_cl_launch(&g_cl, &ku, N, 0, NULL, &e), 0);
     cpu_predict(x, p, v, obj, &mat, &sp);
     cpu_update_velocities(x, p, v, &sp, &bad_cpu);
   }
@@ -130,8 +131,8 @@ static void test_predict_matches_cpu(void **state) {
     assert_near(gv[i].y, v0[i].y - 9.81 * t, 7.2e-3);
     assert_near(gx[i].x, x0[i].x + t * v0[i].x, 2e-4);
   }
-  clReleaseKernel(k);
-  clReleaseKernel(ku);
+  drape_cl_kern_release(&k);
+  drape_cl_kern_release(&ku);
   clReleaseMemObject(bx);
   clReleaseMemObject(bp);
   clReleaseMemObject(bv);
@@ -139,6 +140,107 @@ static void test_predict_matches_cpu(void **state) {
   clReleaseMemObject(bm);
   free(obj);
   free(x); free(p); free(v); free(x0); free(v0); free(gx); free(gv);
+}
+
+/* Arguments are bound through a table of (name, size, value), checked
+ * against the kernel's own argument names (the program is built with
+ * -cl-kernel-arg-info; PoCL keeps the names). Two buffers of one type
+ * swapped would run and give wrong physics: the bind must refuse, naming
+ * the kernel, the position and both names. */
+static void test_bind_checks_names(void **state) {
+  (void)state;
+  drape_err e = {0};
+  drape_cl_kern k;
+  assert_int_equal(drape_cl_kern_create(&g_cl, "predict", &k, &e), 0);
+  assert_int_equal(k.n_args, 6);
+  assert_non_null(k.arg_names); /* PoCL answers CL_KERNEL_ARG_NAME */
+  assert_string_equal(k.arg_names[0], "x");
+  assert_string_equal(k.arg_names[5], "sp");
+  cl_int rc;
+  cl_mem a = clCreateBuffer(g_cl.ctx, CL_MEM_READ_WRITE, 64, NULL, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem b = clCreateBuffer(g_cl.ctx, CL_MEM_READ_WRITE, 64, NULL, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  dr_step_params sp;
+  memset(&sp, 0, sizeof sp);
+  /* the table in the kernel's order binds */
+  assert_int_equal(DRAPE_CL_BIND(&k, 0, &e, DRAPE_CL_ARG("x", a), DRAPE_CL_ARG("p", b),
+                                 DRAPE_CL_ARG("v", a), DRAPE_CL_ARG("obj", b),
+                                 DRAPE_CL_ARG("objects", a), DRAPE_CL_ARG("sp", sp)),
+                   DRAPE_OK);
+  /* so does a part of it from its position */
+  assert_int_equal(DRAPE_CL_BIND(&k, 5, &e, DRAPE_CL_ARG("sp", sp)), DRAPE_OK);
+  /* x and p swapped: refused at position 0 with both names */
+  memset(&e, 0, sizeof e);
+  assert_int_equal(DRAPE_CL_BIND(&k, 0, &e, DRAPE_CL_ARG("p", b), DRAPE_CL_ARG("x", a)), DRAPE_ECL);
+  print_message("swapped: %s\n", e.msg);
+  assert_non_null(strstr(e.msg, "kernel predict, argument 0"));
+  assert_non_null(strstr(e.msg, "expects \"x\""));
+  assert_non_null(strstr(e.msg, "gives \"p\""));
+  /* swapped further in (obj and objects at 3 and 4): position 3 named */
+  memset(&e, 0, sizeof e);
+  assert_int_equal(DRAPE_CL_BIND(&k, 3, &e, DRAPE_CL_ARG("objects", a), DRAPE_CL_ARG("obj", b)),
+                   DRAPE_ECL);
+  assert_non_null(strstr(e.msg, "argument 3"));
+  assert_non_null(strstr(e.msg, "\"obj\""));
+  assert_non_null(strstr(e.msg, "\"objects\""));
+  /* a table past the last argument */
+  memset(&e, 0, sizeof e);
+  assert_int_equal(DRAPE_CL_BIND(&k, 5, &e, DRAPE_CL_ARG("sp", sp), DRAPE_CL_ARG("extra", a)),
+                   DRAPE_ECL);
+  assert_non_null(strstr(e.msg, "takes 6 arguments"));
+  /* Without names (a platform that keeps none) only the count is checked:
+   * the swapped table then binds, the one past the end still fails. */
+  for (cl_uint i = 0; i < k.n_args; i++) free(k.arg_names[i]);
+  free(k.arg_names);
+  k.arg_names = NULL;
+  assert_int_equal(DRAPE_CL_BIND(&k, 0, &e, DRAPE_CL_ARG("p", b), DRAPE_CL_ARG("x", a)), DRAPE_OK);
+  assert_int_equal(DRAPE_CL_BIND(&k, 5, &e, DRAPE_CL_ARG("sp", sp), DRAPE_CL_ARG("extra", a)),
+                   DRAPE_ECL);
+  drape_cl_kern_release(&k);
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+}
+
+/* The launch profile: events tagged with stage, colour and part go to
+ * drape_timings' three places; an untagged launch to none but the total. */
+static void test_profile_tags(void **state) {
+  (void)state;
+  drape_err e = {0};
+  drape_cl cl;
+  drape_cl_opts o = drape_cl_default_opts();
+  o.profiling = 1;
+  assert_int_equal(drape_cl_init(&cl, &o, &e), 0);
+  cl_mem a = NULL;
+  uint64_t held = 0, up = 0;
+  const float init[64] = {1};
+  assert_int_equal(drape_cl_buffer(&cl, sizeof init, init, "test", &held, &up, &a, &e), 0);
+  assert_int_equal(held, sizeof init);
+  assert_int_equal(up, sizeof init);
+  drape_cl_prof p;
+  drape_cl_prof_init(&p);
+  p.stage = DRAPE_STAGE_PROJECT;
+  p.colour = 2;
+  assert_int_equal(drape_cl_fill0(&cl, a, sizeof init, &p, &e), 0);
+  p.stage = DRAPE_STAGE_SELF_COLLISION;
+  p.colour = -1;
+  p.part = DRAPE_SELFCOL_PARTICLES;
+  assert_int_equal(drape_cl_fill0(&cl, a, sizeof init, &p, &e), 0);
+  assert_int_equal(p.n, 2);
+  assert_int_equal(clFinish(cl.queue), CL_SUCCESS);
+  drape_timings tm;
+  memset(&tm, 0, sizeof tm);
+  double parts[DRAPE_SELFCOL_PART_COUNT] = {0}, total = -1;
+  assert_int_equal(drape_cl_prof_collect(&p, &tm, parts, &total, &e), 0);
+  assert_int_equal(p.n, 0);
+  assert_true(tm.ms[DRAPE_STAGE_PROJECT] >= 0 && tm.colour_ms[2] == tm.ms[DRAPE_STAGE_PROJECT]);
+  assert_true(tm.selfcol_ms[DRAPE_SELFCOL_PARTICLES] == tm.ms[DRAPE_STAGE_SELF_COLLISION]);
+  assert_true(parts[DRAPE_SELFCOL_PARTICLES] == tm.selfcol_ms[DRAPE_SELFCOL_PARTICLES]);
+  assert_true(total == tm.ms[DRAPE_STAGE_PROJECT] + tm.ms[DRAPE_STAGE_SELF_COLLISION]);
+  drape_cl_prof_free(&p);
+  drape_cl_buffer_release(&a);
+  assert_null(a);
+  drape_cl_release(&cl);
 }
 
 static void test_error_names(void **state) {
@@ -207,6 +309,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_kernels_build_clean),
       cmocka_unit_test(test_predict_matches_cpu),
+      cmocka_unit_test(test_bind_checks_names),
+      cmocka_unit_test(test_profile_tags),
       cmocka_unit_test(test_error_names),
       cmocka_unit_test(test_build_error_names_file),
       cmocka_unit_test(test_bad_device_index),

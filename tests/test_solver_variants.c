@@ -311,6 +311,58 @@ static void test_jakobsen_cl_matches_cpu(void **state) {
   }
 }
 
+/* Each variant stage is timed under its own name (the profile once booked
+ * springs forces as `project` and springs advance and Verlet as
+ * `predict`): on the CPU reference (wall clock) and on OpenCL (event
+ * profiling), the stages that ran have time, the ones that did not have
+ * none, and Jakobsen's projections add up per colour. */
+static void test_variant_stage_timings(void **state) {
+  (void)state;
+  assert_string_equal(drape_stage_name(DRAPE_STAGE_VERLET), "verlet");
+  assert_string_equal(drape_stage_name(DRAPE_STAGE_SPRINGS_FORCES), "springs_forces");
+  assert_string_equal(drape_stage_name(DRAPE_STAGE_SPRINGS_ADVANCE), "springs_advance");
+  const char *scenes[2] = {"springs_seed001.json", "jakobsen_cloth_seed002.json"};
+  for (int k = 0; k < 2; k++)
+    for (int be = 0; be < 2; be++) {
+      drape_scene s;
+      load_scene(scenes[k], &s);
+      drape_sim_opts o = drape_sim_opts_default();
+      o.backend = be ? DRAPE_BACKEND_CPU : DRAPE_BACKEND_CL;
+      o.profiling = 1;
+      drape_sim *sim = NULL;
+      drape_err e = {0};
+      if (drape_sim_create(&s, &o, &sim, &e)) fail_msg("%s", e.msg);
+      step_frames(sim, 3);
+      drape_timings t;
+      drape_sim_timings(sim, &t);
+      assert_true(t.stage_times_valid);
+      const double *ms = t.ms;
+      print_message("%s on %s: verlet %.4f, springs_forces %.4f, springs_advance %.4f, predict "
+                    "%.4f, project %.4f ms\n", scenes[k], be ? "cpu" : "cl",
+                    ms[DRAPE_STAGE_VERLET], ms[DRAPE_STAGE_SPRINGS_FORCES],
+                    ms[DRAPE_STAGE_SPRINGS_ADVANCE], ms[DRAPE_STAGE_PREDICT],
+                    ms[DRAPE_STAGE_PROJECT]);
+      assert_true(ms[DRAPE_STAGE_PREDICT] == 0 && ms[DRAPE_STAGE_FUSED] == 0);
+      if (k == 0) {
+        assert_true(ms[DRAPE_STAGE_SPRINGS_FORCES] > 0 && ms[DRAPE_STAGE_SPRINGS_ADVANCE] > 0);
+        assert_true(ms[DRAPE_STAGE_PROJECT] == 0 && ms[DRAPE_STAGE_VERLET] == 0);
+        /* one projection per spring and substep: 40 x 30 grid, structural
+         * and shear springs (seed 001: no bending) */
+        const uint64_t springs = 39 * 30 + 40 * 29 + 2 * 39 * 29;
+        assert_int_equal(t.projections, springs * (uint64_t)s.substeps);
+      } else {
+        assert_true(ms[DRAPE_STAGE_VERLET] > 0 && ms[DRAPE_STAGE_PROJECT] > 0);
+        assert_true(ms[DRAPE_STAGE_SPRINGS_FORCES] == 0 && ms[DRAPE_STAGE_SPRINGS_ADVANCE] == 0);
+        double sum = 0;
+        for (int c = 0; c < t.n_colours; c++) sum += t.colour_ms[c];
+        assert_true(t.n_colours > 0);
+        assert_near(sum, ms[DRAPE_STAGE_PROJECT], 1e-9 + 1e-9 * ms[DRAPE_STAGE_PROJECT]);
+      }
+      drape_sim_destroy(sim);
+      drape_scene_free(&s);
+    }
+}
+
 /* Bad combinations are refused with a message naming the field. */
 static void test_variant_errors(void **state) {
   (void)state;
@@ -350,6 +402,7 @@ int main(void) {
       cmocka_unit_test(test_jakobsen_verlet_free_fall),
       cmocka_unit_test(test_jakobsen_catenary),
       cmocka_unit_test(test_jakobsen_cl_matches_cpu),
+      cmocka_unit_test(test_variant_stage_timings),
       cmocka_unit_test(test_variant_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -198,6 +198,10 @@ typedef enum {
                                  one pass (drape_sim_params.fuse_stages)  */
   DRAPE_STAGE_TEAR,
   DRAPE_STAGE_NORMALS,
+  /* the seeds' other solvers (drape_solver_kind), each stage by what it does */
+  DRAPE_STAGE_VERLET,         /* jakobsen: position Verlet step (its predict) */
+  DRAPE_STAGE_SPRINGS_FORCES, /* springs: spring and damping forces, new v   */
+  DRAPE_STAGE_SPRINGS_ADVANCE,/* springs: x += h v (symplectic Euler)        */
   DRAPE_STAGE_COUNT
 } drape_stage;
 

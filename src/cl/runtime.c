@@ -1,7 +1,6 @@
 /* OpenCL runtime: see runtime.h. */
 #include "cl/runtime.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,9 +163,11 @@ static int build(drape_cl *cl, const char *label, const char *text, const char *
     return drape_fail(e, DRAPE_ECL, "clCreateProgramWithSource(%s): %s", label,
                       drape_cl_errstr(rc));
   /* No fast-math flags: the CPU reference backend must be able to follow
-   * the kernels closely (tests compare them). */
+   * the kernels closely (tests compare them). -cl-kernel-arg-info keeps
+   * the argument names, which cl/launch.c checks every binding against
+   * (metadata only: the code is the same). */
   char opts[1024];
-  snprintf(opts, sizeof opts, "-cl-std=CL1.2 %s", extra ? extra : "");
+  snprintf(opts, sizeof opts, "-cl-std=CL1.2 -cl-kernel-arg-info %s", extra ? extra : "");
   rc = clBuildProgram(prog, 1, &cl->device, opts, NULL, NULL);
   if (rc != CL_SUCCESS) {
     size_t sz = 0;
@@ -294,47 +295,5 @@ int drape_cl_kernel(drape_cl *cl, const char *name, cl_kernel *out, drape_err *e
   *out = clCreateKernel(cl->program, name, &rc);
   if (rc != CL_SUCCESS)
     return drape_fail(e, DRAPE_ECL, "clCreateKernel(\"%s\"): %s", name, drape_cl_errstr(rc));
-  return DRAPE_OK;
-}
-
-int drape_cl_set_args(cl_kernel k, const char *kname, drape_err *e, int nargs, ...) {
-  va_list ap;
-  va_start(ap, nargs);
-  for (int i = 0; i < nargs; i++) {
-    size_t sz = va_arg(ap, size_t);
-    const void *ptr = va_arg(ap, const void *);
-    cl_int rc = clSetKernelArg(k, (cl_uint)i, sz, ptr);
-    if (rc != CL_SUCCESS) {
-      va_end(ap);
-      return drape_fail(e, DRAPE_ECL, "clSetKernelArg(%s, arg %d): %s", kname, i,
-                        drape_cl_errstr(rc));
-    }
-  }
-  va_end(ap);
-  return DRAPE_OK;
-}
-
-int drape_cl_run1d(drape_cl *cl, cl_kernel k, const char *kname, size_t n, cl_event *ev,
-                   drape_err *e) {
-  if (n == 0) return DRAPE_OK;
-  size_t local = 64;
-  if (cl->max_wg && cl->max_wg < local) local = cl->max_wg;
-  size_t global = (n + local - 1) / local * local;
-  cl_int rc = clEnqueueNDRangeKernel(cl->queue, k, 1, NULL, &global, &local, 0, NULL, ev);
-  if (rc != CL_SUCCESS)
-    return drape_fail(e, DRAPE_ECL, "clEnqueueNDRangeKernel(%s, %zu items): %s", kname, n,
-                      drape_cl_errstr(rc));
-  return DRAPE_OK;
-}
-
-int drape_cl_event_ms(cl_event ev, const char *what, double *ms, drape_err *e) {
-  cl_ulong t0 = 0, t1 = 0;
-  cl_int r0 = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-  cl_int r1 = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
-  *ms = 0.0;
-  if (r0 != CL_SUCCESS || r1 != CL_SUCCESS)
-    return drape_fail(e, DRAPE_ECL, "clGetEventProfilingInfo(%s): %s", what,
-                      drape_cl_errstr(r0 != CL_SUCCESS ? r0 : r1));
-  *ms = 1e-6 * (double)(t1 - t0);
   return DRAPE_OK;
 }

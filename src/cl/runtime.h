@@ -79,18 +79,6 @@ int drape_cl_kernel(drape_cl *cl, const char *name, cl_kernel *out, drape_err *e
 int drape_cl_build_source(drape_cl *cl, const char *file_name, const char *source,
                           const char *options, cl_program *out, drape_err *e);
 
-/* Sets kernel args from a list of (size, pointer) pairs; names the failing
- * argument index. */
-int drape_cl_set_args(cl_kernel k, const char *kname, drape_err *e, int nargs, ...);
-
-/* Enqueues a 1-D range of n work items, rounded up to a multiple of the
- * local size (PoCL has no non-uniform work-groups: kernels guard i < n). */
-int drape_cl_run1d(drape_cl *cl, cl_kernel k, const char *kname, size_t n,
-                   cl_event *ev, drape_err *e);
-
-/* Device time of a finished, profiled command in *ms (start to end). On
- * failure *ms = 0 and e names the call and the error; `what` says whose
- * event it was. The caller still releases the event. */
-int drape_cl_event_ms(cl_event ev, const char *what, double *ms, drape_err *e);
+/* Buffers, argument tables, launches and their profile: cl/launch.h. */
 
 #endif

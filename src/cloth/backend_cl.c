@@ -1,42 +1,45 @@
 /* OpenCL backend: every stage is one kernel launch on one in-order queue.
  * All buffers are created once (or grown when a parameter asks for more,
  * e.g. iterations > 1 needs the lambda buffer); nothing is allocated or
- * copied per substep. With a profiling queue every launch carries an event
- * tagged with its stage, summed at the end of the frame. */
+ * copied per substep. Buffers, argument tables (checked against the
+ * kernels' argument names), launches and their profile go through
+ * cl/launch.h: with a profiling queue every launch carries an event tagged
+ * with its stage (and colour, or self-collision part), summed into the
+ * frame's drape_timings at the end of the frame. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cl/runtime.h"
+#include "cl/launch.h"
 #include "core/colour.h"
 #include "cloth/selfcol_cl.h"
 #include "cloth/sim.h"
 
 enum {
   K_WIND_TRI, K_WIND_GATHER, K_PREDICT, K_DRIVE, K_PROJECT, K_TETHERS, K_COLLIDE, K_UPDATE,
-  K_FUSED, K_TEAR, K_TEAR_TRI, K_NORMALS, K_COUNT
+  K_FUSED, K_TEAR, K_TEAR_TRI, K_NORMALS, K_VERLET, K_SPRINGS_FORCES, K_SPRINGS_ADVANCE, K_COUNT
 };
 static const char *const kernel_names[K_COUNT] = {
     "wind_triangles", "wind_gather", "predict", "drive_kinematic", "project_distance", "tethers",
     "collide", "update_velocities", "update_fused", "tear_constraints", "tear_triangles",
-    "vertex_normals"};
+    "vertex_normals", "verlet_predict", "springs_forces", "springs_advance"};
 
 typedef struct cl_state {
   drape_cl *cl;
   drape_cl own;             /* used when the sim created the runtime      */
   int owns_cl;
-  cl_kernel k[K_COUNT];
+  drape_cl_kern k[K_COUNT];
   cl_mem x, p, v, n, obj, mat, ca, cb, crest, ccomp, lambda, sph, kin, tris, tri_edge, vt_off, vt_list,
       tri_force, tpin, trest, cpat, bad;
+  /* the springs solver (springs_create): its lists, the new velocities and
+   * the divergence flag (lowest diverged particle, INT_MAX: none) */
+  cl_mem sp_off, sp_j, sp_prm, sp_vn, sp_div;
   int *group_off;           /* first lane group of each colour (colour.c) */
   int cap_kin, has_lambda, has_tri_force;
   uint64_t bytes;           /* device memory held                         */
   size_t np_pad;            /* particles rounded up to DR_PARTICLE_LANES  */
   int *stage_i;             /* host staging for constraint copies         */
-  /* profiling */
-  cl_event *ev;
-  int *ev_stage;
-  int *ev_colour;           /* project launches: the colour, else -1      */
-  int n_ev, cap_ev;
+  drape_cl_prof prof;       /* launch events with their stage and colour  */
   selfcol_cl sc;            /* self-collision stage (selfcol_cl.c)        */
   int has_sc;
 } cl_state;
@@ -46,92 +49,72 @@ typedef struct cl_state {
 static int mk(drape_sim *s, cl_mem *out, size_t bytes, const void *init, const char *what,
               drape_err *e) {
   cl_state *c = ST(s);
-  cl_int rc;
-  if (bytes == 0) { /* zero-size buffers are invalid: a placeholder, nothing to copy */
-    bytes = 16;
-    init = NULL;
-  }
-  *out = clCreateBuffer(c->cl->ctx, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                        (void *)init, &rc);
-  if (rc != CL_SUCCESS)
-    return drape_fail(e, DRAPE_ECL, "clCreateBuffer(%s, %zu bytes): %s", what, bytes,
-                      drape_cl_errstr(rc));
-  c->bytes += bytes;
-  if (init) sim_count_h2d(s, bytes);
-  return DRAPE_OK;
+  return drape_cl_buffer(c->cl, bytes, init, what, &c->bytes, &s->tm.bytes_to_device, out, e);
 }
 
-static void rel(cl_mem *m) {
-  if (*m) clReleaseMemObject(*m);
-  *m = NULL;
-}
-
-/* Enqueues kernel k over n items; with profiling, keeps the event. */
+/* Enqueues kernel k over n items; with profiling, the event is kept with
+ * the stage being run (and the colour, for projections). */
 static int launch(drape_sim *s, int k, size_t n, drape_err *e) {
   cl_state *c = ST(s);
-  if (n == 0) return DRAPE_OK;
-  cl_event ev = NULL;
-  int prof = c->cl->profiling;
-  int rc = drape_cl_run1d(c->cl, c->k[k], kernel_names[k], n, prof ? &ev : NULL, e);
-  if (rc) return rc;
-  if (prof) {
-    if (c->n_ev == c->cap_ev) {
-      int cap = c->cap_ev ? 2 * c->cap_ev : 1024;
-      cl_event *ne = realloc(c->ev, sizeof *ne * (size_t)cap);
-      if (ne) c->ev = ne;
-      int *ns = realloc(c->ev_stage, sizeof *ns * (size_t)cap);
-      if (ns) c->ev_stage = ns;
-      int *nc = realloc(c->ev_colour, sizeof *nc * (size_t)cap);
-      if (nc) c->ev_colour = nc;
-      if (!ne || !ns || !nc) {
-        clReleaseEvent(ev);
-        return drape_fail(e, DRAPE_ENOMEM, "out of memory (profiling events)");
-      }
-      c->cap_ev = cap;
-    }
-    c->ev[c->n_ev] = ev;
-    c->ev_stage[c->n_ev] = s->cur_stage;
-    c->ev_colour[c->n_ev++] = s->cur_stage == DRAPE_STAGE_PROJECT ? s->cur_colour : -1;
-  }
-  return DRAPE_OK;
+  c->prof.stage = s->cur_stage;
+  c->prof.colour = s->cur_stage == DRAPE_STAGE_PROJECT ? s->cur_colour : -1;
+  c->prof.part = -1;
+  return drape_cl_launch(c->cl, &c->k[k], n, 0, &c->prof, e);
 }
 
-#define ARG(kn, i, v) DRAPE_CL_TRY(e, clSetKernelArg(c->k[kn], (i), sizeof(v), &(v)))
+#define A(name, v) DRAPE_CL_ARG(name, v)
+#define BIND(kn, first, ...)                                            \
+  do {                                                                  \
+    int rc_ = DRAPE_CL_BIND(&c->k[kn], (first), e, __VA_ARGS__);        \
+    if (rc_) return rc_;                                                \
+  } while (0)
 
-/* Static kernel arguments; called after any buffer is (re)created. */
+/* Static kernel arguments; called after any buffer is (re)created. Each
+ * table names the kernel's arguments in order (checked, cl/launch.h); the
+ * ones left out are set per frame (cl_begin) or per launch. */
 static int set_static_args(drape_sim *s, drape_err *e) {
   cl_state *c = ST(s);
   int np = s->m.n_particles, nt = s->m.n_tris, nc = s->m.n_cons, slots = s->m.tether_slots;
-  ARG(K_PREDICT, 0, c->x); ARG(K_PREDICT, 1, c->p); ARG(K_PREDICT, 2, c->v);
-  ARG(K_PREDICT, 3, c->obj); ARG(K_PREDICT, 4, c->mat);
-  ARG(K_DRIVE, 0, c->x); ARG(K_DRIVE, 1, c->kin);
-  ARG(K_PROJECT, 0, c->x); ARG(K_PROJECT, 1, c->ca); ARG(K_PROJECT, 2, c->cb);
-  ARG(K_PROJECT, 3, c->crest); ARG(K_PROJECT, 4, c->ccomp);
-  cl_mem lam = c->lambda ? c->lambda : c->x; /* never touched in NONE mode */
-  ARG(K_PROJECT, 5, lam);
-  ARG(K_PROJECT, 10, c->cpat);
   int stride = (int)c->np_pad; /* slot-major tether arrays */
-  ARG(K_TETHERS, 0, c->x); ARG(K_TETHERS, 1, c->tpin); ARG(K_TETHERS, 2, c->trest);
-  ARG(K_TETHERS, 3, slots); ARG(K_TETHERS, 4, stride); ARG(K_TETHERS, 5, np);
-  ARG(K_COLLIDE, 0, c->x); ARG(K_COLLIDE, 1, c->p); ARG(K_COLLIDE, 2, c->obj);
-  ARG(K_COLLIDE, 3, c->mat); ARG(K_COLLIDE, 4, c->sph);
-  ARG(K_UPDATE, 0, c->x); ARG(K_UPDATE, 1, c->p); ARG(K_UPDATE, 2, c->v);
-  ARG(K_UPDATE, 4, c->bad); ARG(K_FUSED, 13, c->bad);
-  ARG(K_FUSED, 0, c->x); ARG(K_FUSED, 1, c->p); ARG(K_FUSED, 2, c->v); ARG(K_FUSED, 3, c->obj);
-  ARG(K_FUSED, 4, c->mat); ARG(K_FUSED, 5, c->sph); ARG(K_FUSED, 6, c->tpin);
-  ARG(K_FUSED, 7, c->trest); ARG(K_FUSED, 8, slots); ARG(K_FUSED, 9, stride);
+  cl_mem lam = c->lambda ? c->lambda : c->x; /* never touched in NONE mode */
   cl_mem tf = c->tri_force ? c->tri_force : c->n;
-  ARG(K_WIND_TRI, 0, c->x); ARG(K_WIND_TRI, 1, c->v); ARG(K_WIND_TRI, 2, c->tris);
-  ARG(K_WIND_TRI, 3, tf); ARG(K_WIND_TRI, 5, nt);
-  ARG(K_WIND_GATHER, 0, c->x); ARG(K_WIND_GATHER, 1, c->v); ARG(K_WIND_GATHER, 2, tf);
-  ARG(K_WIND_GATHER, 3, c->vt_off); ARG(K_WIND_GATHER, 4, c->vt_list);
-  ARG(K_NORMALS, 0, c->x); ARG(K_NORMALS, 1, c->n); ARG(K_NORMALS, 2, c->tris);
-  ARG(K_NORMALS, 3, c->vt_off); ARG(K_NORMALS, 4, c->vt_list); ARG(K_NORMALS, 5, np);
-  ARG(K_TEAR, 0, c->x); ARG(K_TEAR, 1, c->ca); ARG(K_TEAR, 2, c->cb); ARG(K_TEAR, 3, c->crest);
-  ARG(K_TEAR, 4, c->ccomp); ARG(K_TEAR, 5, c->obj); ARG(K_TEAR, 6, c->mat); ARG(K_TEAR, 7, nc);
   cl_mem te = c->tri_edge ? c->tri_edge : c->tris;
-  ARG(K_TEAR_TRI, 0, c->ccomp); ARG(K_TEAR_TRI, 1, c->tris); ARG(K_TEAR_TRI, 2, te);
-  ARG(K_TEAR_TRI, 3, nt);
+  BIND(K_PREDICT, 0, A("x", c->x), A("p", c->p), A("v", c->v), A("obj", c->obj),
+       A("objects", c->mat));
+  BIND(K_DRIVE, 0, A("x", c->x), A("kin", c->kin));
+  BIND(K_PROJECT, 0, A("x", c->x), A("ca", c->ca), A("cb", c->cb), A("crest", c->crest),
+       A("ccomp", c->ccomp), A("lambda", lam));
+  BIND(K_PROJECT, 10, A("pattern", c->cpat));
+  BIND(K_TETHERS, 0, A("x", c->x), A("pin", c->tpin), A("rest", c->trest), A("slots", slots),
+       A("stride", stride), A("n", np));
+  BIND(K_COLLIDE, 0, A("x", c->x), A("p", c->p), A("obj", c->obj), A("objects", c->mat),
+       A("spheres", c->sph));
+  BIND(K_UPDATE, 0, A("x", c->x), A("p", c->p), A("v", c->v));
+  BIND(K_UPDATE, 4, A("bad", c->bad));
+  BIND(K_FUSED, 0, A("x", c->x), A("p", c->p), A("v", c->v), A("obj", c->obj),
+       A("objects", c->mat), A("spheres", c->sph), A("pin", c->tpin), A("rest", c->trest),
+       A("slots", slots), A("stride", stride));
+  BIND(K_FUSED, 13, A("bad", c->bad));
+  BIND(K_WIND_TRI, 0, A("x", c->x), A("v", c->v), A("tri", c->tris), A("tri_force", tf));
+  BIND(K_WIND_TRI, 5, A("n_tris", nt));
+  BIND(K_WIND_GATHER, 0, A("x", c->x), A("v", c->v), A("tri_force", tf), A("vt_off", c->vt_off),
+       A("vt_list", c->vt_list));
+  BIND(K_NORMALS, 0, A("x", c->x), A("nrm", c->n), A("tri", c->tris), A("vt_off", c->vt_off),
+       A("vt_list", c->vt_list), A("n", np));
+  BIND(K_TEAR, 0, A("x", c->x), A("ca", c->ca), A("cb", c->cb), A("crest", c->crest),
+       A("ccomp", c->ccomp), A("obj", c->obj), A("objects", c->mat), A("n_cons", nc));
+  BIND(K_TEAR_TRI, 0, A("ccomp", c->ccomp), A("tri", c->tris), A("tri_edge", te),
+       A("n_tris", nt));
+  BIND(K_VERLET, 0, A("x", c->x), A("p", c->p), A("obj", c->obj), A("objects", c->mat));
+  if (c->sp_div) {
+    const float blowup = DRAPE_SPRINGS_BLOWUP;
+    BIND(K_SPRINGS_FORCES, 0, A("x", c->x), A("p", c->p), A("v", c->v), A("vn", c->sp_vn),
+         A("obj", c->obj), A("objects", c->mat), A("adj_off", c->sp_off), A("adj_j", c->sp_j),
+         A("adj_prm", c->sp_prm), A("diverged", c->sp_div));
+    BIND(K_SPRINGS_FORCES, 11, A("blowup", blowup));
+    BIND(K_SPRINGS_ADVANCE, 0, A("x", c->x), A("v", c->v), A("vn", c->sp_vn),
+         A("diverged", c->sp_div));
+  }
   return DRAPE_OK;
 }
 
@@ -151,7 +134,7 @@ static int cl_ensure(drape_sim *s, drape_err *e) {
   }
   if (s->cap_kin > c->cap_kin) {
     if (c->kin) c->bytes -= sizeof(dr_kinematic) * (size_t)c->cap_kin;
-    rel(&c->kin);
+    drape_cl_buffer_release(&c->kin);
     if ((rc = mk(s, &c->kin, sizeof(dr_kinematic) * (size_t)s->cap_kin, NULL, "kinematics", e)))
       return rc;
     c->cap_kin = s->cap_kin;
@@ -202,22 +185,33 @@ static int cl_reset(drape_sim *s, drape_err *e) {
   const dr_int none = DR_NO_PARTICLE;
   DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->bad, CL_TRUE, 0, sizeof none, &none, 0,
                                        NULL, NULL));
+  if (c->sp_div) { /* the springs' divergence flag */
+    const dr_int clear = INT_MAX;
+    DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->sp_div, CL_TRUE, 0, sizeof clear, &clear,
+                                         0, NULL, NULL));
+  }
   DRAPE_CL_TRY(e, clFinish(c->cl->queue));
   return cl_ensure(s, e);
 }
 
+/* The per-frame arguments: this frame's parameters and kinematic count. */
 static int cl_begin(drape_sim *s, drape_err *e) {
   cl_state *c = ST(s);
-  dr_step_params sp = s->sp;
-  ARG(K_PREDICT, 5, sp);
-  ARG(K_COLLIDE, 5, sp);
-  ARG(K_UPDATE, 3, sp);
-  ARG(K_FUSED, 10, sp);
-  ARG(K_WIND_TRI, 4, sp);
-  ARG(K_WIND_GATHER, 5, sp);
-  ARG(K_PROJECT, 8, sp.inv_h2);
-  int nk = s->n_kin;
-  ARG(K_DRIVE, 2, nk);
+  const dr_step_params sp = s->sp;
+  const int nk = s->n_kin;
+  BIND(K_PREDICT, 5, A("sp", sp));
+  BIND(K_COLLIDE, 5, A("sp", sp));
+  BIND(K_UPDATE, 3, A("sp", sp));
+  BIND(K_FUSED, 10, A("sp", sp));
+  BIND(K_WIND_TRI, 4, A("sp", sp));
+  BIND(K_WIND_GATHER, 5, A("sp", sp));
+  BIND(K_PROJECT, 8, A("inv_h2", sp.inv_h2));
+  BIND(K_DRIVE, 2, A("n_kin", nk));
+  BIND(K_VERLET, 4, A("sp", sp));
+  if (c->sp_div) {
+    BIND(K_SPRINGS_FORCES, 10, A("sp", sp));
+    BIND(K_SPRINGS_ADVANCE, 4, A("sp", sp));
+  }
   return DRAPE_OK;
 }
 
@@ -235,16 +229,15 @@ static int cl_predict(drape_sim *s, drape_err *e) {
 }
 static int cl_drive(drape_sim *s, float alpha, drape_err *e) {
   cl_state *c = ST(s);
-  ARG(K_DRIVE, 3, alpha);
+  BIND(K_DRIVE, 3, A("alpha", alpha));
   return launch(s, K_DRIVE, (size_t)s->n_kin, e);
 }
 static int cl_project(drape_sim *s, int colour, int mode, drape_err *e) {
   cl_state *c = ST(s);
   int first = s->m.colour_off[colour], count = s->m.colour_off[colour + 1] - first;
-  ARG(K_PROJECT, 6, first);
-  ARG(K_PROJECT, 7, count);
-  ARG(K_PROJECT, 9, mode);
-  ARG(K_PROJECT, 11, c->group_off[colour]);
+  BIND(K_PROJECT, 6, A("first", first), A("count", count));
+  BIND(K_PROJECT, 9, A("lambda_mode", mode));
+  BIND(K_PROJECT, 11, A("group0", c->group_off[colour]));
   return launch(s, K_PROJECT, ((size_t)count + DR_PROJECT_LANES - 1) / DR_PROJECT_LANES, e);
 }
 static int cl_tethers(drape_sim *s, drape_err *e) {
@@ -257,24 +250,26 @@ static int cl_self_collision(drape_sim *s, float t_end, drape_err *e) {
   if (!c->has_sc) return DRAPE_OK;
   selfcol_colliders col = {s->sp.has_floor, s->sp.floor_y, s->n_spheres, NULL, t_end};
   uint64_t before = c->sc.launches;
+  c->prof.stage = s->cur_stage; /* the parts tag themselves (selfcol_cl.c) */
+  c->prof.colour = -1;
   int rc = selfcol_cl_run(&c->sc, c->x, c->p, c->tris, &col, c->sph, e);
+  c->prof.part = -1;
   if (c->sc.launches > before) s->tm.launches += c->sc.launches - before - 1;
   return rc;
 }
 static int cl_collide(drape_sim *s, float t_end, drape_err *e) {
   cl_state *c = ST(s);
-  ARG(K_COLLIDE, 6, t_end);
+  BIND(K_COLLIDE, 6, A("t_end", t_end));
   return launch(s, K_COLLIDE, particle_groups(s), e);
 }
 static int cl_update(drape_sim *s, int check, drape_err *e) {
   cl_state *c = ST(s);
-  ARG(K_UPDATE, 5, check);
+  BIND(K_UPDATE, 5, A("check", check));
   return launch(s, K_UPDATE, (size_t)s->m.n_particles, e);
 }
 static int cl_update_fused(drape_sim *s, int flags, float t_end, drape_err *e) {
   cl_state *c = ST(s);
-  ARG(K_FUSED, 11, t_end);
-  ARG(K_FUSED, 12, flags);
+  BIND(K_FUSED, 11, A("t_end", t_end), A("flags", flags));
   return launch(s, K_FUSED, particle_groups(s), e);
 }
 static int cl_tear(drape_sim *s, drape_err *e) {
@@ -287,30 +282,53 @@ static int cl_normals(drape_sim *s, drape_err *e) {
   return launch(s, K_NORMALS, (size_t)s->m.n_particles, e);
 }
 
+static int cl_verlet(drape_sim *s, drape_err *e) {
+  return launch(s, K_VERLET, (size_t)s->m.n_particles, e);
+}
+static int cl_springs_forces(drape_sim *s, drape_err *e) {
+  return launch(s, K_SPRINGS_FORCES, (size_t)s->m.n_particles, e);
+}
+static int cl_springs_advance(drape_sim *s, drape_err *e) {
+  return launch(s, K_SPRINGS_ADVANCE, (size_t)s->m.n_particles, e);
+}
+
+static int cl_springs_create(drape_sim *s, const sim_springs *sp, drape_err *e) {
+  cl_state *c = ST(s);
+  const size_t np = (size_t)(s->m.n_particles > 0 ? s->m.n_particles : 1);
+  const dr_int clear = INT_MAX;
+  int rc;
+  if ((rc = mk(s, &c->sp_off, ((size_t)s->m.n_particles + 1) * sizeof(dr_int), sp->off,
+               "spring offsets", e)) ||
+      (rc = mk(s, &c->sp_j, (size_t)sp->n_adj * sizeof(dr_int), sp->j, "spring ends", e)) ||
+      (rc = mk(s, &c->sp_prm, (size_t)sp->n_adj * sizeof(dr_float4), sp->prm, "spring parameters",
+               e)) ||
+      (rc = mk(s, &c->sp_vn, np * sizeof(dr_float4), NULL, "new velocities", e)) ||
+      (rc = mk(s, &c->sp_div, sizeof(dr_int), &clear, "divergence flag", e)))
+    return rc;
+  /* the per-frame parameters are bound at the next begin_frame */
+  return set_static_args(s, e);
+}
+
+/* Four bytes, read after end_frame's clFinish (counted). */
+static int cl_springs_diverged(drape_sim *s, int *particle, drape_err *e) {
+  cl_state *c = ST(s);
+  dr_int d = INT_MAX;
+  if (c->sp_div) {
+    DRAPE_CL_TRY(e, clEnqueueReadBuffer(c->cl->queue, c->sp_div, CL_TRUE, 0, sizeof d, &d, 0, NULL,
+                                        NULL));
+    sim_count_d2h(s, sizeof d);
+  }
+  *particle = d == INT_MAX ? -1 : d;
+  return DRAPE_OK;
+}
+
+/* Waits for the frame and adds every launch's device time (solver stages
+ * and self-collision parts alike) to the frame's one profile. */
 static int cl_end(drape_sim *s, drape_err *e) {
   cl_state *c = ST(s);
   DRAPE_CL_TRY(e, clFinish(c->cl->queue));
   if (!c->cl->profiling) return DRAPE_OK;
-  int rc = DRAPE_OK;
-  for (int i = 0; i < c->n_ev; i++) {
-    double ms;
-    drape_err later = {0}; /* the first failure's message is the one kept */
-    if (drape_cl_event_ms(c->ev[i], "solver", &ms, rc ? &later : e)) {
-      rc = DRAPE_ECL;
-    } else {
-      s->tm.ms[c->ev_stage[i]] += ms;
-      const int col = c->ev_colour[i];
-      if (col >= 0 && col < DRAPE_TIMING_COLOURS) s->tm.colour_ms[col] += ms;
-    }
-    clReleaseEvent(c->ev[i]);
-  }
-  c->n_ev = 0;
-  if (c->has_sc && c->cl->profiling) {
-    double ms = 0;
-    int r2 = selfcol_cl_collect(&c->sc, &ms, e);
-    if (r2 && !rc) rc = r2;
-    s->tm.ms[DRAPE_STAGE_SELF_COLLISION] += ms;
-  }
+  int rc = drape_cl_prof_collect(&c->prof, &s->tm, c->has_sc ? c->sc.ms : NULL, NULL, e);
   if (!rc) s->tm.stage_times_valid = 1;
   return rc;
 }
@@ -418,18 +436,15 @@ static void cl_destroy(drape_sim *s) {
   if (!c) return;
   if (c->cl && c->cl->queue) clFinish(c->cl->queue);
   if (c->has_sc) selfcol_cl_destroy(&c->sc);
-  for (int i = 0; i < c->n_ev; i++) clReleaseEvent(c->ev[i]);
-  free(c->ev);
-  free(c->ev_stage);
-  free(c->ev_colour);
+  drape_cl_prof_free(&c->prof);
   free(c->stage_i);
-  for (int k = 0; k < K_COUNT; k++)
-    if (c->k[k]) clReleaseKernel(c->k[k]);
+  for (int k = 0; k < K_COUNT; k++) drape_cl_kern_release(&c->k[k]);
   cl_mem *all[] = {&c->x, &c->p, &c->v, &c->n, &c->obj, &c->mat, &c->ca, &c->cb, &c->crest,
                    &c->ccomp, &c->lambda, &c->sph,
                    &c->kin, &c->tris, &c->tri_edge, &c->vt_off, &c->vt_list, &c->tri_force,
-                   &c->tpin, &c->trest, &c->cpat, &c->bad};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
+                   &c->tpin, &c->trest, &c->cpat, &c->bad,
+                   &c->sp_off, &c->sp_j, &c->sp_prm, &c->sp_vn, &c->sp_div};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) drape_cl_buffer_release(all[i]);
   free(c->group_off);
   if (c->owns_cl) drape_cl_release(&c->own);
   free(c);
@@ -441,6 +456,7 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
   cl_state *c = calloc(1, sizeof *c);
   if (!c) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   s->bs = c;
+  drape_cl_prof_init(&c->prof);
   int rc;
   if (o->cl) {
     c->cl = o->cl;
@@ -453,7 +469,10 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
     c->cl = &c->own;
   }
   for (int k = 0; k < K_COUNT; k++)
-    if ((rc = drape_cl_kernel(c->cl, kernel_names[k], &c->k[k], e))) { cl_destroy(s); return rc; }
+    if ((rc = drape_cl_kern_create(c->cl, kernel_names[k], &c->k[k], e))) {
+      cl_destroy(s);
+      return rc;
+    }
   c->stage_i = malloc(4 * ((size_t)s->m.n_cons + 1));
   if (!c->stage_i) { cl_destroy(s); return drape_fail(e, DRAPE_ENOMEM, "out of memory"); }
   const drape_model *m = &s->m;
@@ -522,7 +541,7 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
   if (s->self_collision) {
     if ((rc = selfcol_cl_create(c->cl, &s->sc_desc, &c->sc, e))) { cl_destroy(s); return rc; }
     c->has_sc = 1;
-    s->sc_part_ms = c->sc.ms;
+    selfcol_cl_share_profile(&c->sc, &c->prof); /* one profile for every launch */
   }
   return DRAPE_OK;
 }
@@ -560,6 +579,11 @@ const sim_backend drape_backend_cl = {
     .tear = cl_tear,
     .tear_triangles = cl_tear_tris,
     .normals = cl_normals,
+    .verlet_predict = cl_verlet,
+    .springs_forces = cl_springs_forces,
+    .springs_advance = cl_springs_advance,
+    .springs_create = cl_springs_create,
+    .springs_diverged = cl_springs_diverged,
     .begin_frame = cl_begin,
     .end_frame = cl_end,
     .first_nonfinite = cl_first_nonfinite,
@@ -568,16 +592,3 @@ const sim_backend drape_backend_cl = {
     .ensure = cl_ensure,
     .destroy = cl_destroy,
 };
-
-/* The particle buffers, for the seeds' other solvers (solver_variants.c). */
-void drape_backend_cl_arrays(const drape_sim *s, cl_mem *x, cl_mem *p, cl_mem *v, cl_mem *obj,
-                             cl_mem *mat);
-void drape_backend_cl_arrays(const drape_sim *s, cl_mem *x, cl_mem *p, cl_mem *v, cl_mem *obj,
-                             cl_mem *mat) {
-  cl_state *c = ST(s);
-  *x = c->x;
-  *p = c->p;
-  *v = c->v;
-  *obj = c->obj;
-  *mat = c->mat;
-}

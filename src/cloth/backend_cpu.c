@@ -1,6 +1,7 @@
 /* CPU reference backend: the same stages as the OpenCL kernels, as plain C
  * loops over host arrays (cpu_stages.c), single-threaded. Tests compare it
  * with the OpenCL path; the benchmark measures both. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,11 @@ typedef struct cpu_state {
   int has_sc;
   dr_int bad;      /* finiteness check: lowest bad particle, or
                       DR_NO_PARTICLE (drape_types.h)                     */
+  /* the springs solver (springs_create): its lists, the new velocities,
+   * the lowest diverged particle (INT_MAX: none) */
+  dr_int *sp_off, *sp_j;
+  dr_float4 *sp_prm, *vn;
+  dr_int sp_div;
 } cpu_state;
 
 #define ST(s) ((cpu_state *)(s)->bs)
@@ -56,6 +62,7 @@ static int cpu_reset(drape_sim *s, drape_err *e) {
   memcpy(c->mat, s->mat, (size_t)s->m.n_objects * sizeof *c->mat);
   memcpy(c->sph, s->sph, (size_t)s->n_spheres * sizeof *c->sph);
   c->bad = DR_NO_PARTICLE;
+  c->sp_div = INT_MAX;
   return cpu_ensure(s, e);
 }
 
@@ -88,7 +95,11 @@ static int cpu_self_collision(drape_sim *s, float t_end, drape_err *e) {
   cpu_state *c = ST(s);
   if (!c->has_sc) return DRAPE_OK;
   selfcol_colliders col = {s->sp.has_floor, s->sp.floor_y, s->n_spheres, c->sph, t_end};
+  double before[SELFCOL_T_COUNT];
+  memcpy(before, c->sc.ms, sizeof before);
   selfcol_cpu_run(&c->sc, c->x, c->p, c->tris, &col);
+  /* the parts' wall times, into the frame's one profile */
+  for (int q = 0; q < SELFCOL_T_COUNT; q++) s->tm.selfcol_ms[q] += c->sc.ms[q] - before[q];
   return DRAPE_OK;
 }
 static int cpu_collide_stage(drape_sim *s, float t_end, drape_err *e) {
@@ -127,6 +138,42 @@ static int cpu_normals(drape_sim *s, drape_err *e) {
   cpu_vertex_normals(c->x, c->n, c->tris, s->m.vt_off, s->m.vt_list, s->m.n_particles);
   return DRAPE_OK;
 }
+static int cpu_verlet(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  cpu_verlet_predict(c->x, c->p, s->m.obj, c->mat, &s->sp);
+  return DRAPE_OK;
+}
+static int cpu_springs_forces_stage(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  cpu_springs_forces(c->x, c->p, c->v, c->vn, s->m.obj, c->mat, c->sp_off, c->sp_j, c->sp_prm,
+                     &c->sp_div, &s->sp, DRAPE_SPRINGS_BLOWUP);
+  return DRAPE_OK;
+}
+static int cpu_springs_advance_stage(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  cpu_springs_advance(c->x, c->v, c->vn, &c->sp_div, &s->sp);
+  return DRAPE_OK;
+}
+static int cpu_springs_create(drape_sim *s, const sim_springs *sp, drape_err *e) {
+  cpu_state *c = ST(s);
+  const size_t np = (size_t)s->m.n_particles, na = (size_t)sp->n_adj;
+  c->sp_off = malloc((np + 1) * sizeof *c->sp_off);
+  c->sp_j = malloc((na + 1) * sizeof *c->sp_j);
+  c->sp_prm = malloc((na + 1) * sizeof *c->sp_prm);
+  c->vn = calloc(np + 1, sizeof *c->vn);
+  if (!c->sp_off || !c->sp_j || !c->sp_prm || !c->vn)
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory (%d springs)", sp->n_adj / 2);
+  memcpy(c->sp_off, sp->off, (np + 1) * sizeof *c->sp_off);
+  memcpy(c->sp_j, sp->j, na * sizeof *c->sp_j);
+  memcpy(c->sp_prm, sp->prm, na * sizeof *c->sp_prm);
+  c->sp_div = INT_MAX;
+  return DRAPE_OK;
+}
+static int cpu_springs_diverged(drape_sim *s, int *particle, drape_err *e) {
+  *particle = ST(s)->sp_div == INT_MAX ? -1 : ST(s)->sp_div;
+  return DRAPE_OK;
+}
+
 static int cpu_begin(drape_sim *s, drape_err *e) { return DRAPE_OK; }
 static int cpu_end(drape_sim *s, drape_err *e) {
   s->tm.stage_times_valid = 1;
@@ -167,6 +214,7 @@ static void cpu_destroy(drape_sim *s) {
   if (!c) return;
   free(c->x); free(c->p); free(c->v); free(c->n); free(c->tri_force);
   free(c->cons); free(c->lambda); free(c->tris); free(c->mat); free(c->sph); free(c->kin);
+  free(c->sp_off); free(c->sp_j); free(c->sp_prm); free(c->vn);
   if (c->has_sc) selfcol_cpu_destroy(&c->sc);
   free(c);
   s->bs = NULL;
@@ -197,7 +245,6 @@ int drape_backend_cpu_init(drape_sim *s, drape_err *e) {
       return rc;
     }
     c->has_sc = 1;
-    s->sc_part_ms = c->sc.ms;
   }
   return DRAPE_OK;
 }
@@ -218,6 +265,11 @@ const sim_backend drape_backend_cpu = {
     .tear = cpu_tear,
     .tear_triangles = cpu_tear_tris,
     .normals = cpu_normals,
+    .verlet_predict = cpu_verlet,
+    .springs_forces = cpu_springs_forces_stage,
+    .springs_advance = cpu_springs_advance_stage,
+    .springs_create = cpu_springs_create,
+    .springs_diverged = cpu_springs_diverged,
     .begin_frame = cpu_begin,
     .end_frame = cpu_end,
     .first_nonfinite = cpu_first_nonfinite,
@@ -226,15 +278,3 @@ const sim_backend drape_backend_cpu = {
     .ensure = cpu_ensure,
     .destroy = cpu_destroy,
 };
-
-/* The particle arrays, for the seeds' other solvers (solver_variants.c). */
-void drape_backend_cpu_arrays(drape_sim *s, dr_float4 **x, dr_float4 **p, dr_float4 **v,
-                              dr_object **mat);
-void drape_backend_cpu_arrays(drape_sim *s, dr_float4 **x, dr_float4 **p, dr_float4 **v,
-                              dr_object **mat) {
-  cpu_state *c = ST(s);
-  *x = c->x;
-  *p = c->p;
-  *v = c->v;
-  *mat = c->mat;
-}

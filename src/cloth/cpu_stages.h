@@ -37,4 +37,15 @@ void cpu_tear_constraints(const dr_float4 *x, dr_distance *c, const dr_int *obj,
                           const dr_object *objects, int n_cons);
 void cpu_tear_triangles(const dr_distance *c, dr_uint *tri, const dr_int *tri_edge, int n_tris);
 
+/* The seeds' other solvers (springs_cpu.c). kernels/springs.cl: */
+void cpu_springs_forces(const dr_float4 *x, dr_float4 *p, const dr_float4 *v, dr_float4 *vn,
+                        const dr_int *obj, const dr_object *objects, const dr_int *adj_off,
+                        const dr_int *adj_j, const dr_float4 *adj_prm, dr_int *diverged,
+                        const dr_step_params *sp, float blowup);
+void cpu_springs_advance(dr_float4 *x, dr_float4 *v, const dr_float4 *vn, dr_int *diverged,
+                         const dr_step_params *sp);
+/* kernels/verlet.cl */
+void cpu_verlet_predict(dr_float4 *x, dr_float4 *p, const dr_int *obj, const dr_object *objects,
+                        const dr_step_params *sp);
+
 #endif

@@ -1,6 +1,7 @@
 /* Self-collision, OpenCL host side (selfcol_cl.h). Every launch goes on the
  * runtime's in-order queue; kernel arguments are set at each launch (host
  * only, cheap) because the position buffers belong to the caller. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,72 +15,33 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_corner_count", "selfcol_corner_scatter", "selfcol_vt_gather",
     "hash_scan_chunks",     "hash_scan_totals",       "hash_scan_chunks_add"};
 
-#define A(v) sizeof(v), (const void *)&(v)
-
-static int keep_event(selfcol_cl *s, cl_event ev, drape_err *e) {
-  if (s->n_ev == s->cap_ev) {
-    int cap = s->cap_ev ? 2 * s->cap_ev : 256;
-    cl_event *ne = realloc(s->ev, sizeof *ne * (size_t)cap);
-    if (ne) s->ev = ne;
-    int *np = realloc(s->ev_part, sizeof *np * (size_t)cap);
-    if (np) s->ev_part = np;
-    if (!ne || !np) {
-      clReleaseEvent(ev);
-      return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision profiling events)");
-    }
-    s->cap_ev = cap;
-  }
-  s->ev[s->n_ev] = ev;
-  s->ev_part[s->n_ev++] = s->cur_part;
-  return DRAPE_OK;
-}
+#define A(name, v) DRAPE_CL_ARG(name, v)
 
 /* n work items, local size `local` (0: the runtime's default of 64). */
 static int launch(selfcol_cl *s, int k, size_t n, size_t local, drape_err *e) {
   if (n == 0) return DRAPE_OK;
-  cl_event ev = NULL;
-  int prof = s->cl->profiling;
-  if (!local) {
-    local = 64;
-    if (s->cl->max_wg && s->cl->max_wg < local) local = s->cl->max_wg;
-  }
-  size_t global = (n + local - 1) / local * local;
-  cl_int rc = clEnqueueNDRangeKernel(s->cl->queue, s->k[k], 1, NULL, &global, &local, 0, NULL,
-                                     prof ? &ev : NULL);
-  if (rc != CL_SUCCESS)
-    return drape_fail(e, DRAPE_ECL, "clEnqueueNDRangeKernel(%s, %zu items): %s", sk_names[k], n,
-                      drape_cl_errstr(rc));
-  s->launches++;
-  return prof ? keep_event(s, ev, e) : DRAPE_OK;
+  int rc = drape_cl_launch(s->cl, &s->k[k], n, local, s->prof, e);
+  if (!rc) s->launches++;
+  return rc;
 }
 
 static int fill0(selfcol_cl *s, cl_mem m, size_t bytes, drape_err *e) {
-  const cl_uint zero = 0;
-  cl_event ev = NULL;
-  int prof = s->cl->profiling;
-  DRAPE_CL_TRY(e, clEnqueueFillBuffer(s->cl->queue, m, &zero, sizeof zero, 0, bytes, 0, NULL,
-                                      prof ? &ev : NULL));
-  s->launches++;
-  return prof ? keep_event(s, ev, e) : DRAPE_OK;
+  int rc = drape_cl_fill0(s->cl, m, bytes, s->prof, e);
+  if (!rc) s->launches++;
+  return rc;
 }
 
 static int mk(selfcol_cl *s, cl_mem *out, size_t bytes, const void *init, const char *what,
               drape_err *e) {
-  cl_int rc;
-  if (bytes == 0) bytes = 16;
-  *out = clCreateBuffer(s->cl->ctx, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                        (void *)init, &rc);
-  if (rc != CL_SUCCESS)
-    return drape_fail(e, DRAPE_ECL, "clCreateBuffer(self-collision %s, %zu bytes): %s", what, bytes,
-                      drape_cl_errstr(rc));
-  s->bytes += bytes;
-  return DRAPE_OK;
+  char label[96];
+  snprintf(label, sizeof label, "self-collision %s", what);
+  return drape_cl_buffer(s->cl, bytes, init, label, &s->bytes, NULL, out, e);
 }
 
-static void rel(cl_mem *m) {
-  if (*m) clReleaseMemObject(*m);
-  *m = NULL;
-}
+static void rel(cl_mem *m) { drape_cl_buffer_release(m); }
+
+/* Tags the launches that follow with their part. */
+static void part(selfcol_cl *s, int p) { s->prof->part = p; }
 
 /* ---- the scan ---- */
 /* The chunked scan on CPU devices (kernels/hash.cl says why), unless a
@@ -127,39 +89,38 @@ static void scan_free(selfcol_scan *sc) {
   sc->levels = 0;
 }
 
+#define BIND(kn, ...) DRAPE_CL_BIND(&s->k[kn], 0, e, __VA_ARGS__)
+
 /* Exclusive scan of data[0, n) in place: block scans up the levels, then
  * the scanned block totals added back down. */
 static int scan_run(selfcol_cl *s, const selfcol_scan *sc, cl_mem data, drape_err *e) {
   int rc;
   if (sc->chunked) {
     const cl_uint n = sc->n[0], chunk = sc->chunk, m = sc->n_chunks;
-    if ((rc = drape_cl_set_args(s->k[SK_SCAN_CHUNKS], sk_names[SK_SCAN_CHUNKS], e, 4, A(data),
-                                A(sc->sums[0]), A(n), A(chunk))) ||
+    if ((rc = BIND(SK_SCAN_CHUNKS, A("data", data), A("totals", sc->sums[0]), A("n", n),
+                   A("chunk", chunk))) ||
         (rc = launch(s, SK_SCAN_CHUNKS, m, 0, e)) ||
-        (rc = drape_cl_set_args(s->k[SK_SCAN_TOTALS], sk_names[SK_SCAN_TOTALS], e, 2,
-                                A(sc->sums[0]), A(m))) ||
+        (rc = BIND(SK_SCAN_TOTALS, A("totals", sc->sums[0]), A("m", m))) ||
         (rc = launch(s, SK_SCAN_TOTALS, 1, 1, e)) ||
-        (rc = drape_cl_set_args(s->k[SK_SCAN_CHUNKS_ADD], sk_names[SK_SCAN_CHUNKS_ADD], e, 4,
-                                A(data), A(sc->sums[0]), A(n), A(chunk))))
+        (rc = BIND(SK_SCAN_CHUNKS_ADD, A("data", data), A("totals", sc->sums[0]), A("n", n),
+                   A("chunk", chunk))))
       return rc;
     return launch(s, SK_SCAN_CHUNKS_ADD, m, 0, e);
   }
   for (int l = 0; l < sc->levels; l++) {
     cl_mem in = l == 0 ? data : sc->sums[l - 1];
     cl_uint n = sc->n[l];
-    if ((rc = drape_cl_set_args(s->k[SK_SCAN_BLOCK], sk_names[SK_SCAN_BLOCK], e, 3, A(in),
-                                A(sc->sums[l]), A(n))))
+    if ((rc = BIND(SK_SCAN_BLOCK, A("data", in), A("block_sums", sc->sums[l]), A("n", n),
+                   DRAPE_CL_LOCAL("tmp", s->local * sizeof(cl_uint)))) ||
+        (rc = launch(s, SK_SCAN_BLOCK, sc->groups[l] * s->local, s->local, e)))
       return rc;
-    DRAPE_CL_TRY(e, clSetKernelArg(s->k[SK_SCAN_BLOCK], 3, s->local * sizeof(cl_uint), NULL));
-    if ((rc = launch(s, SK_SCAN_BLOCK, sc->groups[l] * s->local, s->local, e))) return rc;
   }
   for (int l = sc->levels - 2; l >= 0; l--) {
     cl_mem io = l == 0 ? data : sc->sums[l - 1];
     cl_uint n = sc->n[l];
-    if ((rc = drape_cl_set_args(s->k[SK_SCAN_ADD], sk_names[SK_SCAN_ADD], e, 3, A(io),
-                                A(sc->sums[l]), A(n))))
+    if ((rc = BIND(SK_SCAN_ADD, A("data", io), A("block_offsets", sc->sums[l]), A("n", n))) ||
+        (rc = launch(s, SK_SCAN_ADD, n, s->local, e)))
       return rc;
-    if ((rc = launch(s, SK_SCAN_ADD, n, s->local, e))) return rc;
   }
   return DRAPE_OK;
 }
@@ -167,8 +128,8 @@ static int scan_run(selfcol_cl *s, const selfcol_scan *sc, cl_mem data, drape_er
 /* cap: the most entries any reader takes from the front of a bucket. */
 static int sort_buckets(selfcol_cl *s, cl_mem start, cl_mem vals, cl_uint n_buckets,
                         cl_uint cap, drape_err *e) {
-  int rc = drape_cl_set_args(s->k[SK_SORT], sk_names[SK_SORT], e, 4, A(start), A(vals),
-                             A(n_buckets), A(cap));
+  int rc = BIND(SK_SORT, A("start", start), A("vals", vals), A("n_buckets", n_buckets),
+                A("cap", cap));
   return rc ? rc : launch(s, SK_SORT, n_buckets, 0, e);
 }
 
@@ -189,12 +150,15 @@ static int pick_local(drape_cl *cl, cl_kernel k, size_t *out, drape_err *e) {
 int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_err *e) {
   memset(s, 0, sizeof *s);
   s->cl = cl;
+  drape_cl_prof_init(&s->own);
+  s->own.stage = DRAPE_STAGE_SELF_COLLISION;
+  s->prof = &s->own;
   s->cpu_forms = scan_chunked_for(cl);
   int rc = selfcol_tables_build(d, &s->tb, e);
   if (rc) return rc;
   for (int k = 0; k < SK_COUNT; k++)
-    if ((rc = drape_cl_kernel(cl, sk_names[k], &s->k[k], e))) goto fail;
-  if ((rc = pick_local(cl, s->k[SK_SCAN_BLOCK], &s->local, e))) goto fail;
+    if ((rc = drape_cl_kern_create(cl, sk_names[k], &s->k[k], e))) goto fail;
+  if ((rc = pick_local(cl, s->k[SK_SCAN_BLOCK].k, &s->local, e))) goto fail;
   const selfcol_tables *t = &s->tb;
   size_t n = (size_t)(t->n > 0 ? t->n : 1), nt = (size_t)(t->n_tris > 0 ? t->n_tris : 1);
   size_t K = SELFCOL_SLOTS, Bp = (size_t)t->mask_p + 1, Bt = (size_t)t->mask_t + 1;
@@ -242,8 +206,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = fill0(s, s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, e)))
     goto fail;
   DRAPE_CL_TRY(e, clFinish(cl->queue));
-  for (int i = 0; i < s->n_ev; i++) clReleaseEvent(s->ev[i]);
-  s->n_ev = 0;
+  drape_cl_prof_free(&s->own); /* the fills above are set-up, not a part */
   return DRAPE_OK;
 fail:
   selfcol_cl_destroy(s);
@@ -251,14 +214,11 @@ fail:
 }
 
 void selfcol_cl_destroy(selfcol_cl *s) {
-  if (s->cl && s->cl->queue && (s->n_ev || s->caps_ev)) clFinish(s->cl->queue);
+  if (s->cl && s->cl->queue && (s->own.n || s->caps_ev)) clFinish(s->cl->queue);
   if (s->caps_ev) clReleaseEvent(s->caps_ev);
   free(s->caps_host);
-  for (int i = 0; i < s->n_ev; i++) clReleaseEvent(s->ev[i]);
-  free(s->ev);
-  free(s->ev_part);
-  for (int k = 0; k < SK_COUNT; k++)
-    if (s->k[k]) clReleaseKernel(s->k[k]);
+  drape_cl_prof_free(&s->own);
+  for (int k = 0; k < SK_COUNT; k++) drape_cl_kern_release(&s->k[k]);
   cl_mem *all[] = {&s->sobj,   &s->tobj,  &s->objp,  &s->objf,    &s->rest,  &s->pkey,
                    &s->prank,  &s->pcount, &s->pvals, &s->delta, &s->wsc,  &s->ncon,  &s->maxbits,
                    &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
@@ -272,43 +232,50 @@ void selfcol_cl_destroy(selfcol_cl *s) {
   memset(s, 0, sizeof *s);
 }
 
+void selfcol_cl_share_profile(selfcol_cl *s, drape_cl_prof *prof) {
+  s->prof = prof;
+  prof->part = -1;
+}
+
 /* ---- the parts ---- */
 int selfcol_cl_clamp(selfcol_cl *s, cl_mem x, cl_mem p, const selfcol_colliders *col,
                      cl_mem spheres, drape_err *e) {
-  s->cur_part = SELFCOL_T_CLAMP;
+  part(s, SELFCOL_T_CLAMP);
   const float frac = SELFCOL_CLAMP, band = SELFCOL_SUPPORT;
   const cl_int n = s->tb.n;
   const cl_int has_floor = col ? col->has_floor : 0;
   const cl_int n_sph = col && spheres ? col->n_spheres : 0;
   const float floor_y = col ? col->floor_y : 0.0f, t_end = col ? col->t_end : 0.0f;
   cl_mem sph = n_sph > 0 ? spheres : s->objp; /* never read when there are none */
-  int rc = drape_cl_set_args(s->k[SK_CLAMP], sk_names[SK_CLAMP], e, 13, A(x), A(p), A(s->sobj),
-                             A(s->objp), A(s->wsc), A(frac), A(band), A(has_floor), A(floor_y),
-                             A(sph), A(n_sph), A(t_end), A(n));
+  int rc = BIND(SK_CLAMP, A("x", x), A("p", p), A("sobj", s->sobj), A("objp", s->objp),
+                A("wsc", s->wsc), A("frac", frac), A("band", band), A("has_floor", has_floor),
+                A("floor_y", floor_y), A("spheres", sph), A("n_spheres", n_sph), A("t_end", t_end),
+                A("n", n));
   return rc ? rc : launch(s, SK_CLAMP, (size_t)n, 0, e);
 }
 
 int selfcol_cl_hash_particles(selfcol_cl *s, cl_mem x, drape_err *e) {
-  s->cur_part = SELFCOL_T_HASH_PARTICLES;
+  part(s, SELFCOL_T_HASH_PARTICLES);
   const selfcol_tables *t = &s->tb;
   const cl_int n = t->n;
   const float inv = 1.0f / t->cell;
   const cl_uint mask = t->mask_p, B = t->mask_p + 1;
   int rc;
   if ((rc = fill0(s, s->pcount, (B + 1) * sizeof(cl_uint), e)) ||
-      (rc = drape_cl_set_args(s->k[SK_COUNT_P], sk_names[SK_COUNT_P], e, 8, A(x), A(s->sobj),
-                              A(s->pkey), A(s->prank), A(s->pcount), A(n), A(inv), A(mask))) ||
+      (rc = BIND(SK_COUNT_P, A("x", x), A("sobj", s->sobj), A("key", s->pkey),
+                 A("rank", s->prank), A("count", s->pcount), A("n", n), A("inv_cell", inv),
+                 A("mask", mask))) ||
       (rc = launch(s, SK_COUNT_P, (size_t)n, 0, e)) ||
       (rc = scan_run(s, &s->scan_p, s->pcount, e)) ||
-      (rc = drape_cl_set_args(s->k[SK_SCATTER_P], sk_names[SK_SCATTER_P], e, 6, A(s->sobj),
-                              A(s->pkey), A(s->prank), A(s->pcount), A(s->pvals), A(n))) ||
+      (rc = BIND(SK_SCATTER_P, A("sobj", s->sobj), A("key", s->pkey), A("rank", s->prank),
+                 A("start", s->pcount), A("vals", s->pvals), A("n", n))) ||
       (rc = launch(s, SK_SCATTER_P, (size_t)n, 0, e)))
     return rc;
   return sort_buckets(s, s->pcount, s->pvals, B, t->cap_p, e);
 }
 
 int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
-  s->cur_part = SELFCOL_T_PARTICLES;
+  part(s, SELFCOL_T_PARTICLES);
   const selfcol_tables *t = &s->tb;
   const cl_int n = t->n;
   const float inv = 1.0f / t->cell;
@@ -317,18 +284,20 @@ int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
   const cl_uint cap = t->cap_p;
   const cl_int cap_n = (cl_int)t->cap_n;
   int rc;
-  if ((rc = drape_cl_set_args(s->k[SK_PARTICLES], sk_names[SK_PARTICLES], e, 19, A(x), A(p),
-                              A(s->wsc), A(s->rest), A(s->sobj), A(s->objf), A(s->objp), A(s->pcount),
-                              A(s->pvals), A(s->delta), A(s->ncon), A(n), A(inv), A(reach),
-                              A(mask), A(cap), A(cap_n), A(s->pexam), A(s->caps))) ||
+  if ((rc = BIND(SK_PARTICLES, A("x", x), A("p", p), A("wsc", s->wsc), A("rest", s->rest),
+                 A("sobj", s->sobj), A("objf", s->objf), A("objp", s->objp),
+                 A("start", s->pcount), A("vals", s->pvals), A("delta", s->delta),
+                 A("ncon", s->ncon), A("n", n), A("inv_cell", inv), A("reach", reach),
+                 A("mask", mask), A("cap", cap), A("cap_n", cap_n), A("exam", s->pexam),
+                 A("caps", s->caps))) ||
       (rc = launch(s, SK_PARTICLES, (size_t)n, 0, e)) ||
-      (rc = drape_cl_set_args(s->k[SK_APPLY], sk_names[SK_APPLY], e, 3, A(x), A(s->delta), A(n))))
+      (rc = BIND(SK_APPLY, A("x", x), A("delta", s->delta), A("n", n))))
     return rc;
   return launch(s, SK_APPLY, (size_t)n, 0, e);
 }
 
 int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e) {
-  s->cur_part = SELFCOL_T_HASH_TRIANGLES;
+  part(s, SELFCOL_T_HASH_TRIANGLES);
   const selfcol_tables *t = &s->tb;
   const cl_int nt = t->n_tris;
   const float grow = t->t_max;
@@ -336,47 +305,50 @@ int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e
   int rc;
   if ((rc = fill0(s, s->maxbits, sizeof(cl_uint), e)) ||
       (rc = fill0(s, s->tcount, (B + 1) * sizeof(cl_uint), e)) ||
-      (rc = drape_cl_set_args(s->k[SK_TRI_EXTENT], sk_names[SK_TRI_EXTENT], e, 7, A(x), A(tris),
-                              A(s->tobj), A(nt), A(grow), A(s->maxbits), A(s->tbox))) ||
+      (rc = BIND(SK_TRI_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj), A("n_tris", nt),
+                 A("grow", grow), A("maxbits", s->maxbits), A("tbox", s->tbox))) ||
       (rc = launch(s, SK_TRI_EXTENT, (size_t)nt, 0, e)) ||
-      (rc = drape_cl_set_args(s->k[SK_COUNT_T], sk_names[SK_COUNT_T], e, 9, A(s->tbox), A(tris),
-                              A(s->tobj), A(s->maxbits), A(s->tkey), A(s->trank), A(s->tcount),
-                              A(nt), A(mask))) ||
+      (rc = BIND(SK_COUNT_T, A("tbox", s->tbox), A("tris", tris), A("tobj", s->tobj),
+                 A("maxbits", s->maxbits), A("key", s->tkey), A("rank", s->trank),
+                 A("count", s->tcount), A("n_tris", nt), A("mask", mask))) ||
       (rc = launch(s, SK_COUNT_T, (size_t)nt, 0, e)) ||
       (rc = scan_run(s, &s->scan_t, s->tcount, e)) ||
-      (rc = drape_cl_set_args(s->k[SK_SCATTER_T], sk_names[SK_SCATTER_T], e, 5, A(s->tkey),
-                              A(s->trank), A(s->tcount), A(s->tvals), A(nt))) ||
+      (rc = BIND(SK_SCATTER_T, A("key", s->tkey), A("rank", s->trank), A("start", s->tcount),
+                 A("vals", s->tvals), A("n_tris", nt))) ||
       (rc = launch(s, SK_SCATTER_T, (size_t)nt, 0, e)))
     return rc;
   return sort_buckets(s, s->tcount, s->tvals, B, t->cap_t, e);
 }
 
 int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e) {
-  s->cur_part = SELFCOL_T_VERTEX_TRIANGLE;
+  part(s, SELFCOL_T_VERTEX_TRIANGLE);
   const selfcol_tables *t = &s->tb;
   const cl_int n = t->n, K = SELFCOL_SLOTS;
   const cl_uint mask = t->mask_t, cap_t = t->cap_t, cap_c = t->cap_c;
   int rc;
   const float grow = t->t_max;
-  if ((rc = drape_cl_set_args(s->k[SK_VT], sk_names[SK_VT], e, 24, A(x), A(p), A(s->wsc), A(s->rest),
-                              A(s->sobj), A(s->objf), A(s->objp), A(tris), A(s->tobj),
-                              A(s->tbox), A(grow), A(s->maxbits), A(s->tcount), A(s->tvals), A(s->rec_a),
-                              A(s->rec_b), A(s->rec_t), A(s->nvt), A(n), A(K), A(mask), A(cap_t),
-                              A(s->vexam), A(s->caps))) ||
+  if ((rc = BIND(SK_VT, A("x", x), A("p", p), A("wsc", s->wsc), A("rest", s->rest),
+                 A("sobj", s->sobj), A("objf", s->objf), A("objp", s->objp), A("tris", tris),
+                 A("tobj", s->tobj), A("tbox", s->tbox), A("grow", grow),
+                 A("maxbits", s->maxbits), A("start", s->tcount), A("vals", s->tvals),
+                 A("rec_a", s->rec_a), A("rec_b", s->rec_b), A("rec_t", s->rec_t),
+                 A("nvt", s->nvt), A("n", n), A("K", K), A("mask", mask), A("cap", cap_t),
+                 A("exam", s->vexam), A("caps", s->caps))) ||
       (rc = launch(s, SK_VT, (size_t)n, 0, e)) ||
       (rc = fill0(s, s->ccount, ((size_t)n + 1) * sizeof(cl_uint), e)) ||
-      (rc = drape_cl_set_args(s->k[SK_CORNER_COUNT], sk_names[SK_CORNER_COUNT], e, 7, A(tris),
-                              A(s->rec_t), A(s->nvt), A(s->ccount), A(s->crank), A(n), A(K))) ||
+      (rc = BIND(SK_CORNER_COUNT, A("tris", tris), A("rec_t", s->rec_t), A("nvt", s->nvt),
+                 A("count", s->ccount), A("rank", s->crank), A("n", n), A("K", K))) ||
       (rc = launch(s, SK_CORNER_COUNT, (size_t)n, 0, e)) ||
       (rc = scan_run(s, &s->scan_c, s->ccount, e)) ||
-      (rc = drape_cl_set_args(s->k[SK_CORNER_SCATTER], sk_names[SK_CORNER_SCATTER], e, 8, A(tris),
-                              A(s->rec_t), A(s->nvt), A(s->ccount), A(s->crank), A(s->cvals),
-                              A(n), A(K))) ||
+      (rc = BIND(SK_CORNER_SCATTER, A("tris", tris), A("rec_t", s->rec_t), A("nvt", s->nvt),
+                 A("start", s->ccount), A("rank", s->crank), A("vals", s->cvals), A("n", n),
+                 A("K", K))) ||
       (rc = launch(s, SK_CORNER_SCATTER, (size_t)n, 0, e)) ||
       (rc = sort_buckets(s, s->ccount, s->cvals, (cl_uint)n, cap_c, e)) ||
-      (rc = drape_cl_set_args(s->k[SK_VT_GATHER], sk_names[SK_VT_GATHER], e, 12, A(x), A(s->wsc), A(s->rec_a),
-                              A(s->rec_b), A(s->nvt), A(s->ccount), A(s->cvals), A(n), A(K),
-                              A(s->sobj), A(cap_c), A(s->caps))))
+      (rc = BIND(SK_VT_GATHER, A("x", x), A("wsc", s->wsc), A("rec_a", s->rec_a),
+                 A("rec_b", s->rec_b), A("nvt", s->nvt), A("start", s->ccount),
+                 A("vals", s->cvals), A("n", n), A("K", K), A("sobj", s->sobj), A("cap", cap_c),
+                 A("caps", s->caps))))
     return rc;
   return launch(s, SK_VT_GATHER, (size_t)n, 0, e);
 }
@@ -436,22 +408,7 @@ int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol
 }
 
 int selfcol_cl_collect(selfcol_cl *s, double *total_ms, drape_err *e) {
-  double total = 0.0;
-  int rc = DRAPE_OK;
-  for (int i = 0; i < s->n_ev; i++) {
-    double ms;
-    drape_err later = {0}; /* the first failure's message is the one kept */
-    if (drape_cl_event_ms(s->ev[i], "self-collision", &ms, rc ? &later : e)) {
-      rc = DRAPE_ECL;
-    } else {
-      s->ms[s->ev_part[i]] += ms;
-      total += ms;
-    }
-    clReleaseEvent(s->ev[i]);
-  }
-  s->n_ev = 0;
-  if (total_ms) *total_ms = total;
-  return rc;
+  return drape_cl_prof_collect(s->prof, NULL, s->ms, total_ms, e);
 }
 
 int selfcol_cl_scan_host(drape_cl *cl, uint32_t *data, size_t n, uint32_t *total, drape_err *e) {
@@ -464,14 +421,17 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
   selfcol_cl s;
   memset(&s, 0, sizeof s);
   s.cl = cl;
+  drape_cl_prof_init(&s.own);
+  s.prof = &s.own;
   cl_mem buf = NULL;
   int rc;
   const int chunked = form < 0 ? scan_chunked_for(cl) : form;
   static const int scan_kernels[] = {SK_SCAN_BLOCK, SK_SCAN_ADD, SK_SCAN_CHUNKS, SK_SCAN_TOTALS,
                                      SK_SCAN_CHUNKS_ADD};
   for (size_t q = 0; q < sizeof scan_kernels / sizeof scan_kernels[0]; q++)
-    if ((rc = drape_cl_kernel(cl, sk_names[scan_kernels[q]], &s.k[scan_kernels[q]], e))) goto done;
-  if ((rc = pick_local(cl, s.k[SK_SCAN_BLOCK], &s.local, e)) ||
+    if ((rc = drape_cl_kern_create(cl, sk_names[scan_kernels[q]], &s.k[scan_kernels[q]], e)))
+      goto done;
+  if ((rc = pick_local(cl, s.k[SK_SCAN_BLOCK].k, &s.local, e)) ||
       (rc = scan_plan_form(&s, &s.scan_c, n + 1, chunked, e)) ||
       (rc = mk(&s, &buf, (n + 1) * sizeof(cl_uint), NULL, "scan test data", e)))
     goto done;
@@ -492,12 +452,9 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
     rc = drape_fail(e, DRAPE_ECL, "clEnqueueReadBuffer(scan test): %s", drape_cl_errstr(cr));
 done:
   if (cl->queue) clFinish(cl->queue);
-  for (int i = 0; i < s.n_ev; i++) clReleaseEvent(s.ev[i]);
-  free(s.ev);
-  free(s.ev_part);
+  drape_cl_prof_free(&s.own);
   rel(&buf);
   scan_free(&s.scan_c);
-  for (int k = 0; k < SK_COUNT; k++)
-    if (s.k[k]) clReleaseKernel(s.k[k]);
+  for (int k = 0; k < SK_COUNT; k++) drape_cl_kern_release(&s.k[k]);
   return rc;
 }

@@ -9,7 +9,7 @@
 #ifndef DRAPE_CLOTH_SELFCOL_CL_H
 #define DRAPE_CLOTH_SELFCOL_CL_H
 
-#include "cl/runtime.h"
+#include "cl/launch.h"
 #include "cloth/selfcol.h"
 
 enum {
@@ -36,7 +36,7 @@ typedef struct selfcol_cl {
                                    (kernels/hash.cl says why)                 */
   selfcol_tables tb;
   size_t local;                 /* work-group size of the scan (power of 2)  */
-  cl_kernel k[SK_COUNT];
+  drape_cl_kern k[SK_COUNT];
   cl_mem sobj, tobj, objp, objf, rest;
   /* particle hash: pcount is scanned in place into the bucket starts;
    * key and rank (in its bucket) of each entry */
@@ -56,16 +56,21 @@ typedef struct selfcol_cl {
   selfcol_scan scan_p, scan_t, scan_c;
   uint64_t bytes;               /* device memory held                        */
   uint64_t launches;            /* kernel launches and fills enqueued         */
-  /* profiling (when the queue has it): events tagged with their part */
-  int cur_part;
-  cl_event *ev;
-  int *ev_part;
-  int n_ev, cap_ev;
-  double ms[SELFCOL_T_COUNT];   /* accumulated by selfcol_cl_collect         */
+  /* profiling (when the queue has it): events tagged with their part, in
+   * the stage's own profile or, inside the solver, in the solver's one
+   * (selfcol_cl_share_profile) */
+  drape_cl_prof own;
+  drape_cl_prof *prof;
+  double ms[SELFCOL_T_COUNT];   /* per part, summed since create: by
+                                   selfcol_cl_collect, or by the solver's
+                                   collect when the profile is shared       */
 } selfcol_cl;
 
 int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_err *e);
 void selfcol_cl_destroy(selfcol_cl *s);
+/* From now on the stage's launches go to prof (the solver's), tagged with
+ * prof's stage and their part; the solver collects them. */
+void selfcol_cl_share_profile(selfcol_cl *s, drape_cl_prof *prof);
 
 /* The whole stage (enqueued; nothing waits). col may be NULL (no floor, no
  * spheres); spheres: the dr_sphere buffer of col->n_spheres (or NULL). */
@@ -88,7 +93,8 @@ int selfcol_cl_caps(selfcol_cl *s, uint32_t *out, drape_err *e);
 
 /* After the queue is finished: adds the profiled time of every enqueued
  * part to s->ms (nothing when the queue has no profiling) and returns the
- * sum added in *total_ms (may be NULL). */
+ * sum added in *total_ms (may be NULL). For the stage on its own (tests,
+ * bench_selfcol); inside the solver the solver's profile collects. */
 int selfcol_cl_collect(selfcol_cl *s, double *total_ms, drape_err *e);
 
 /* Which scan the next selfcol_cl_create picks: -1 by device type (the

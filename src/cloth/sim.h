@@ -5,8 +5,14 @@
  *   sim.c      create/destroy, parameters, grabs, spheres, stats, OBJ
  *   step.c     drape_sim_step: THE orchestrating function; every stage of a
  *              substep in order, each one call into the backend
- *   backend_cl.c   each stage = one kernel launch (kernels/<stage>.cl)
+ *              (one substep function per solver: xpbd, jakobsen, springs)
+ *   backend_cl.c   each stage = one kernel launch (kernels/<stage>.cl),
+ *                  through cl/launch.h (buffers, argument tables checked
+ *                  by name, launches, the one profile)
  *   backend_cpu.c  each stage = one cpu_<kernel> call (cpu_stages.c)
+ *   solver_variants.c  what only jakobsen / springs have: the choice of
+ *                  solver, the spring lists, the stability estimate, the
+ *                  divergence message
  *
  *          step.c ──▶ sim_backend ops ──┬──▶ OpenCL: clEnqueueNDRangeKernel
  *                                       └──▶ CPU:    cpu_predict(...) ...
@@ -35,12 +41,27 @@ typedef enum {
   SIM_BUF_KIN     /* dr_kinematic x n_kin */
 } sim_buf;
 
+/* The springs of the "springs" solver, per particle in CSR form (built by
+ * solver_variants.c): particle i's springs are q in [off[i], off[i+1]),
+ * to particle j[q], with prm[q] = (rest m, k N/m, damping N s/m, 0). */
+typedef struct sim_springs {
+  int n_adj;                /* entries: twice the springs                 */
+  const dr_int *off, *j;
+  const dr_float4 *prm;
+} sim_springs;
+
+/* A spring longer than this many rest lengths means the explicit
+ * integration has diverged (no cloth stretches 100-fold; past the
+ * stability limit the error grows geometrically, so the check fires a few
+ * steps after the blow-up starts, long before the numbers overflow). */
+#define DRAPE_SPRINGS_BLOWUP 100.0f
+
 typedef struct sim_backend {
   const char *name;
   int host_timed; /* the orchestrator times each stage with the wall clock */
   /* x <- x0, v <- 0, constraints and triangles as built, materials. */
   int (*reset)(drape_sim *s, drape_err *e);
-  /* Stages (one kernel each; see kernels/). */
+  /* Stages (one kernel each; see kernels/). XPBD: */
   int (*wind)(drape_sim *s, drape_err *e);
   int (*predict)(drape_sim *s, drape_err *e);
   int (*drive)(drape_sim *s, float alpha, drape_err *e);
@@ -59,6 +80,19 @@ typedef struct sim_backend {
   int (*tear)(drape_sim *s, drape_err *e);
   int (*tear_triangles)(drape_sim *s, drape_err *e);
   int (*normals)(drape_sim *s, drape_err *e);
+  /* The seeds' other solvers (solver_variants.h), stages of their own:
+   * Jakobsen's position Verlet step (kernels/verlet.cl) and the explicit
+   * mass-springs' force gather and advance (kernels/springs.cl). The
+   * springs stages need springs_create first. */
+  int (*verlet_predict)(drape_sim *s, drape_err *e);
+  int (*springs_forces)(drape_sim *s, drape_err *e);
+  int (*springs_advance)(drape_sim *s, drape_err *e);
+  /* Copies the spring lists to the backend; its divergence flag starts
+   * clear, and reset clears it again. */
+  int (*springs_create)(drape_sim *s, const sim_springs *sp, drape_err *e);
+  /* After end_frame: the lowest particle whose spring passed the blow-up
+   * length or whose state is not finite, since create or reset; -1 if none. */
+  int (*springs_diverged)(drape_sim *s, int *particle, drape_err *e);
   /* Frame bracket: begin sets per-frame kernel arguments; end waits for the
    * device and collects per-stage times. */
   int (*begin_frame)(drape_sim *s, drape_err *e);
@@ -99,9 +133,6 @@ struct drape_sim {
   int self_collision;           /* a cloth has self_collision on        */
   selfcol_object *sc_objects;   /* per object, from the scene           */
   selfcol_desc sc_desc;         /* what the backends build the stage from */
-  const double *sc_part_ms;     /* backend's ms per self-collision part,
-                                   summed since create (SELFCOL_T_COUNT;
-                                   OpenCL: with profiling only)         */
   int wind_in_scene;
 
   /* host copies of the small per-frame data */

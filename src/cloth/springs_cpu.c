@@ -4,7 +4,7 @@
  * can be compared with it. */
 #include <math.h>
 
-#include "cloth/solver_variants.h"
+#include "cloth/cpu_stages.h"
 
 void cpu_springs_forces(const dr_float4 *x, dr_float4 *p, const dr_float4 *v, dr_float4 *vn,
                         const dr_int *obj, const dr_object *objects, const dr_int *adj_off,

@@ -15,6 +15,10 @@
  * between them (params.fuse_stages, on by default): same arithmetic per
  * particle, one trip through memory instead of four.
  *
+ * The seeds' other solvers (solver_variants.h) have their own substep
+ * functions below, substep_jakobsen and substep_springs, inside the same
+ * frame bracket.
+ *
  * Each stage is one kernel in kernels/<stage>.cl and one cpu_<kernel> in
  * cpu_stages.c; the backend (sim.h) runs one or the other. */
 #include <math.h>
@@ -153,6 +157,100 @@ static int inject_fault(drape_sim *s, drape_err *e) {
   return rc ? rc : s->be->write(s, SIM_BUF_X, (size_t)i * sizeof xi, sizeof xi, xi, e);
 }
 
+/* What a frame's substeps run, fixed for the frame. */
+typedef struct frame_plan {
+  int S, I;           /* substeps, iterations                           */
+  int wind, tethers, contacts, tear, drive;
+  int fuse;           /* DR_FUSE_* stages that join update_fused          */
+  int fuse_predict;   /* the next substep's predict joins it too          */
+  int predicted;      /* this substep's predict already ran (fused)       */
+  uint64_t per_iteration; /* projections per constraint iteration        */
+} frame_plan;
+
+static float substep_end(const drape_sim *s, int k) { return (float)((k + 1) * s->sp.h); }
+
+/* XPBD, one substep k of S (README "Cloth and rope solver"). */
+static int substep_xpbd(drape_sim *s, frame_plan *f, int k, drape_err *e) {
+  const sim_backend *be = s->be;
+  const int S = f->S, I = f->I;
+  if (f->wind) STAGE(DRAPE_STAGE_WIND, be->wind(s, e));
+  if (!f->predicted) STAGE(DRAPE_STAGE_PREDICT, be->predict(s, e));
+  f->predicted = 0;
+  if (f->drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)S, e));
+  for (int it = 0; it < I; it++) {
+    const int mode = I == 1 ? DR_LAMBDA_NONE : it == 0 ? DR_LAMBDA_FIRST : DR_LAMBDA_KEEP;
+    for (int c = 0; c < s->m.n_colours; c++) {
+      s->cur_colour = c; /* OpenCL: the launch's event carries it */
+      STAGE(DRAPE_STAGE_PROJECT, be->project(s, c, mode, e));
+      if (be->host_timed && c < DRAPE_TIMING_COLOURS) s->tm.colour_ms[c] += s->last_stage_ms;
+    }
+    s->cur_colour = -1;
+    if (f->tethers && !(it == I - 1 && (f->fuse & DR_FUSE_TETHERS)))
+      STAGE(DRAPE_STAGE_TETHERS, be->tethers(s, e));
+    s->tm.projections += f->per_iteration;
+  }
+  /* Self-collision after the constraints, so that its separation is the
+   * last word before the sphere/floor contacts and the velocity update
+   * (the constraints would otherwise pull the layers back into each other
+   * within the substep); the spatial hashes are rebuilt every substep on
+   * the positions the passes correct (kernels/selfcol.cl, README
+   * "Self-collision"). */
+  if (s->self_collision)
+    STAGE(DRAPE_STAGE_SELF_COLLISION, be->self_collision(s, substep_end(s, k), e));
+  const float t_end = substep_end(s, k);
+  if (s->params.fuse_stages) {
+    /* One pass over the particles (kernels/update.cl); the predict of
+     * the next substep joins it unless this is the frame's last. */
+    int flags = f->fuse | (f->fuse_predict && k + 1 < S ? DR_FUSE_PREDICT : 0) |
+                (k + 1 == S ? DR_FUSE_CHECK : 0);
+    STAGE(DRAPE_STAGE_FUSED, be->update_fused(s, flags, t_end, e));
+    f->predicted = (flags & DR_FUSE_PREDICT) != 0;
+  } else {
+    if (f->contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, t_end, e));
+    STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, k + 1 == S, e));
+  }
+  if (f->tear) STAGE(DRAPE_STAGE_TEAR, be->tear(s, e));
+  return DRAPE_OK;
+}
+
+/* Jakobsen (2001) position-based dynamics, seeds 002/004: a position
+ * Verlet step, then `iterations` sweeps of full-strength projections
+ * (compliance 0, so no multipliers are kept). */
+static int substep_jakobsen(drape_sim *s, frame_plan *f, int k, drape_err *e) {
+  const sim_backend *be = s->be;
+  STAGE(DRAPE_STAGE_VERLET, be->verlet_predict(s, e));
+  if (f->drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)f->S, e));
+  for (int it = 0; it < f->I; it++) {
+    for (int c = 0; c < s->m.n_colours; c++) {
+      s->cur_colour = c;
+      STAGE(DRAPE_STAGE_PROJECT, be->project(s, c, DR_LAMBDA_NONE, e));
+      if (be->host_timed && c < DRAPE_TIMING_COLOURS) s->tm.colour_ms[c] += s->last_stage_ms;
+    }
+    s->cur_colour = -1;
+    s->tm.projections += (uint64_t)s->m.n_cons;
+  }
+  if (f->contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, substep_end(s, k), e));
+  STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, k == f->S - 1, e));
+  if (f->tear) STAGE(DRAPE_STAGE_TEAR, be->tear(s, e));
+  return DRAPE_OK;
+}
+
+/* Explicit mass-springs with symplectic Euler, seed 001: forces and the
+ * new velocities from the substep's start, then the positions. */
+static int substep_springs(drape_sim *s, frame_plan *f, int k, drape_err *e) {
+  const sim_backend *be = s->be;
+  if (f->wind) STAGE(DRAPE_STAGE_WIND, be->wind(s, e));
+  STAGE(DRAPE_STAGE_SPRINGS_FORCES, be->springs_forces(s, e));
+  STAGE(DRAPE_STAGE_SPRINGS_ADVANCE, be->springs_advance(s, e));
+  if (f->drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)f->S, e));
+  if (f->contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, substep_end(s, k), e));
+  /* a contact or a kinematic particle moved x: v follows it */
+  if (f->contacts || f->drive)
+    STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, k == f->S - 1, e));
+  s->tm.projections += (uint64_t)sim_variant_n_springs(s);
+  return DRAPE_OK;
+}
+
 int drape_sim_step(drape_sim *s, drape_err *e) {
   const sim_backend *be = s->be;
   if (s->diverged.code) { /* stopped: see sim_diverged */
@@ -164,84 +262,52 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   if (rc) return rc;
   rc = begin_frame(s, e);
   if (rc) return rc;
-  /* the self-collision parts are summed by the backend since create */
-  double sc0[DRAPE_SELFCOL_PART_COUNT] = {0};
-  if (s->sc_part_ms) memcpy(sc0, s->sc_part_ms, sizeof sc0);
   s->tm.n_colours = s->m.n_colours;
   s->cur_colour = -1;
   const drape_sim_params *pr = &s->params;
-  const int S = pr->substeps, I = pr->iterations;
-  const int wind = pr->wind_enabled && s->m.n_tris > 0;
-  const int tethers = pr->tethers_enabled && s->m.tether_slots > 0;
-  const int contacts = s->n_spheres > 0 || s->has_floor;
-  const int tear = pr->tearing_enabled && s->any_tear;
-  const int drive = s->n_kin > 0;
-  uint64_t per_iteration = (uint64_t)s->m.n_cons + (tethers ? (uint64_t)s->m.n_tethers : 0);
+  const drape_solver_kind solver = drape_sim_solver(s);
+  frame_plan f;
+  memset(&f, 0, sizeof f);
+  f.S = pr->substeps;
+  f.I = pr->iterations;
+  /* jakobsen has no wind stage; springs and xpbd do */
+  f.wind = pr->wind_enabled && s->m.n_tris > 0 && solver != DRAPE_SOLVER_JAKOBSEN;
+  f.tethers = pr->tethers_enabled && s->m.tether_slots > 0;
+  f.contacts = s->n_spheres > 0 || s->has_floor;
+  f.tear = pr->tearing_enabled && s->any_tear;
+  f.drive = s->n_kin > 0;
+  f.per_iteration = (uint64_t)s->m.n_cons + (f.tethers ? (uint64_t)s->m.n_tethers : 0);
   /* Which per-particle stages join update_fused (pr->fuse_stages): the
    * last iteration's tethers unless self-collision runs between them, the
    * contacts, and the next substep's predict unless wind (it reads the
    * updated positions and velocities before predict) or tearing (it
    * reads the positions after the update) comes between. */
-  const int fuse = !pr->fuse_stages ? 0
-                   : (tethers && !s->self_collision ? DR_FUSE_TETHERS : 0) |
-                         (contacts ? DR_FUSE_COLLIDE : 0);
-  const int fuse_predict = pr->fuse_stages && !wind && !tear;
-  int predicted = 0;
+  f.fuse = !pr->fuse_stages ? 0
+           : (f.tethers && !s->self_collision ? DR_FUSE_TETHERS : 0) |
+                 (f.contacts ? DR_FUSE_COLLIDE : 0);
+  f.fuse_predict = pr->fuse_stages && !f.wind && !f.tear;
 
-  /* The seeds' other solvers ("jakobsen", "springs"): their substeps are
-   * in solver_variants.c; the frame bracket around them is this one. */
-  if (s->var) {
-    if ((rc = sim_variant_substeps(s, e))) return rc;
-  } else
-  for (int k = 0; k < S; k++) {
-    if (wind) STAGE(DRAPE_STAGE_WIND, be->wind(s, e));
-    if (!predicted) STAGE(DRAPE_STAGE_PREDICT, be->predict(s, e));
-    predicted = 0;
-    if (drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)S, e));
-    for (int it = 0; it < I; it++) {
-      const int mode = I == 1 ? DR_LAMBDA_NONE : it == 0 ? DR_LAMBDA_FIRST : DR_LAMBDA_KEEP;
-      for (int c = 0; c < s->m.n_colours; c++) {
-        s->cur_colour = c; /* OpenCL: the launch's event carries it */
-        STAGE(DRAPE_STAGE_PROJECT, be->project(s, c, mode, e));
-        if (be->host_timed && c < DRAPE_TIMING_COLOURS) s->tm.colour_ms[c] += s->last_stage_ms;
-      }
-      s->cur_colour = -1;
-      if (tethers && !(it == I - 1 && (fuse & DR_FUSE_TETHERS)))
-        STAGE(DRAPE_STAGE_TETHERS, be->tethers(s, e));
-      s->tm.projections += per_iteration;
+  /* a springs sim that diverged stays stopped until reset */
+  if ((rc = sim_variant_check_before(s, e))) return rc;
+  for (int k = 0; k < f.S; k++) {
+    switch (solver) {
+      case DRAPE_SOLVER_JAKOBSEN: rc = substep_jakobsen(s, &f, k, e); break;
+      case DRAPE_SOLVER_SPRINGS: rc = substep_springs(s, &f, k, e); break;
+      default: rc = substep_xpbd(s, &f, k, e); break;
     }
-    /* Self-collision after the constraints, so that its separation is the
-     * last word before the sphere/floor contacts and the velocity update
-     * (the constraints would otherwise pull the layers back into each other
-     * within the substep); the spatial hashes are rebuilt every substep on
-     * the positions the passes correct (kernels/selfcol.cl, README
-     * "Self-collision"). */
-    if (s->self_collision)
-      STAGE(DRAPE_STAGE_SELF_COLLISION, be->self_collision(s, (float)((k + 1) * s->sp.h), e));
-    const float t_end = (float)((k + 1) * s->sp.h);
-    if (pr->fuse_stages) {
-      /* One pass over the particles (kernels/update.cl); the predict of
-       * the next substep joins it unless this is the frame's last. */
-      int flags = fuse | (fuse_predict && k + 1 < S ? DR_FUSE_PREDICT : 0) |
-                  (k + 1 == S ? DR_FUSE_CHECK : 0);
-      STAGE(DRAPE_STAGE_FUSED, be->update_fused(s, flags, t_end, e));
-      predicted = (flags & DR_FUSE_PREDICT) != 0;
-    } else {
-      if (contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, t_end, e));
-      STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, k + 1 == S, e));
-    }
-    if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear(s, e));
+    if (rc) return rc;
   }
-  if (tear) STAGE(DRAPE_STAGE_TEAR, be->tear_triangles(s, e));
+  if (f.tear) STAGE(DRAPE_STAGE_TEAR, be->tear_triangles(s, e));
   if (pr->normals_enabled && s->m.n_tris > 0) STAGE(DRAPE_STAGE_NORMALS, be->normals(s, e));
   if ((rc = be->end_frame(s, e))) return rc;
-  /* The frame's finiteness check (drape_types.h), before anything can
-   * read this state: a diverged frame is never shown or written. */
+  /* The springs' own check (a spring past DRAPE_SPRINGS_BLOWUP rest
+   * lengths), then the frame's finiteness check (drape_types.h), before
+   * anything can read this state: a diverged frame is never shown or
+   * written. */
+  if ((rc = sim_variant_check_after(s, e))) return rc;
   int bad = -1;
   if ((rc = be->first_nonfinite(s, &bad, e))) return rc;
   if (bad >= 0) return sim_diverged(s, bad, e);
-  if (s->sc_part_ms)
-    for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++) s->tm.selfcol_ms[q] = s->sc_part_ms[q] - sc0[q];
 
   /* advance the clock and the moving spheres (kept in double on the host) */
   for (int k = 0; k < s->n_spheres; k++)
