@@ -104,15 +104,6 @@ typedef struct cmp_result {
   double (*series)[5];         /* t, max strain, mean strain, E - E0, KE  */
 } cmp_result;
 
-static const char *solver_str(drape_solver_kind k) {
-  switch (k) {
-    case DRAPE_SOLVER_XPBD: return "xpbd";
-    case DRAPE_SOLVER_JAKOBSEN: return "jakobsen";
-    case DRAPE_SOLVER_SPRINGS: return "springs";
-    case DRAPE_SOLVER_IMPLICIT: return "implicit";
-  }
-  return "?";
-}
 
 static int bad(const char *flag, const char *value, const char *what) {
   fprintf(stderr, "drape compare: %s \"%s\": %s\n%s", flag, value ? value : "", what, usage_text);
@@ -123,7 +114,7 @@ static int parse_solver(const char *t, size_t n, int *out) {
   static const drape_solver_kind all[] = {DRAPE_SOLVER_XPBD, DRAPE_SOLVER_JAKOBSEN,
                                           DRAPE_SOLVER_SPRINGS, DRAPE_SOLVER_IMPLICIT};
   for (size_t i = 0; i < 4; i++)
-    if (strlen(solver_str(all[i])) == n && !strncmp(t, solver_str(all[i]), n)) {
+    if (strlen(drape_solver_name(all[i])) == n && !strncmp(t, drape_solver_name(all[i]), n)) {
       *out = (int)all[i];
       return 1;
     }
@@ -504,7 +495,7 @@ static void jstr(FILE *f, const char *s) {
 static void json_result(FILE *f, const cmp_result *r) {
   fprintf(f, "{\"solver\": \"%s\", \"substeps\": %d, \"h\": %.9g, \"frames\": %d, "
              "\"frames_done\": %d, \"finite\": %s, \"diverged_frame\": %d, \"message\": ",
-          solver_str(r->solver), r->substeps, r->h, r->frames, r->frames_done,
+          drape_solver_name(r->solver), r->substeps, r->h, r->frames, r->frames_done,
           r->finite ? "true" : "false", r->diverged_frame);
   jstr(f, r->message);
   fputs(", \"max_strain\": ", f); num(f, r->max_strain);
@@ -532,7 +523,7 @@ static int write_outputs(const cmp_opts *o, const char *device, const cmp_result
         "ms_per_frame\n", of.f);
   for (int i = 0; i < n_main; i++) {
     const cmp_result *r = &main_r[i];
-    fprintf(of.f, "%s,%d,%.9g,%d,%d,%d,%d,", solver_str(r->solver), r->substeps, r->h, r->frames,
+    fprintf(of.f, "%s,%d,%.9g,%d,%d,%d,%d,", drape_solver_name(r->solver), r->substeps, r->h, r->frames,
             r->frames_done, r->finite, r->diverged_frame);
     const double v[] = {r->max_strain, r->mean_strain, r->final_max_strain, r->e0, r->e_end,
                         r->drift, r->gain, r->ms_per_frame};
@@ -550,7 +541,7 @@ static int write_outputs(const cmp_opts *o, const char *device, const cmp_result
     const cmp_result *r = &sw[i];
     int is_dt = r->sweep_kind == 1;
     fprintf(of.f, "%s,%g,%s,%.9g,%d,%d,%d,", is_dt ? "dt" : "stiffness",
-            is_dt ? r->dt_factor : r->stiffness_factor, solver_str(r->solver), r->h, r->frames,
+            is_dt ? r->dt_factor : r->stiffness_factor, drape_solver_name(r->solver), r->h, r->frames,
             r->finite, r->diverged_frame);
     csvnum(of.f, r->finite ? NAN : r->diverged_frame * r->h * r->substeps);
     fputc(',', of.f);
@@ -563,7 +554,7 @@ static int write_outputs(const cmp_opts *o, const char *device, const cmp_result
   /* series_<solver>.csv */
   for (int i = 0; i < n_main; i++) {
     char name[64];
-    snprintf(name, sizeof name, "series_%s.csv", solver_str(main_r[i].solver));
+    snprintf(name, sizeof name, "series_%s.csv", drape_solver_name(main_r[i].solver));
     if ((rc = out_open(&of, o->out_dir, name, e))) return rc;
     fputs("time_s,max_strain,mean_strain,energy_minus_start_J,kinetic_J\n", of.f);
     for (int k = 0; k < main_r[i].n_series; k++)
@@ -595,7 +586,7 @@ static int write_outputs(const cmp_opts *o, const char *device, const cmp_result
   fputs("  ],\n  \"series_columns\": [\"time_s\", \"max_strain\", \"mean_strain\", "
         "\"energy_minus_start_J\", \"kinetic_J\"],\n  \"series\": {", f);
   for (int i = 0; i < n_main; i++) {
-    fprintf(f, "%s\n    \"%s\": [", i ? "," : "", solver_str(main_r[i].solver));
+    fprintf(f, "%s\n    \"%s\": [", i ? "," : "", drape_solver_name(main_r[i].solver));
     for (int k = 0; k < main_r[i].n_series; k++) {
       fputs(k ? ", [" : "[", f);
       for (int q = 0; q < 5; q++) {
@@ -638,12 +629,12 @@ static int plot(const cmp_opts *o, const cmp_result *r, int n, drape_err *e) {
         "set yrange [1e-4:*]\nplot ", f);
   for (int i = 0; i < n; i++)
     fprintf(f, "%s'series_%s.csv' every ::1 using 1:($2 > 1e-6 ? $2 : 1e-6) with lines lw 2 "
-               "title '%s'", i ? ", " : "", solver_str(r[i].solver), solver_str(r[i].solver));
+               "title '%s'", i ? ", " : "", drape_solver_name(r[i].solver), drape_solver_name(r[i].solver));
   fputs("\nunset logscale y\nset yrange [*:*]\nset xlabel 'time (s)'\n"
         "set ylabel 'E(t) - E(0) (J)'\nplot ", f);
   for (int i = 0; i < n; i++)
     fprintf(f, "%s'series_%s.csv' every ::1 using 1:4 with lines lw 2 title '%s'",
-            i ? ", " : "", solver_str(r[i].solver), solver_str(r[i].solver));
+            i ? ", " : "", drape_solver_name(r[i].solver), drape_solver_name(r[i].solver));
   fputs("\nunset multiplot\n", f);
   if ((rc = out_close(&of, e))) return rc;
   const char *argv[] = {gp, "compare.gp", NULL};
@@ -677,7 +668,7 @@ static int check_out(const cmp_opts *o, const drape_solver_kind *solvers, int n,
     if ((rc = drape_out_file_check(path, "--out", inputs, 1, e))) return rc;
   }
   for (int i = 0; i < n; i++) {
-    snprintf(path, sizeof path, "%s/series_%s.csv", o->out_dir, solver_str(solvers[i]));
+    snprintf(path, sizeof path, "%s/series_%s.csv", o->out_dir, drape_solver_name(solvers[i]));
     if ((rc = drape_out_file_check(path, "--out", inputs, 1, e))) return rc;
   }
   return DRAPE_OK;
@@ -743,7 +734,7 @@ int cmd_compare(drape_app *app, int argc, char **argv) {
       if (!ok) {
         drape_fail(&e, DRAPE_EINVAL, "--solvers: \"%s\" does not apply to %s (it has %d cloth and "
                    "%d rope objects; springs is for cloth-only scenes, implicit for rope-only ones)",
-                   solver_str((drape_solver_kind)o.solvers[i]), o.scene_path, sc.n_cloth, sc.n_rope);
+                   drape_solver_name((drape_solver_kind)o.solvers[i]), o.scene_path, sc.n_cloth, sc.n_rope);
         code = drape_app_report(&e);
         goto out;
       }
@@ -796,7 +787,7 @@ int cmd_compare(drape_app *app, int argc, char **argv) {
     }
     if (run_one(&su, run_s[i], &main_r[n_main], &e)) { code = drape_app_report(&e); goto out; }
     const cmp_result *r = &main_r[n_main++];
-    printf("%-9s %8d %10.4g %7s %11.4g %11.4g %12.4g %12.4g %9.3f\n", solver_str(r->solver),
+    printf("%-9s %8d %10.4g %7s %11.4g %11.4g %12.4g %12.4g %9.3f\n", drape_solver_name(r->solver),
            r->substeps, r->h, r->finite ? "yes" : "NO", r->max_strain, r->mean_strain, r->drift,
            r->gain, r->ms_per_frame);
     if (!r->finite) printf("          %s\n", r->message);
@@ -818,7 +809,7 @@ int cmd_compare(drape_app *app, int argc, char **argv) {
              "compliance 1/(k x factor), implicit ym x factor, jakobsen rigid\n",
              orig.dt / orig.substeps, T);
     printf("%-8s %10s", "factor", "h (s)");
-    for (int i = 0; i < n_run; i++) printf("  %-20s", solver_str(run_s[i]));
+    for (int i = 0; i < n_run; i++) printf("  %-20s", drape_solver_name(run_s[i]));
     printf("\n");
     for (int q = 0; q < nf; q++) {
       sc.dt = pass == 0 ? orig.dt * fs[q] : orig.dt;
