@@ -10,7 +10,7 @@
  * update_velocities replaces it with (x - p) / h, and the store would cost
  * a sixth of this stage's memory traffic. One particle per work item: this
  * stage only streams memory, and the 8-lane form of collide.cl measured
- * slower here (README).
+ * slower here (BENCHMARKS.md).
  * The shared layout (drape_types.h) is prepended by the host; no #include. */
 __kernel void predict(__global float4 *x, __global float4 *p, __global const float4 *v,
                       __global const int *obj, __global const dr_object *objects,

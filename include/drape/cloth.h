@@ -12,7 +12,7 @@
  * The solver copies what it needs from the scene; the scene may be freed
  * after drape_sim_create.
  *
- * Model (README "Cloth and rope solver"):
+ * Model (docs/solver.md):
  *  - Cloth: a grid of rows x cols particles, `spacing` m apart. Particle
  *    (row r, col c) starts at origin + c*spacing*U + r*spacing*V where
  *      plane "xz": U = +x, V = +z (a horizontal sheet)
@@ -29,7 +29,7 @@
  *    two nodes (so the end nodes carry half).
  *  - Substep (h = dt/substeps): wind, predict, kinematic pins/grabs,
  *    iterations x (every colour, tethers), self-collision
- *    (README "Self-collision"), collide, update velocities, tearing.
+ *    (docs/selfcollision.md), collide, update velocities, tearing.
  *    After the substeps: normals.
  */
 #ifndef DRAPE_CLOTH_H
@@ -189,7 +189,7 @@ typedef enum {
   DRAPE_STAGE_PREDICT,
   DRAPE_STAGE_DRIVE,
   DRAPE_STAGE_SELF_COLLISION, /* spatial hashes + collision passes (runs
-                                 after the projections; README)          */
+                                 after the projections; docs/solver.md) */
   DRAPE_STAGE_PROJECT,
   DRAPE_STAGE_TETHERS,
   DRAPE_STAGE_COLLIDE,

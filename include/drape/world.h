@@ -9,7 +9,7 @@
  *   drape_world_write_obj(w, "frame.obj", &e);
  *   drape_world_destroy(w);
  *
- * What it owns (README "What drape is"):
+ * What it owns (README.md, "What drape is"):
  *   - cloths and ropes of any solver ("xpbd", "jakobsen", "springs") in one
  *     drape_sim (cloth.h) on OpenCL or the CPU reference;
  *   - implicit ropes ("solver": "implicit", the seed 003 cable, cable.h),

@@ -1,5 +1,5 @@
 /* `drape compare SCENE`: one scene, every applicable solver, side by side
- * (README "Other solvers and `drape compare`").
+ * (docs/solver.md "Other solvers").
  *
  *   cloth scenes:  xpbd, jakobsen (seeds 002/004), springs (seed 001)
  *   rope scenes:   xpbd, jakobsen, implicit (seed 003 cable, CPU)

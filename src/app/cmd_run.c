@@ -40,7 +40,7 @@ static const char *usage_text =
 static void help(void) {
   printf("%s", usage_text);
   printf("\nSimulates the cloths and ropes of a scene file (docs/scenes.md) for N frames\n"
-         "of the scene's dt each (XPBD, small steps; README \"Cloth and rope solver\").\n\n"
+         "of the scene's dt each (XPBD, small steps; docs/solver.md).\n\n"
          "  --frames N         frames to simulate (1..10000000); default: the scene's\n"
          "                     \"frames\" key\n"
          "  --obj-dir DIR      write DIR/frame_0001.obj ... (one `o` per object: cloth as\n"

@@ -1,5 +1,5 @@
 /* `drape view [SCENE]`: the interactive viewer (src/app/viewer.h explains
- * the parts; README "Interactive viewer" the keys, mouse and scripts).
+ * the parts; docs/rendering.md "Interactive viewer" the keys, mouse and scripts).
  *
  * One frame: events (GLFW, or the script's for this frame) ▸ the
  * simulated-time target moves on by the wall time since the last frame
@@ -48,8 +48,8 @@ static void help(void) {
   printf(
       "\nOpens a window on a scene (default scenes/drape_sphere.json, looked up in the\n"
       "working directory, then the source tree): cloth and ropes on OpenCL, seed 000\n"
-      "strings on the CPU. Keys and mouse: press F1 in the window, or README\n"
-      "\"Interactive viewer\".\n\n"
+      "strings on the CPU. Keys and mouse: press F1 in the window, or\n"
+      "docs/rendering.md \"Interactive viewer\".\n\n"
       "  --device K         OpenCL device (see `drape devices`; also DRAPE_DEVICE)\n"
       "  --backend cl|cpu   OpenCL kernels (default) or the CPU reference backend\n"
       "  --interop MODE     OpenCL->OpenGL transfer: auto (default: share where the device\n"
@@ -67,7 +67,7 @@ static void help(void) {
       "  --frames N         run N frames (exactly one scene dt each, no budget: repeats\n"
       "                     bit for bit), then exit; vsync off\n"
       "  --screenshot F.png save the last frame's window contents\n"
-      "  --script FILE      input events per frame (README \"Interactive viewer\"):\n"
+      "  --script FILE      input events per frame (docs/rendering.md \"Interactive viewer\"):\n"
       "                       frame 10 mouse_down 640 360\n"
       "                       frame 20 mouse_move world 0.3 1.1 0.2\n"
       "                       frame 40 mouse_up\n"

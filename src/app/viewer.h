@@ -1,4 +1,4 @@
-/* `drape view`: the interactive viewer (README "Interactive viewer").
+/* `drape view`: the interactive viewer (docs/rendering.md "Interactive viewer").
  *
  * How the pieces fit:
  *
@@ -120,7 +120,7 @@ typedef struct vw_script {
   int last_frame;
 } vw_script;
 
-/* Parses a script (grammar in README "Interactive viewer"). On error the
+/* Parses a script (grammar in docs/rendering.md "Interactive viewer"). On error the
  * message names the label, the line and what is allowed (DRAPE_EINVAL). */
 int vw_script_parse(const char *text, const char *label, vw_script *out, drape_err *e);
 int vw_script_load(const char *path, vw_script *out, drape_err *e);

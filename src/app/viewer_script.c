@@ -1,4 +1,4 @@
-/* Event scripts for scripted viewer runs (viewer.h; grammar in README
+/* Event scripts for scripted viewer runs (viewer.h; grammar in docs/rendering.md
  * "Interactive viewer"). One event per line, applied before the physics
  * of its frame, in file order:
  *

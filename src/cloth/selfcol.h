@@ -10,7 +10,7 @@
  * selfcol_cl.c is the OpenCL host side (buffers allocated once, nothing
  * allocated per substep).
  *
- * Rules (README "Self-collision"):
+ * Rules (docs/selfcollision.md):
  *  - a particle takes part when its object does: a cloth with
  *    self_collision on; a rope when any cloth of the scene has it on.
  *    Ropes collide with cloth, not with ropes.

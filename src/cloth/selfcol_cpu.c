@@ -187,7 +187,7 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     else
       snprintf(t->name[o], sizeof t->name[o], "object %d", o);
   }
-  /* The rest-spacing rules (selfcol.h, README "Self-collision"). */
+  /* The rest-spacing rules (selfcol.h, docs/selfcollision.md). */
   for (int o = 0; o < t->n_objects; o++) {
     const selfcol_object *ob = &d->objects[o];
     if (!ob->enabled || !(ob->spacing > 0.0f)) continue;
@@ -288,7 +288,7 @@ int selfcol_caps_warn(selfcol_tables *t, const uint32_t *caps) {
     snprintf(msg, sizeof msg,
              "self-collision of %s: %s; only the first ones, in index order, are used and "
              "contacts beyond them are missed (a crushed or overlapping cloth, or a huge "
-             "triangle; README \"Self-collision\")",
+             "triangle; docs/selfcollision.md)",
              t->name[o], part);
     if (g_warn)
       g_warn(msg, g_warn_ctx);

@@ -167,7 +167,7 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   s->mesh.n_colours = m->n_colours;
   s->mesh.tether_slots = m->tether_slots;
 
-  /* Self-collision (README "Self-collision"): cloths with self_collision
+  /* Self-collision (docs/selfcollision.md): cloths with self_collision
    * on take part, and every rope as soon as one cloth does. */
   s->sc_objects = calloc(nob, sizeof *s->sc_objects);
   if (!s->sc_objects) {

@@ -1,5 +1,5 @@
 /* The seeds' other cloth and rope solvers, beside the default XPBD
- * (README "Other solvers and `drape compare`"):
+ * (docs/solver.md "Other solvers"):
  *
  *   "jakobsen" (seeds 002, 004)  per substep: verlet ▸ drive ▸
  *                                iterations × (every colour, compliance 0)

@@ -169,7 +169,7 @@ typedef struct frame_plan {
 
 static float substep_end(const drape_sim *s, int k) { return (float)((k + 1) * s->sp.h); }
 
-/* XPBD, one substep k of S (README "Cloth and rope solver"). */
+/* XPBD, one substep k of S (docs/solver.md). */
 static int substep_xpbd(drape_sim *s, frame_plan *f, int k, drape_err *e) {
   const sim_backend *be = s->be;
   const int S = f->S, I = f->I;
@@ -193,8 +193,8 @@ static int substep_xpbd(drape_sim *s, frame_plan *f, int k, drape_err *e) {
    * last word before the sphere/floor contacts and the velocity update
    * (the constraints would otherwise pull the layers back into each other
    * within the substep); the spatial hashes are rebuilt every substep on
-   * the positions the passes correct (kernels/selfcol.cl, README
-   * "Self-collision"). */
+   * the positions the passes correct (kernels/selfcol.cl,
+   * docs/selfcollision.md). */
   if (s->self_collision)
     STAGE(DRAPE_STAGE_SELF_COLLISION, be->self_collision(s, substep_end(s, k), e));
   const float t_end = substep_end(s, k);

@@ -409,7 +409,7 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
    * then the structural links last in each sweep, so a substep ends with
    * the links that carry the load just projected: on the 256^2 hanging
    * cloth (20 x 1) this lowers the mean stretch by about a third
-   * (README "Cloth and rope solver"). Alternating the direction every
+   * (docs/solver.md). Alternating the direction every
    * substep was measured too: it pumps energy into the cloth. */
   for (int i = 0; i < m->n_cons; i++) colour[i] = m->n_colours - 1 - colour[i];
   if (!ALLOC(m->colour_off, m->n_colours + 1)) { rc = drape_fail(e, DRAPE_ENOMEM, "out of memory"); goto fail; }
