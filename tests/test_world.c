@@ -85,6 +85,19 @@ static void test_objects_and_obj(void **state) {
       total_v += o.n_points;
       total_l += o.n_links;
     }
+    /* normals: unit length on the cloth, zero on the rest */
+    float nrm[3 * 100];
+    assert_int_equal(drape_world_read_normals(w, 0, nrm, &e), 0);
+    for (int i = 0; i < 100; i++)
+      assert_near(sqrt(nrm[3 * i] * nrm[3 * i] + nrm[3 * i + 1] * nrm[3 * i + 1] +
+                       nrm[3 * i + 2] * nrm[3 * i + 2]), 1.0, 1e-5);
+    float rn[3 * 13];
+    assert_int_equal(drape_world_read_normals(w, 1, rn, &e), 0);
+    for (int i = 0; i < 3 * 13; i++) assert_true(rn[i] == 0.0f);
+    drape_timings tm;
+    drape_world_get_timings(w, &tm);
+    assert_true(tm.ms_frame > 0);
+    assert_true(tm.projections > 0);
     drape_world_object o;
     assert_int_equal(drape_world_get_object(w, 4, &o, &e), DRAPE_EINVAL);
     assert_non_null(strstr(e.msg, "objects 0..3"));

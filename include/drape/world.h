@@ -135,6 +135,9 @@ int drape_world_object_count(const drape_world *w);
 int drape_world_get_object(const drape_world *w, int k, drape_world_object *out, drape_err *e);
 /* Object k's points as n_points x 3 floats (m). Blocking on OpenCL. */
 int drape_world_read_points(drape_world *w, int k, float *xyz, drape_err *e);
+/* Object k's unit normals as n_points x 3 floats: a cloth's per-vertex
+ * normals from the frame's normals pass; zeros for ropes, cables, strings. */
+int drape_world_read_normals(drape_world *w, int k, float *xyz, drape_err *e);
 /* Object k's links (n_links x 2) or triangles (n_tris x 3), as indices
  * into its own points; torn cloth triangles are left out, so the count
  * written (returned through *count, may be NULL) can be below n_tris. */
@@ -152,6 +155,11 @@ const char *drape_world_device_name(drape_world *w);
  * solver's limit (a string's DRAPE_STRING_MAX_TICKS ticks): check before a
  * long run rather than fail at its end. */
 int drape_world_check_frames(const drape_world *w, long frames, drape_err *e);
+/* The last frame's profile (cloth.h: ms per stage and per colour, the
+ * self-collision parts, bytes moved, launches): the sim's; the CPU
+ * strings and cables run beside it and are in ms_frame only through
+ * drape_world_step's wall time, not here. */
+void drape_world_get_timings(drape_world *w, drape_timings *out);
 
 /* ---- statistics of the last frame ---- */
 typedef struct drape_world_object_stats {

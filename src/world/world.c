@@ -331,6 +331,23 @@ int drape_world_read_points(drape_world *w, int k, float *xyz, drape_err *e) {
   return DRAPE_OK;
 }
 
+int drape_world_read_normals(drape_world *w, int k, float *xyz, drape_err *e) {
+  int rc = check_index(w, k, e);
+  if (rc) return rc;
+  const int n = w->obj[k].n_points;
+  if (k >= w->n_sim_objects) {
+    memset(xyz, 0, sizeof(float) * 3 * (size_t)n);
+    return DRAPE_OK;
+  }
+  if ((rc = drape_sim_read_normals(w->sim, w->scratch, e))) return rc;
+  const int first = drape_sim_mesh(w->sim)->objects[k].first_particle;
+  for (int i = 0; i < n; i++)
+    for (int q = 0; q < 3; q++) xyz[3 * i + q] = w->scratch[4 * (first + i) + q];
+  return DRAPE_OK;
+}
+
+void drape_world_get_timings(drape_world *w, drape_timings *out) { drape_sim_timings(w->sim, out); }
+
 int drape_world_read_links(drape_world *w, int k, uint32_t *ab, drape_err *e) {
   int rc = check_index(w, k, e);
   if (rc) return rc;
