@@ -81,6 +81,30 @@ if [[ -d "$T/outer/build/drape/tests" || -d "$T/outer/build/drape/bench" ]]; the
 else
   echo "ok   add_subdirectory: configured, no tests or benchmarks"
 fi
+# BUILD_SHARED_LIBS: shared libdrape / libdrape_render export only drape_*
+# names (cmake/drape.map), install, and hello_drape links and runs on them
+SB=$T/shared-build SP=$T/shared-prefix
+if cmake -S "$S" -B "$SB" -DBUILD_SHARED_LIBS=ON -DDRAPE_BUILD_TESTS=OFF -DDRAPE_BUILD_BENCH=OFF \
+     -DDRAPE_BUILD_CLI=OFF -DCMAKE_BUILD_TYPE=Release >"$T/shared.txt" 2>&1 &&
+   cmake --build "$SB" -j2 >>"$T/shared.txt" 2>&1 && cmake --install "$SB" --prefix "$SP" >>"$T/shared.txt" 2>&1; then
+  for lib in libdrape.so libdrape_render.so; do
+    n=$(nm -D --defined-only "$SP/lib/$lib" | awk '{print $3}' | grep -c .)
+    other=$(nm -D --defined-only "$SP/lib/$lib" | awk '{print $3}' | grep -v '^drape_' | head -3)
+    if [[ -n "$other" || $n -lt 50 ]]; then echo "FAIL $lib exports $n symbols, not only drape_*: $other"; fail=1
+    else echo "ok   $lib: $n symbols, all drape_*"; fi
+  done
+  cmake -S "$S/examples" -B "$T/ex-shared" -DCMAKE_PREFIX_PATH="$SP" >"$T/exs.txt" 2>&1 &&
+    cmake --build "$T/ex-shared" --target hello_drape >>"$T/exs.txt" 2>&1 ||
+    { echo "FAIL hello_drape against the shared libraries"; tail "$T/exs.txt"; fail=1; }
+  if [[ -x "$T/ex-shared/hello_drape" ]]; then
+    ldd "$T/ex-shared/hello_drape" | grep -q "$SP/lib/libdrape.so" ||
+      { echo "FAIL hello_drape is not linked to the shared libdrape"; fail=1; }
+    check_out "hello_drape (shared libdrape, CPU reference)" "$("$T/ex-shared/hello_drape" cpu 2>&1)"
+  fi
+else
+  echo "FAIL shared build"; tail -20 "$T/shared.txt"; fail=1
+fi
+
 rm -rf "$T"
 [[ $fail == 0 ]] && echo "ok   install"
 exit $fail
