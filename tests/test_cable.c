@@ -28,8 +28,8 @@ static drape_cable *seed_cable(drape_cable_integrator integ, double h, double *x
   d.n_pins = 2;
   d.pins = pins;
   drape_err e = {0};
-  drape_cable *c = drape_cable_create(&d, &e);
-  if (!c) fprintf(stderr, "%s\n", e.msg);
+  drape_cable *c = NULL;
+  if (drape_cable_create(&d, &c, &e)) fprintf(stderr, "%s\n", e.msg);
   return c;
 }
 
@@ -50,7 +50,7 @@ static void test_static_sag_matches_seed(void **state) {
   for (int i = 0; i < 21; i++) assert_near(x[2 * i + 1], x[2 * (20 - i) + 1], 1e-9);
   assert_near(x[0], 0.0, 0.0);
   assert_near(x[40], 4.0, 0.0);
-  drape_cable_free(c);
+  drape_cable_destroy(c);
 }
 
 /* The dynamic Backward Euler run from rest rings down to the same sag. */
@@ -70,7 +70,7 @@ static void test_dynamic_settles_to_static(void **state) {
   assert_near(sag, 0.883, 1e-3);
   assert_true(max_sag > sag + 0.01); /* it overshot, as the seed shows */
   assert_true(en.kinetic < 1e-6);
-  drape_cable_free(c);
+  drape_cable_destroy(c);
 }
 
 /* On the cable, BDF2's numerical damping is far smaller than Backward
@@ -90,8 +90,8 @@ static void test_bdf2_damps_less_than_be(void **state) {
   double ke_be = drape_cable_energies(be).kinetic, ke_bdf = drape_cable_energies(bdf).kinetic;
   print_message("after 10 s: KE BE %.3g J, BDF2 %.3g J\n", ke_be, ke_bdf);
   assert_true(ke_bdf > 10.0 * ke_be);
-  drape_cable_free(be);
-  drape_cable_free(bdf);
+  drape_cable_destroy(be);
+  drape_cable_destroy(bdf);
 }
 
 /* Seed 003 §2: one spring (k = m = 1, l0 = 1), node 0 pinned, node 1
@@ -117,7 +117,8 @@ static double spring_energy_after(drape_cable_integrator integ, double *e_min, d
   d.pins = pin;
   d.tol = 1e-13;
   drape_err e = {0};
-  drape_cable *c = drape_cable_create(&d, &e);
+  drape_cable *c = NULL;
+  assert_int_equal(drape_cable_create(&d, &c, &e), DRAPE_OK);
   assert_non_null(c);
   int steps = (int)lround(3 * 2 * 3.14159265358979323846 / 0.1);
   *e_min = INFINITY;
@@ -132,7 +133,7 @@ static double spring_energy_after(drape_cable_integrator integ, double *e_min, d
     /* The motion stays on the line of the spring. */
     assert_near(drape_cable_positions(c)[3], 0.0, 1e-12);
   }
-  drape_cable_free(c);
+  drape_cable_destroy(c);
   return en;
 }
 
@@ -157,23 +158,100 @@ static void test_single_spring_integrators(void **state) {
   assert_true(lo > 0.9 * e0 && hi < 1.05 * e0);
 }
 
+/* A failed create leaves *out NULL even when it held something: callers
+ * may destroy it unconditionally. */
+static char stale_byte;
+#define STALE ((drape_cable *)(void *)&stale_byte)
+
 static void test_bad_input(void **state) {
   (void)state;
   double x0[4] = {0, 0, 1, 0};
   drape_cable_def d = drape_cable_def_default();
   drape_err e = {0};
+  drape_cable *c = STALE;
   d.nodes = 1;
   d.x0 = x0;
-  assert_null(drape_cable_create(&d, &e));
+  assert_int_equal(drape_cable_create(&d, &c, &e), DRAPE_EINVAL);
+  assert_null(c);
   assert_non_null(strstr(e.msg, "nodes = 1"));
   d.nodes = 2;
   d.ym = -3;
-  assert_null(drape_cable_create(&d, &e));
+  c = STALE;
+  assert_int_equal(drape_cable_create(&d, &c, &e), DRAPE_EINVAL);
+  assert_null(c);
   assert_non_null(strstr(e.msg, "ym = -3"));
   d.ym = 40;
+  /* Negative values are refused, not taken as "default" (only 0 is). */
+  d.max_newton = -1;
+  assert_int_equal(drape_cable_create(&d, &c, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "max_newton = -1"));
+  d.max_newton = 20;
+  d.rest_length = -1;
+  assert_int_equal(drape_cable_create(&d, &c, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "rest_length = -1"));
+  d.rest_length = 0;
+  d.n_pins = 1; /* and no array */
+  assert_int_equal(drape_cable_create(&d, &c, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "n_pins = 1"));
+  d.n_pins = 0;
   x0[2] = NAN;
-  assert_null(drape_cable_create(&d, &e));
+  assert_int_equal(drape_cable_create(&d, &c, &e), DRAPE_EINVAL);
+  assert_null(c);
   assert_non_null(strstr(e.msg, "NaN"));
+  assert_int_equal(drape_cable_create(NULL, &c, &e), DRAPE_EINVAL);
+  assert_int_equal(drape_cable_create(&d, NULL, &e), DRAPE_EINVAL);
+  drape_cable_destroy(NULL); /* a no-op, as every destroy */
+}
+
+/* A zeroed def means the defaults (include/drape/cable.h): only nodes and
+ * x0 are required, and each is named when missing; gravity is taken as
+ * given. The zeroed def plus the seed's gravity steps bit for bit like
+ * drape_cable_def_default() with the same nodes, x0 and pins. */
+static void test_zero_def_means_defaults(void **state) {
+  (void)state;
+  enum { N = 21 };
+  double x0[2 * N];
+  for (int i = 0; i < N; i++) x0[2 * i] = 4.0 * i / (N - 1), x0[2 * i + 1] = 0;
+  static const int pins[2] = {0, N - 1};
+  drape_cable_def z;
+  memset(&z, 0, sizeof z);
+  drape_err e = {0};
+  drape_cable *a = STALE, *b = NULL;
+  assert_int_equal(drape_cable_create(&z, &a, &e), DRAPE_EINVAL);
+  assert_null(a);
+  assert_non_null(strstr(e.msg, "cable nodes = 0"));
+  z.nodes = N;
+  assert_int_equal(drape_cable_create(&z, &a, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cable x0 = NULL"));
+  z.x0 = x0;
+  z.n_pins = 2;
+  z.pins = pins;
+  z.gravity[1] = -9.8;
+  drape_cable_def d = drape_cable_def_default();
+  d.nodes = N;
+  d.x0 = x0;
+  d.n_pins = 2;
+  d.pins = pins;
+  assert_int_equal(drape_cable_create(&z, &a, &e), DRAPE_OK);
+  assert_int_equal(drape_cable_create(&d, &b, &e), DRAPE_OK);
+  assert_int_equal(drape_cable_nodes(a), N);
+  for (int s = 0; s < 25; s++) { /* 1 s at the default h = 0.04 s */
+    assert_int_equal(drape_cable_step(a, &e), DRAPE_OK);
+    assert_int_equal(drape_cable_step(b, &e), DRAPE_OK);
+  }
+  assert_memory_equal(drape_cable_positions(a), drape_cable_positions(b), sizeof x0);
+  /* It moved: the default ym/rho/h took effect (a 0 ym or h cannot step). */
+  print_message("zeroed def after 1 s: sag %.6f m, %d Newton iterations\n",
+                drape_cable_sag(a), drape_cable_last_iterations(a));
+  assert_true(drape_cable_sag(a) < -0.5);
+  drape_cable_destroy(a);
+  drape_cable_destroy(b);
+  /* Gravity is not defaulted: zeroed, a cable at rest stays put. */
+  z.gravity[1] = 0;
+  assert_int_equal(drape_cable_create(&z, &a, &e), DRAPE_OK);
+  assert_int_equal(drape_cable_step(a, &e), DRAPE_OK);
+  assert_memory_equal(drape_cable_positions(a), x0, sizeof x0);
+  drape_cable_destroy(a);
 }
 
 /* Issue 13: what the solve cannot represent is refused at create (a rest
@@ -187,13 +265,16 @@ static void test_unrepresentable_refused(void **state) {
   d.x0 = x0;
   d.rest_length = 1e-300;
   drape_err e = {0};
-  assert_null(drape_cable_create(&d, &e));
+  drape_cable *c = STALE;
+  assert_int_equal(drape_cable_create(&d, &c, &e), DRAPE_EINVAL);
+  assert_null(c);
   assert_int_equal(e.code, DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, "rest length = 1e-300 m"));
   assert_non_null(strstr(e.msg, "stiffness ym/l0^2 = inf"));
   d.rest_length = 0;
   d.h = 1e-300;
-  assert_null(drape_cable_create(&d, &e));
+  assert_int_equal(drape_cable_create(&d, &c, &e), DRAPE_EINVAL);
+  assert_null(c);
   assert_non_null(strstr(e.msg, "m/h^2 = inf"));
 }
 
@@ -209,7 +290,7 @@ static void test_nonfinite_names_the_node(void **state) {
   assert_int_equal(drape_cable_step(c, &e), DRAPE_EUNSTABLE);
   print_message("%s\n", e.msg);
   assert_non_null(strstr(e.msg, "node 20 position = (nan, 0)"));
-  drape_cable_free(c);
+  drape_cable_destroy(c);
   /* Forward Euler at 10x its stable step overflows: named by node too. */
   c = seed_cable(DRAPE_CABLE_FORWARD_EULER, 0.4, x0);
   int rc = DRAPE_OK, steps = 0;
@@ -218,7 +299,7 @@ static void test_nonfinite_names_the_node(void **state) {
   assert_int_equal(rc, DRAPE_EUNSTABLE);
   assert_non_null(strstr(e.msg, "cable diverged: node "));
   assert_non_null(strstr(e.msg, "after a forward Euler step"));
-  drape_cable_free(c);
+  drape_cable_destroy(c);
 }
 
 /* The frame loop's cables (src/world/cables.c, in the library):
@@ -270,6 +351,7 @@ int main(void) {
       cmocka_unit_test(test_bdf2_damps_less_than_be),
       cmocka_unit_test(test_single_spring_integrators),
       cmocka_unit_test(test_bad_input),
+      cmocka_unit_test(test_zero_def_means_defaults),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

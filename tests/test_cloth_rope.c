@@ -122,12 +122,12 @@ static double cable_static_sag(double ym) {
   d.gravity[0] = 0; d.gravity[1] = -9.8; d.gravity[2] = 0;
   d.n_pins = 2; d.pins = pins;
   drape_err e = {0};
-  drape_cable *c = drape_cable_create(&d, &e);
-  if (!c) fail_msg("%s", e.msg);
+  drape_cable *c = NULL;
+  if (drape_cable_create(&d, &c, &e)) fail_msg("%s", e.msg);
   int it = 0;
   if (drape_cable_solve_static(c, 200, 1e-12, &it, &e)) fail_msg("%s", e.msg);
   double sag = -drape_cable_sag(c);
-  drape_cable_free(c);
+  drape_cable_destroy(c);
   return sag;
 }
 

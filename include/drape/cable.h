@@ -26,15 +26,24 @@ typedef enum {
   DRAPE_CABLE_FORWARD_EULER = 2
 } drape_cable_integrator;
 
+/* A zeroed def means the defaults, except for what has none: `nodes` and
+ * `x0` are required (create refuses 0 / NULL naming the field) and
+ * `gravity` is taken as given, since (0, 0, 0) is a valid choice (no
+ * gravity); drape_cable_def_default() sets (0, -9.8, 0). Exactly zero means
+ * the default for dim, ym, rho, h, max_newton and tol (zero is not a valid
+ * value for any of them), for rest_length (from x0), integrator (backward
+ * Euler), v0 (at rest) and n_pins (none). Negative or non-finite values are
+ * refused with DRAPE_EINVAL naming the field. */
 typedef struct drape_cable_def {
-  int nodes;             /* >= 2                                              */
+  int nodes;             /* >= 2 (required)                                   */
   int dim;               /* 2 or 3 coordinates per node, default 2            */
   const double *x0;      /* nodes*dim initial positions in m (required)       */
   const double *v0;      /* nodes*dim initial velocities in m/s, NULL = rest  */
-  double rest_length;    /* m per link; <= 0: |x0[i+1]-x0[i]| per link        */
+  double rest_length;    /* m per link; 0: mean |x0[i+1]-x0[i]| of the links  */
   double ym;             /* N m: k = ym / l0^2 (seed 003), default 40         */
   double rho;            /* kg/m mass per length, default 1                   */
-  double gravity[3];     /* m/s^2, default (0, -9.8, 0)                       */
+  double gravity[3];     /* m/s^2; not defaulted (see above): (0, -9.8, 0) in
+                            drape_cable_def_default()                          */
   double h;              /* s time step, default 0.04 (seed 003)              */
   drape_cable_integrator integrator;
   int n_pins;
@@ -46,11 +55,13 @@ typedef struct drape_cable_def {
 typedef struct drape_cable drape_cable;
 
 drape_cable_def drape_cable_def_default(void);
-/* NULL with DRAPE_EINVAL on bad input, including values the solve cannot
- * represent: stiffness ym/l0^2, node mass rho*l0/2 and m/h^2 must come out
- * finite and > 0 (a rest length of 1e-300 m fails here). */
-drape_cable *drape_cable_create(const drape_cable_def *def, drape_err *e);
-void drape_cable_free(drape_cable *c);
+/* The library's one creation style (as drape_world_create, drape_sim_create,
+ * drape_string_create): 0 and *out set, or a DRAPE_E* code with *out = NULL
+ * and e naming the field. DRAPE_EINVAL on bad input, including values the
+ * solve cannot represent: stiffness ym/l0^2, node mass rho*l0/2 and m/h^2
+ * must come out finite and > 0 (a rest length of 1e-300 m fails here). */
+int drape_cable_create(const drape_cable_def *def, drape_cable **out, drape_err *e);
+void drape_cable_destroy(drape_cable *c); /* NULL is fine */
 
 /* One time step of length def.h with the chosen integrator. Returns
  * DRAPE_EUNSTABLE when a position or velocity becomes non-finite, naming

@@ -192,6 +192,11 @@ drape_rope_def *drape_scene_add_rope(drape_scene *s, const drape_rope_def *d);
 drape_string_def *drape_scene_add_string(drape_scene *s, const drape_string_def *d);
 drape_sphere_def *drape_scene_add_sphere(drape_scene *s, const drape_sphere_def *d);
 
+/* Frees the arrays a scene owns (its objects and their keyframes) and
+ * zeroes it. Named _free, not _destroy, on purpose: a drape_scene is a
+ * plain struct the caller owns (on the stack, or inside another struct),
+ * not an object made by a create, so nothing frees `s` itself. Every object
+ * follows drape_X_create(def, &out, e) / drape_X_destroy(x). NULL is fine. */
 void drape_scene_free(drape_scene *s);
 
 #ifdef __cplusplus

@@ -14,6 +14,10 @@
 
 #include "core/banded.h"
 
+/* Keeps nodes * dim and the band's indices (ndof * 2 dim, banded.h) far
+ * inside int: 10M nodes in 3D are 180M band entries, past any real use. */
+#define DRAPE_CABLE_MAX_NODES 10000000
+
 struct drape_cable {
   int n, dim, ndof, w;
   double k, l0, h;
@@ -71,35 +75,73 @@ static int check_state(const drape_cable *c, const char *when, drape_err *e) {
   return DRAPE_OK;
 }
 
-drape_cable *drape_cable_create(const drape_cable_def *d, drape_err *e) {
-  if (d->nodes < 2) { drape_fail(e, DRAPE_EINVAL, "cable nodes = %d: must be >= 2", d->nodes); return NULL; }
-  if (d->dim != 2 && d->dim != 3) { drape_fail(e, DRAPE_EINVAL, "cable dim = %d: must be 2 or 3", d->dim); return NULL; }
-  if (!d->x0) { drape_fail(e, DRAPE_EINVAL, "cable x0: initial positions are required"); return NULL; }
-  if (!(d->ym > 0) || !isfinite(d->ym)) { drape_fail(e, DRAPE_EINVAL, "cable ym = %g: must be > 0 and finite", d->ym); return NULL; }
-  if (!(d->rho > 0) || !isfinite(d->rho)) { drape_fail(e, DRAPE_EINVAL, "cable rho = %g: must be > 0 and finite", d->rho); return NULL; }
-  if (!(d->h > 0) || !isfinite(d->h)) { drape_fail(e, DRAPE_EINVAL, "cable h = %g: must be > 0 and finite", d->h); return NULL; }
-  if (d->integrator < 0 || d->integrator > DRAPE_CABLE_FORWARD_EULER) { drape_fail(e, DRAPE_EINVAL, "cable integrator = %d: unknown", (int)d->integrator); return NULL; }
+/* The def with every zero field that has a default replaced by it (see
+ * include/drape/cable.h: zero means the default; nodes, x0 and gravity have
+ * none). Only an exact 0 is replaced: a negative value is refused below. */
+static drape_cable_def with_defaults(const drape_cable_def *in) {
+  const drape_cable_def dd = drape_cable_def_default();
+  drape_cable_def d = *in;
+  if (d.dim == 0) d.dim = dd.dim;
+  if (d.ym == 0) d.ym = dd.ym;
+  if (d.rho == 0) d.rho = dd.rho;
+  if (d.h == 0) d.h = dd.h;
+  if (d.max_newton == 0) d.max_newton = dd.max_newton;
+  if (d.tol == 0) d.tol = dd.tol;
+  return d;
+}
+
+int drape_cable_create(const drape_cable_def *def, drape_cable **out, drape_err *e) {
+  if (!out) return drape_fail(e, DRAPE_EINVAL, "cable: out is NULL");
+  *out = NULL;
+  if (!def) return drape_fail(e, DRAPE_EINVAL, "cable: no def given");
+  const drape_cable_def dz = with_defaults(def);
+  const drape_cable_def *d = &dz;
+  if (d->nodes < 2 || d->nodes > DRAPE_CABLE_MAX_NODES)
+    return drape_fail(e, DRAPE_EINVAL, "cable nodes = %d: must be in 2..%d (required)", d->nodes,
+                      DRAPE_CABLE_MAX_NODES);
+  if (d->dim != 2 && d->dim != 3)
+    return drape_fail(e, DRAPE_EINVAL, "cable dim = %d: must be 2 or 3 (0: 2)", d->dim);
+  if (!d->x0)
+    return drape_fail(e, DRAPE_EINVAL, "cable x0 = NULL: initial positions are required");
+  if (!(d->ym > 0) || !isfinite(d->ym))
+    return drape_fail(e, DRAPE_EINVAL, "cable ym = %g: must be > 0 and finite (0: 40)", d->ym);
+  if (!(d->rho > 0) || !isfinite(d->rho))
+    return drape_fail(e, DRAPE_EINVAL, "cable rho = %g: must be > 0 and finite (0: 1)", d->rho);
+  if (!(d->h > 0) || !isfinite(d->h))
+    return drape_fail(e, DRAPE_EINVAL, "cable h = %g: must be > 0 and finite (0: 0.04)", d->h);
+  if (d->integrator < 0 || d->integrator > DRAPE_CABLE_FORWARD_EULER)
+    return drape_fail(e, DRAPE_EINVAL, "cable integrator = %d: unknown (0: backward Euler)",
+                      (int)d->integrator);
+  if (d->max_newton < 1)
+    return drape_fail(e, DRAPE_EINVAL, "cable max_newton = %d: must be >= 1 (0: 20)",
+                      d->max_newton);
+  if (!(d->tol > 0) || !isfinite(d->tol))
+    return drape_fail(e, DRAPE_EINVAL, "cable tol = %g: must be > 0 and finite (0: 1e-9)", d->tol);
+  if (!(d->rest_length >= 0) || !isfinite(d->rest_length))
+    return drape_fail(e, DRAPE_EINVAL,
+                      "cable rest_length = %g: must be >= 0 and finite (0: from x0)",
+                      d->rest_length);
+  if (d->n_pins < 0 || (d->n_pins > 0 && !d->pins))
+    return drape_fail(e, DRAPE_EINVAL, "cable n_pins = %d, pins = %s: must be >= 0, with an array",
+                      d->n_pins, d->pins ? "set" : "NULL");
   int ndof = d->nodes * d->dim;
   if (!finite_all(d->x0, ndof) || (d->v0 && !finite_all(d->v0, ndof)) ||
-      !finite_all(d->gravity, 3)) {
-    drape_fail(e, DRAPE_EINVAL, "cable x0/v0/gravity: contains NaN or infinity");
-    return NULL;
-  }
+      !finite_all(d->gravity, 3))
+    return drape_fail(e, DRAPE_EINVAL, "cable x0/v0/gravity: contains NaN or infinity");
   for (int i = 0; i < d->n_pins; i++)
-    if (d->pins[i] < 0 || d->pins[i] >= d->nodes) {
-      drape_fail(e, DRAPE_EINVAL, "cable pins[%d] = %d: must be a node index 0..%d", i, d->pins[i], d->nodes - 1);
-      return NULL;
-    }
+    if (d->pins[i] < 0 || d->pins[i] >= d->nodes)
+      return drape_fail(e, DRAPE_EINVAL, "cable pins[%d] = %d: must be a node index 0..%d", i,
+                        d->pins[i], d->nodes - 1);
   drape_cable *c = calloc(1, sizeof *c);
-  if (!c) { drape_fail(e, DRAPE_ENOMEM, "out of memory"); return NULL; }
+  if (!c) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   c->n = d->nodes;
   c->dim = d->dim;
   c->ndof = ndof;
   c->w = 2 * d->dim - 1;
   c->h = d->h;
   c->integ = d->integrator;
-  c->max_newton = d->max_newton > 0 ? d->max_newton : 20;
-  c->tol = d->tol > 0 ? d->tol : 1e-9;
+  c->max_newton = d->max_newton;
+  c->tol = d->tol;
   memcpy(c->g, d->gravity, sizeof c->g);
   size_t nd = (size_t)ndof;
   c->x = calloc(nd, sizeof(double));
@@ -115,9 +157,8 @@ drape_cable *drape_cable_create(const drape_cable_def *d, drape_err *e) {
   c->pinned = calloc(nd, 1);
   if (!c->x || !c->v || !c->x_prev || !c->v_prev || !c->target || !c->grad || !c->dir ||
       !c->trial || !c->band || !c->m || !c->pinned) {
-    drape_cable_free(c);
-    drape_fail(e, DRAPE_ENOMEM, "out of memory");
-    return NULL;
+    drape_cable_destroy(c);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   }
   memcpy(c->x, d->x0, nd * sizeof(double));
   if (d->v0) memcpy(c->v, d->v0, nd * sizeof(double));
@@ -136,9 +177,8 @@ drape_cable *drape_cable_create(const drape_cable_def *d, drape_err *e) {
     l0 = sum / (c->n - 1);
   }
   if (!(l0 > 0)) {
-    drape_cable_free(c);
-    drape_fail(e, DRAPE_EINVAL, "cable rest length = %g: must be > 0 (nodes coincide)", l0);
-    return NULL;
+    drape_cable_destroy(c);
+    return drape_fail(e, DRAPE_EINVAL, "cable rest length = %g: must be > 0 (nodes coincide)", l0);
   }
   c->l0 = l0;
   c->k = d->ym / (l0 * l0);
@@ -153,22 +193,23 @@ drape_cable *drape_cable_create(const drape_cable_def *d, drape_err *e) {
   const double m_end = 0.5 * d->rho * l0;
   if (!isfinite(c->k) || !(c->k > 0) || !(m_end > 0) || !isfinite(m_end) ||
       !isfinite(m_end / (d->h * d->h)) || !isfinite(c->k * l0)) {
-    drape_fail(e, DRAPE_EINVAL,
+    int rc = drape_fail(e, DRAPE_EINVAL,
                "cable rest length = %g m, ym = %g N m, rho = %g kg/m, h = %g s: the spring "
                "stiffness ym/l0^2 = %g N/m, end node mass rho*l0/2 = %g kg and m/h^2 = %g must be "
                "finite and > 0 (a longer link, or values nearer 1)",
                l0, d->ym, d->rho, d->h, c->k, m_end, m_end / (d->h * d->h));
-    drape_cable_free(c);
-    return NULL;
+    drape_cable_destroy(c); /* after the message: it reads c->k */
+    return rc;
   }
   for (int i = 0; i < d->n_pins; i++)
     for (int a = 0; a < c->dim; a++) c->pinned[d->pins[i] * c->dim + a] = 1;
   for (int i = 0; i < ndof; i++)
     if (c->pinned[i]) c->v[i] = 0;
-  return c;
+  *out = c;
+  return DRAPE_OK;
 }
 
-void drape_cable_free(drape_cable *c) {
+void drape_cable_destroy(drape_cable *c) {
   if (!c) return;
   free(c->x); free(c->v); free(c->x_prev); free(c->v_prev);
   free(c->target); free(c->grad); free(c->dir); free(c->trial);

@@ -35,7 +35,7 @@ int run_cables_scene_index(const run_cables *c, int k) { return c->c[k].scene_in
 void run_cables_free(run_cables *c) {
   if (!c) return;
   for (int i = 0; i < c->n; i++) {
-    drape_cable_free(c->c[i].cable);
+    drape_cable_destroy(c->c[i].cable);
     free(c->c[i].x0);
   }
   free(c->c);
@@ -99,9 +99,9 @@ int run_cables_prepare(const drape_scene *sc, run_cables **out, drape_scene *vie
     d.pins = c->pins;
     c->def = d;
     drape_err ce = {0};
-    c->cable = drape_cable_create(&c->def, &ce);
-    if (!c->cable) {
-      int code = ce.code ? ce.code : DRAPE_EINVAL;
+    int crc = drape_cable_create(&c->def, &c->cable, &ce);
+    if (crc) {
+      int code = ce.code ? ce.code : crc;
       run_cables_free(rc);
       return drape_fail(e, code, "rope[%d] (\"implicit\", seed 003 cable): %s", i, ce.msg);
     }
@@ -115,10 +115,10 @@ int run_cables_prepare(const drape_scene *sc, run_cables **out, drape_scene *vie
 int run_cables_reset(run_cables *rc, drape_err *e) {
   for (int i = 0; rc && i < rc->n; i++) {
     one_cable *c = &rc->c[i];
-    drape_cable_free(c->cable);
+    drape_cable_destroy(c->cable);
     drape_err ce = {0};
-    if (!(c->cable = drape_cable_create(&c->def, &ce)))
-      return drape_fail(e, ce.code ? ce.code : DRAPE_EINVAL, "rope \"%s\": %s", c->name, ce.msg);
+    int crc = drape_cable_create(&c->def, &c->cable, &ce);
+    if (crc) return drape_fail(e, crc, "rope \"%s\": %s", c->name, ce.msg);
   }
   return DRAPE_OK;
 }
