@@ -146,7 +146,7 @@ static int golden_lookup(const char *scene, int frames, const char *backend, uin
     if (strcmp(sc, scene) || fr != frames || strcmp(be, backend)) continue;
     char *end = NULL;
     unsigned long long v = strtoull(hx, &end, 16);
-    if (strncmp(hx, "0x", 2) || *end) {
+    if (strncmp(hx, "0x", 2) || strlen(hx) != 18 || *end) {
       print_error("%s: bad hash '%s' (expected 0x and 16 hex digits)\n", GOLDEN_FILE, hx);
       fail();
     }
