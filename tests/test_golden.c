@@ -13,8 +13,8 @@
  * it also updates the data file and says why.
  *
  * What is hashed, in this order, per object in the world's numbering: its
- * n_points x 3 floats from drape_world_read_points, then, for a cloth, the
- * x, y, z of its particles' normals (drape_sim_read_normals). Each float
+ * n_points x 3 floats from drape_world_read_points, then, for a cloth, its
+ * n_points x 3 normals from drape_world_read_normals. Each float
  * goes in as its IEEE-754 bit pattern, least significant byte first, so
  * the hash does not depend on the host's byte order. FNV-1a 64 (offset
  * basis 0xcbf29ce484222325, prime 0x100000001b3) is not cryptographic: it
@@ -96,9 +96,6 @@ static uint64_t world_hash(const char *scene, int frames, drape_backend be, int 
       fail();
     }
   uint64_t h = FNV64_OFFSET;
-  drape_sim *sim = drape_world_sim(w);
-  const drape_mesh *mesh = sim ? drape_sim_mesh(sim) : NULL;
-  float *nrm = NULL;
   for (int k = 0; k < drape_world_object_count(w); k++) {
     drape_world_object o;
     assert_int_equal(drape_world_get_object(w, k, &o, &e), 0);
@@ -106,23 +103,12 @@ static uint64_t world_hash(const char *scene, int frames, drape_backend be, int 
     assert_non_null(x);
     assert_int_equal(drape_world_read_points(w, k, x, &e), 0);
     h = fnv1a_floats(h, x, 3 * (size_t)o.n_points);
-    free(x);
-    if (o.kind != DRAPE_WORLD_CLOTH) continue;
-    /* The sim's objects come first in the world's numbering (world.h). */
-    assert_non_null(mesh);
-    assert_true(k < mesh->n_objects);
-    const drape_object_info *oi = &mesh->objects[k];
-    assert_string_equal(oi->name, o.name);
-    assert_int_equal(oi->n_particles, o.n_points);
-    if (!nrm) {
-      nrm = malloc(sizeof(float) * 4 * (size_t)mesh->n_particles);
-      assert_non_null(nrm);
-      assert_int_equal(drape_sim_read_normals(sim, nrm, &e), 0);
+    if (o.kind == DRAPE_WORLD_CLOTH) {
+      assert_int_equal(drape_world_read_normals(w, k, x, &e), 0);
+      h = fnv1a_floats(h, x, 3 * (size_t)o.n_points);
     }
-    for (int i = 0; i < oi->n_particles; i++)
-      h = fnv1a_floats(h, nrm + 4 * (size_t)(oi->first_particle + i), 3);
+    free(x);
   }
-  free(nrm);
   *ms = (drape_now() - t0) * 1e3;
   drape_world_destroy(w);
   return h;
