@@ -11,7 +11,9 @@
  *  - the failing value is refused with the same message by the loader (a
  *    JSON scene), by drape_scene_validate, by the def's own validator, by
  *    drape_sim_create and by drape_world_create given the scene built in
- *    code (no loader involved);
+ *    code (no loader involved); the presentation keys ("camera", "render")
+ *    by the render def's validator and drape_render_def_parse instead,
+ *    as the world never sees them;
  *  - drape_sim_set_params's validator has the scene's limits and messages. */
 #include <float.h>
 #include <math.h>
@@ -22,6 +24,7 @@
 #include "support.h"
 #include "drape/drape.h"
 #include "drape/world.h"
+#include "drape/render_def.h"
 
 /* ---- the constants, by name ----------------------------------------------- */
 
@@ -104,10 +107,6 @@ SET(set_wind, s->wind[0] = v)
 SET(set_wind_drag, s->wind_drag = v)
 SET(set_floor_height, (s->has_floor = 1, s->floor_height = v))
 SET(set_floor_friction, (s->has_floor = 1, s->floor_friction = v))
-SET(set_eye, (s->camera.has_eye = 1, s->camera.eye[2] = v))
-SET(set_fov, s->camera.fov_deg = v)
-SET(set_width, s->width = (int)v)
-SET(set_height, s->height = (int)v)
 SET(set_frames, s->frames = (int)v)
 SET(set_cols, cloth0(s)->cols = (int)v)
 SET(set_rows, cloth0(s)->rows = (int)v)
@@ -150,6 +149,22 @@ SET(set_radius, sphere0(s)->radius = v)
 SET(set_velocity, sphere0(s)->velocity[0] = v)
 SET(set_sph_friction, sphere0(s)->friction = v)
 #undef SET
+/* The presentation keys are the render def's (drape/render_def.h). */
+#define SETV(fn, stmt) \
+  static void fn(drape_render_def *d, double v) { stmt; }
+SETV(set_eye, (d->camera.has_eye = 1, d->camera.eye[2] = v))
+SETV(set_fov, d->camera.fov_deg = v)
+SETV(set_width, d->width = (int)v)
+SETV(set_height, d->height = (int)v)
+#undef SETV
+/* key_case.set is NULL for these: they are not the scene's. */
+static void (*view_setter(const char *key))(drape_render_def *, double) {
+  if (!strcmp(key, "camera.eye[i]")) return set_eye;
+  if (!strcmp(key, "camera.fov_deg")) return set_fov;
+  if (!strcmp(key, "render.width")) return set_width;
+  if (!strcmp(key, "render.height")) return set_height;
+  return NULL;
+}
 
 /* Lists a def owns, built in code as the loader builds them. */
 static void set_key_time(drape_scene *s, double v) {
@@ -179,10 +194,10 @@ static const key_case KEYS[] = {
     {"wind_drag", "wind_drag", 0, "{\"wind_drag\": %s}", set_wind_drag, 0},
     {"floor.height", "floor.height", 0, "{\"floor\": {\"height\": %s}}", set_floor_height, 0},
     {"floor.friction", "floor.friction", 0, "{\"floor\": {\"friction\": %s}}", set_floor_friction, 0},
-    {"camera.eye[i]", "camera.eye[2]", 0, "{\"camera\": {\"eye\": [0, 0, %s]}}", set_eye, 0},
-    {"camera.fov_deg", "camera.fov_deg", 0, "{\"camera\": {\"fov_deg\": %s}}", set_fov, 0},
-    {"render.width", "render.width", 1, "{\"render\": {\"width\": %s}}", set_width, 0},
-    {"render.height", "render.height", 1, "{\"render\": {\"height\": %s}}", set_height, 0},
+    {"camera.eye[i]", "camera.eye[2]", 0, "{\"camera\": {\"eye\": [0, 0, %s]}}", NULL, 0},
+    {"camera.fov_deg", "camera.fov_deg", 0, "{\"camera\": {\"fov_deg\": %s}}", NULL, 0},
+    {"render.width", "render.width", 1, "{\"render\": {\"width\": %s}}", NULL, 0},
+    {"render.height", "render.height", 1, "{\"render\": {\"height\": %s}}", NULL, 0},
     {"frames", "frames", 1, "{\"frames\": %s}", set_frames, 0},
     {"cloth[].grid.cols", "cloth[0].grid.cols", 1, "{\"cloth\": [{\"grid\": {\"cols\": %s}}]}", set_cols, 0},
     {"cloth[].grid.rows", "cloth[0].grid.rows", 1, "{\"cloth\": [{\"grid\": {\"rows\": %s}}]}", set_rows, 0},
@@ -459,6 +474,32 @@ static int load_msg(const key_case *kc, double v, char *msg, size_t cap) {
 /* Every entry point given the scene built in code. All refuse with the
  * loader's message `want`, or all accept (want NULL). */
 static int code_paths(const key_case *kc, double v, const char *want) {
+  if (!kc->set) { /* presentation: the render def's validator and loader */
+    void (*set_view)(drape_render_def *, double) = view_setter(kc->key);
+    assert_non_null(set_view);
+    drape_render_def d = drape_render_def_default();
+    set_view(&d, v);
+    drape_err e = {0};
+    int fails = 0;
+    int rc = drape_render_def_validate(&d, &e);
+    if (want ? (rc != DRAPE_EINVAL || strcmp(e.msg, want) != 0) : rc != 0) {
+      fprintf(stderr, "%s = %.17g: drape_render_def_validate gave %d \"%s\", the loader \"%s\"\n",
+              kc->key, v, rc, rc ? e.msg : "", want ? want : "(loads)");
+      fails++;
+    }
+    char num[64], json[512];
+    fmt_value(num, sizeof num, v, kc->is_int);
+    snprintf(json, sizeof json, kc->json, num);
+    memset(&e, 0, sizeof e);
+    rc = drape_render_def_parse(json, "L", &d, &e);
+    if (want ? (rc != DRAPE_EINVAL || strncmp(e.msg, "L: ", 3) != 0 || strcmp(e.msg + 3, want) != 0)
+             : rc != 0) {
+      fprintf(stderr, "%s = %.17g: drape_render_def_parse gave %d \"%s\", the scene loader \"%s\"\n",
+              kc->key, v, rc, rc ? e.msg : "", want ? want : "(loads)");
+      fails++;
+    }
+    return fails;
+  }
   drape_scene s;
   drape_scene_init(&s);
   kc->set(&s, v);

@@ -292,12 +292,14 @@ static void test_strings_drawn(void **state) {
   sd.color[2] = 0.1f;
   drape_scene_add_string(&sc, &sd);
   sc.has_floor = 1;
-  /* Looking at the string from 3 m: its 2.4 cm tube is ~2 px wide. */
-  sc.camera.eye[0] = sc.camera.target[0] = sd.anchor[0];
-  sc.camera.eye[1] = sc.camera.target[1] = 1.4;
-  sc.camera.eye[2] = 3.0;
-  sc.camera.has_eye = sc.camera.has_target = 1;
-  sc.camera.fov_deg = 45;
+  /* Looking at the string from 3 m: its 2.4 cm tube is ~2 px wide. The
+   * camera is the render def's (presentation), not the scene's. */
+  drape_render_def view = drape_render_def_default();
+  view.camera.eye[0] = view.camera.target[0] = sd.anchor[0];
+  view.camera.eye[1] = view.camera.target[1] = 1.4;
+  view.camera.eye[2] = 3.0;
+  view.camera.has_eye = view.camera.has_target = 1;
+  view.camera.fov_deg = 45;
   drape_run_render_flags f;
   memset(&f, 0, sizeof f);
   char png[1200];
@@ -312,7 +314,7 @@ static void test_strings_drawn(void **state) {
   drape_run_render *rr = NULL;
   drape_sim *sim = NULL;
   drape_err e = {0};
-  int rc = drape_run_render_prepare(&f, &sc, 2, &o, &rr, &e);
+  int rc = drape_run_render_prepare(&f, &sc, &view, 2, &o, &rr, &e);
   if (!rc) rc = drape_sim_create(&sc, &o, &sim, &e);
   if (!rc) rc = drape_run_render_begin(rr, sim, &e);
   if (!rc) rc = drape_sim_step(sim, &e);

@@ -14,6 +14,7 @@
 
 #include "support.h"
 #include "core/model.h"
+#include "drape/render_def.h"
 #include "drape/scene.h"
 
 /* ../shared/DESIGN.md "Scene files", verbatim. */
@@ -161,13 +162,20 @@ static void test_defaults(void **state) {
   assert_near(s.wind_drag, 1.2, 0);
   assert_int_equal(s.has_floor, 0);
   assert_int_equal(s.n_cloth + s.n_rope + s.n_string + s.n_sphere, 0);
-  assert_int_equal(s.camera.has_eye, 0);
-  assert_int_equal(s.camera.has_target, 0);
-  assert_near(s.camera.fov_deg, 45, 0);
-  assert_int_equal(s.width, 1280);
-  assert_int_equal(s.height, 720);
   assert_int_equal(s.frames, 0);
   drape_scene_free(&s);
+  /* Presentation defaults: the render def's (drape/render_def.h). */
+  drape_render_def v;
+  drape_err e = {0};
+  assert_int_equal(drape_render_def_parse("{}", "x", &v, &e), 0);
+  assert_int_equal(v.camera.has_eye, 0);
+  assert_int_equal(v.camera.has_target, 0);
+  assert_near(v.camera.fov_deg, 45, 0);
+  assert_int_equal(v.width, 1280);
+  assert_int_equal(v.height, 720);
+  drape_render_def d = drape_render_def_default();
+  assert_memory_equal(&d, &v, sizeof d);
+  assert_int_equal(drape_render_def_validate(&d, &e), 0);
 
   assert_int_equal(parse_ok("{\"cloth\": [{}, {}], \"rope\": [{}], \"string\": [{}],"
                             " \"sphere\": [{}], \"floor\": {}}",
@@ -349,13 +357,17 @@ static void test_extension_keys(void **state) {
   assert_int_equal(parse_ok(json, &s), 0);
   assert_near(s.wind_drag, 0.7, 0);
   assert_int_equal(s.frames, 123);
-  assert_int_equal(s.camera.has_eye, 1);
-  assert_int_equal(s.camera.has_target, 1);
-  vec_eq(s.camera.eye, 1, 2, 3);
-  vec_eq(s.camera.target, 0, 0.5, 0);
-  assert_near(s.camera.fov_deg, 60, 0);
-  assert_int_equal(s.width, 640);
-  assert_int_equal(s.height, 480);
+  /* camera and render: the render def read from the same text */
+  drape_render_def v;
+  drape_err ev = {0};
+  assert_int_equal(drape_render_def_parse(json, "x", &v, &ev), 0);
+  assert_int_equal(v.camera.has_eye, 1);
+  assert_int_equal(v.camera.has_target, 1);
+  vec_eq(v.camera.eye, 1, 2, 3);
+  vec_eq(v.camera.target, 0, 0.5, 0);
+  assert_near(v.camera.fov_deg, 60, 0);
+  assert_int_equal(v.width, 640);
+  assert_int_equal(v.height, 480);
   vec_eq(s.wind, 1, 0, -2);
   assert_int_equal(s.has_floor, 0);
 
@@ -436,8 +448,12 @@ static void test_ready_scenes(void **state) {
     assert_int_equal(drape_scene_validate(&s, &e), 0);
     assert_true(s.n_cloth + s.n_rope + s.n_string > 0);
     assert_true(s.frames > 0);
-    assert_int_equal(s.camera.has_eye, 1); /* every ready scene frames itself */
     drape_scene_free(&s);
+    drape_render_def v;
+    r = drape_render_def_load(path, &v, &e);
+    if (r) fprintf(stderr, "%s\n", e.msg);
+    assert_int_equal(r, 0);
+    assert_int_equal(v.camera.has_eye, 1); /* every ready scene frames itself */
     n++;
   }
   closedir(d);
@@ -1131,6 +1147,85 @@ static void test_non_regular_files(void **state) {
   assert_non_null(strstr(e.msg, want));
 }
 
+/* The render def (presentation, drape/render_def.h): the scene file's
+ * "camera" and "render" keys, read apart from the simulation. */
+static void test_render_def(void **state) {
+  (void)state;
+  drape_err e = {0}, es = {0};
+  drape_render_def v;
+  drape_scene s;
+  /* Only the presentation keys are read: a simulation value the scene
+   * refuses does not stop the render def (it is the scene loader's). */
+  static const char sim_bad[] =
+      "{\"dt\": 0, \"camera\": {\"eye\": [0, 1, 4], \"fov_deg\": 30}, \"render\": {\"height\": 360}}";
+  assert_int_equal(drape_render_def_parse(sim_bad, "x", &v, &e), 0);
+  assert_int_equal(v.camera.has_eye, 1);
+  assert_int_equal(v.camera.has_target, 0);
+  vec_eq(v.camera.eye, 0, 1, 4);
+  assert_near(v.camera.fov_deg, 30, 0);
+  assert_int_equal(v.width, 1280);
+  assert_int_equal(v.height, 360);
+  assert_int_equal(drape_scene_parse(sim_bad, "x", &s, &es), DRAPE_EINVAL);
+  assert_non_null(strstr(es.msg, "x: dt = 0"));
+  /* A bad presentation key: the same message from both loaders, and the
+   * render def is left at its defaults. */
+  static const char *const bad[] = {
+      "{\"camera\": {\"fov_deg\": 0}}",
+      "{\"camera\": {\"fov_deg\": 179.5}}",
+      "{\"camera\": {\"eye\": [1, 1, 1], \"target\": [1, 1, 1]}}",
+      "{\"camera\": {\"target\": [0, 1e9, 0]}}",
+      "{\"camera\": {\"eye\": \"front\"}}",
+      "{\"camera\": {\"zoom\": 2}}",
+      "{\"render\": {\"width\": 8}}",
+      "{\"render\": {\"height\": 100000}}",
+      "{\"render\": {\"width\": 640.5}}",
+      "{\"render\": [640, 480]}",
+      "{\"dt\": 0.01, \"cameras\": {}}",
+      "{\"camera\": {}, \"camera\": {}}",
+      "[1]",
+      "{\"camera\": {\"fov_deg\": 40},}",
+  };
+  const drape_render_def d = drape_render_def_default();
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    memset(&e, 0, sizeof e);
+    memset(&es, 0, sizeof es);
+    int rv = drape_render_def_parse(bad[i], "b.json", &v, &e);
+    int rs = drape_scene_parse(bad[i], "b.json", &s, &es);
+    if (rv != DRAPE_EINVAL || rs != DRAPE_EINVAL || strcmp(e.msg, es.msg) != 0)
+      fprintf(stderr, "%s: render def %d \"%s\", scene %d \"%s\"\n", bad[i], rv, e.msg, rs, es.msg);
+    assert_int_equal(rv, DRAPE_EINVAL);
+    assert_int_equal(rs, DRAPE_EINVAL);
+    assert_string_equal(e.msg, es.msg);
+    assert_memory_equal(&v, &d, sizeof d);
+  }
+  /* Built in code: the validator gives the loader's message. */
+  v = drape_render_def_default();
+  v.width = 8193;
+  assert_int_equal(drape_render_def_validate(&v, &e), DRAPE_EINVAL);
+  assert_string_equal(e.msg, "render.width = 8193: must be >= 16 and <= 8192 (pixels)");
+  v = drape_render_def_default();
+  v.camera.has_eye = v.camera.has_target = 1;
+  assert_int_equal(drape_render_def_validate(&v, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "camera.eye = camera.target"));
+  v.camera.has_target = 0; /* an eye alone looks at the framed scene */
+  assert_int_equal(drape_render_def_validate(&v, &e), 0);
+  /* The scene itself never refuses a render def it does not hold: a scene
+   * built in code validates whatever the render def is. */
+  drape_scene_init(&s);
+  assert_int_equal(drape_scene_validate(&s, &e), 0);
+  drape_scene_free(&s);
+  /* From a file: the ready scene's camera; a missing file is named. */
+  char path[1200];
+  snprintf(path, sizeof path, "%s/scenes/drape_sphere.json", drape_test_source_dir());
+  assert_int_equal(drape_render_def_load(path, &v, &e), 0);
+  assert_int_equal(v.camera.has_eye, 1);
+  snprintf(path, sizeof path, "%s/no_such_scene.json", drape_test_tmpdir("render-def"));
+  assert_int_equal(drape_render_def_load(path, &v, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "scene file '"));
+  assert_non_null(strstr(e.msg, "No such file"));
+  assert_memory_equal(&v, &d, sizeof d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_design_example),
@@ -1150,6 +1245,7 @@ int main(void) {
       cmocka_unit_test(test_model_float_checks),
       cmocka_unit_test(test_strict_json),
       cmocka_unit_test(test_non_regular_files),
+      cmocka_unit_test(test_render_def),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,8 @@
  * base.h   errors (drape_err, DRAPE_E*), drape_version(), the clock
  * limits.h every limit a definition is checked against (docs/scenes.md "Limits")
  * scene.h  scene definitions with defaults and units; validators; JSON loading
+ * render_def.h  presentation: camera and render size (a scene file's "camera",
+ *          "render"); the world never reads it
  * cloth.h  the cloth and rope solver (drape_sim)
  * string.h the seed 000 string solver on the CPU
  * cable.h  the seed 003 implicit cable on the CPU
@@ -20,6 +22,7 @@
 #include "drape/base.h"
 #include "drape/limits.h"
 #include "drape/scene.h"
+#include "drape/render_def.h"
 #include "drape/cloth.h"
 #include "drape/string.h"
 #include "drape/cable.h"

@@ -4,7 +4,9 @@
  * key). Each struct is a plain definition with documented defaults, filled
  * either by drape_scene_load() from JSON or by code (tests, benchmarks)
  * starting from drape_*_def_default(). Building particles and constraints
- * from a definition is the solver's job (drape/cloth.h), not the parser's. */
+ * from a definition is the solver's job (drape/cloth.h), not the parser's.
+ * Only simulation lives here: the scene file's "camera" and "render" keys
+ * (presentation) fill a drape_render_def (drape/render_def.h). */
 #ifndef DRAPE_SCENE_H
 #define DRAPE_SCENE_H
 
@@ -114,12 +116,6 @@ typedef struct drape_sphere_def {
   double friction;                 /* Coulomb mu (>= 0), default 0.3          */
 } drape_sphere_def;
 
-typedef struct drape_camera_def {
-  double eye[3], target[3];        /* m; defaults frame the scene (has_eye=0) */
-  double fov_deg;                  /* vertical field of view, default 45      */
-  int has_eye, has_target;
-} drape_camera_def;
-
 typedef struct drape_scene {
   double gravity[3];               /* m/s^2, default (0, -9.81, 0)            */
   double dt;                       /* s per frame (> 0), default 1/60         */
@@ -134,8 +130,6 @@ typedef struct drape_scene {
   drape_rope_def *rope;
   drape_string_def *string;
   drape_sphere_def *sphere;
-  drape_camera_def camera;
-  int width, height;               /* render size in px, default 1280x720     */
   int frames;                      /* default frame count for run, 0 = unset  */
 } drape_scene;
 
@@ -158,7 +152,9 @@ void drape_scene_init(drape_scene *s); /* defaults, no objects */
  * drape_scene_free() is needed only after success (and harmless after an
  * error). `label` (may be NULL) prefixes messages, e.g. the file name.
  * The text must be strict JSON (RFC 8259: no BOM, no leading zeros, ...);
- * the loader reads regular files only and never blocks on a FIFO. */
+ * the loader reads regular files only and never blocks on a FIFO. The
+ * "camera" and "render" keys are checked as drape_render_def_parse checks
+ * them (a bad camera fails here too) but not kept in `out`. */
 int drape_scene_load(const char *path, drape_scene *out, drape_err *e);
 int drape_scene_parse(const char *json_text, const char *label, drape_scene *out, drape_err *e);
 /* Validates a scene built in code: the same checks the loader makes, the

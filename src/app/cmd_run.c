@@ -93,6 +93,7 @@ typedef struct run_ctx {
   char started[32];
 
   drape_scene scene;
+  drape_render_def view;     /* the scene file's camera and frame size     */
   drape_world *world;        /* every object of the scene (world.h)        */
   drape_sim *sim;            /* its cloth and rope solver                  */
   int frame;                 /* frames done */
@@ -571,6 +572,11 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   if (r.backend == DRAPE_BACKEND_CL && drape_cl_requested_device(r.device, &want, &e))
     return drape_app_report(&e);
   if (drape_scene_load(r.scene_path, &r.scene, &e)) return drape_app_report(&e);
+  /* Presentation from the same file (already checked by the scene loader). */
+  if (drape_render_def_load(r.scene_path, &r.view, &e)) {
+    drape_scene_free(&r.scene);
+    return drape_app_report(&e);
+  }
   if (!r.frames) r.frames = r.scene.frames;
   if (r.frames <= 0) {
     drape_scene_free(&r.scene);
@@ -593,7 +599,8 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   int rc = manifest_write(&r, "running", NULL, &e);
   /* The renderer first: it checks its outputs and may make the OpenCL
    * context (GL sharing), which the solver then uses through o.cl. */
-  if (!rc) rc = drape_run_render_prepare(&r.render_flags, &r.scene, r.frames, &o, &r.render, &e);
+  if (!rc) rc = drape_run_render_prepare(&r.render_flags, &r.scene, &r.view, r.frames, &o,
+                                         &r.render, &e);
   if (!rc) {
     drape_world_def wd = drape_world_def_default();
     wd.backend = o.backend;

@@ -524,13 +524,17 @@ int cmd_view(drape_app *app, int argc, char **argv) {
   /* Everything that can be checked without a window first. */
   if ((rc = vw_resolve_scene(v, a.scene, &e))) goto done;
   {
+    /* The whole file is checked now, before a window opens; the window
+     * size is the render def's unless --size gave one. */
     drape_scene probe;
     if ((rc = drape_scene_load(v->scene_path, &probe, &e))) goto done;
-    if (!a.size_set) {
-      v->width = probe.width > 0 ? probe.width : 1280;
-      v->height = probe.height > 0 ? probe.height : 720;
-    }
     drape_scene_free(&probe);
+    drape_render_def view;
+    if ((rc = drape_render_def_load(v->scene_path, &view, &e))) goto done;
+    if (!a.size_set) {
+      v->width = view.width > 0 ? view.width : 1280;
+      v->height = view.height > 0 ? view.height : 720;
+    }
   }
   if (v->script_path) {
     if ((rc = vw_script_load(v->script_path, &script, &e))) goto done;

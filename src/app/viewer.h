@@ -31,6 +31,7 @@
 #include "cl/runtime.h"
 #include "drape/cloth.h"
 #include "drape/render.h"
+#include "drape/render_def.h"
 #include "drape/scene.h"
 #include "drape/string.h"
 #include "drape/world.h"
@@ -193,6 +194,7 @@ typedef struct viewer {
 
   /* ---- the scene (viewer_scene.c) ---- */
   drape_scene scene;
+  drape_render_def view;    /* the scene file's camera and render size  */
   int scene_loaded;
   drape_world *world;       /* every object of the scene (world.h)      */
   drape_sim *sim;           /* the world's cloth and rope solver; NULL

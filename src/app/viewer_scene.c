@@ -319,13 +319,14 @@ static void frame_camera(viewer *v) {
   rs->spheres = v->spheres;
   double w, h;
   vw_window_size(v, &w, &h);
-  float fov = v->scene.camera.fov_deg > 0 ? (float)v->scene.camera.fov_deg : 45.0f;
+  const drape_camera_def *cd = &v->view.camera;
+  float fov = cd->fov_deg > 0 ? (float)cd->fov_deg : 45.0f;
   drape_render_camera rc;
   drape_camera_frame_box(bmin, bmax, fov, (float)(w / h), &rc);
   double eye[3], target[3];
   for (int k = 0; k < 3; k++) {
-    eye[k] = v->scene.camera.has_eye ? v->scene.camera.eye[k] : rc.eye[k];
-    target[k] = v->scene.camera.has_target ? v->scene.camera.target[k] : rc.target[k];
+    eye[k] = cd->has_eye ? cd->eye[k] : rc.eye[k];
+    target[k] = cd->has_target ? cd->target[k] : rc.target[k];
   }
   vw_camera_from_eye(&v->cam_home, eye, target, fov);
   v->cam = v->cam_home;
@@ -337,6 +338,13 @@ int vw_scene_open(viewer *v, const char *path, drape_err *e) {
   drape_scene sc;
   int rc = drape_scene_load(path, &sc, e);
   if (rc) return rc;
+  /* Presentation (camera) from the same file; the scene loader has
+   * checked these keys already. */
+  drape_render_def view;
+  if ((rc = drape_render_def_load(path, &view, e))) {
+    drape_scene_free(&sc);
+    return rc;
+  }
   if (sc.n_string > VW_MAX_STRINGS)
     rc = drape_fail(e, DRAPE_EINVAL, "scene file '%s': %d strings; the viewer shows at most %d",
                     path, sc.n_string, VW_MAX_STRINGS);
@@ -356,6 +364,7 @@ int vw_scene_open(viewer *v, const char *path, drape_err *e) {
   }
   vw_scene_close(v);
   v->scene = sc;
+  v->view = view;
   v->scene_loaded = 1;
   v->world = world;
   drape_sim *sim = drape_world_sim(world);

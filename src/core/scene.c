@@ -29,6 +29,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "drape/render_def.h"
 #include "drape/scene.h"
 
 /* ---- value formatting ------------------------------------------------- */
@@ -505,7 +506,10 @@ static const char *const FLOOR_KEYS[] = {"height", "friction", NULL};
 static const char *const CAMERA_KEYS[] = {"eye", "target", "fov_deg", NULL};
 static const char *const RENDER_KEYS[] = {"width", "height", NULL};
 
-static int parse_top(drape_err *e, const cJSON *root, drape_scene *s) {
+/* The top-level object: presentation keys ("camera", "render") into *v,
+ * everything else into *s. s = NULL (drape_render_def_parse) reads only
+ * the presentation keys, after the same top-level key check. */
+static int parse_top(drape_err *e, const cJSON *root, drape_scene *s, drape_render_def *v) {
   if (!cJSON_IsObject(root))
     return failv(e, "scene", root, "expected a JSON object {...} at the top level");
   if (check_keys(e, "", root, TOP_KEYS)) return DRAPE_EINVAL;
@@ -513,6 +517,7 @@ static int parse_top(drape_err *e, const cJSON *root, drape_scene *s) {
   int r = 0;
   for (const cJSON *k = root->child; k && !r; k = k->next) {
     const char *key = k->string;
+    if (!s && !KEY("camera") && !KEY("render")) continue;
     if (KEY("description")) {
       if (!cJSON_IsString(k)) r = failv(e, key, k, "expected a string");
     } else if (KEY("gravity")) r = get_vec3(e, key, k, s->gravity);
@@ -535,20 +540,20 @@ static int parse_top(drape_err *e, const cJSON *root, drape_scene *s) {
       for (const cJSON *g = k->child; g && !r; g = g->next) {
         SUB(p, key, g->string);
         if (strcmp(g->string, "eye") == 0) {
-          r = get_vec3(e, p, g, s->camera.eye);
-          s->camera.has_eye = 1;
+          r = get_vec3(e, p, g, v->camera.eye);
+          v->camera.has_eye = 1;
         } else if (strcmp(g->string, "target") == 0) {
-          r = get_vec3(e, p, g, s->camera.target);
-          s->camera.has_target = 1;
+          r = get_vec3(e, p, g, v->camera.target);
+          v->camera.has_target = 1;
         } else {
-          r = get_num(e, p, g, &s->camera.fov_deg);
+          r = get_num(e, p, g, &v->camera.fov_deg);
         }
       }
     } else if (KEY("render")) {
       if ((r = check_keys(e, key, k, RENDER_KEYS))) break;
       for (const cJSON *g = k->child; g && !r; g = g->next) {
         SUB(p, key, g->string);
-        r = get_int(e, p, g, strcmp(g->string, "width") == 0 ? &s->width : &s->height);
+        r = get_int(e, p, g, strcmp(g->string, "width") == 0 ? &v->width : &v->height);
       }
     } else {
       /* cloth, rope, string, sphere: arrays of objects. Each def is added
@@ -727,15 +732,17 @@ static int strict_json_scan(const char *text, drape_err *e) {
   return 0;
 }
 
-int drape_scene_parse(const char *json_text, const char *label, drape_scene *out, drape_err *e) {
-  drape_scene_init(out);
+/* Strict JSON text -> cJSON tree (shared by the scene and the render def,
+ * so both give the same syntax messages). */
+static int parse_json(const char *json_text, const char *label, cJSON **root, drape_err *e) {
+  *root = NULL;
   if (!json_text) return drape_fail(e, DRAPE_EINVAL, "%s: no scene text", label ? label : "scene");
   if (strict_json_scan(json_text, e)) return with_label(e, label, DRAPE_EINVAL);
   const char *end = NULL;
   /* require_null_terminated: trailing text after the top-level value is
    * an error too (two objects pasted into one file). */
-  cJSON *root = cJSON_ParseWithOpts(json_text, &end, 1);
-  if (!root) {
+  *root = cJSON_ParseWithOpts(json_text, &end, 1);
+  if (!*root) {
     size_t at = end ? (size_t)(end - json_text) : 0;
     int line, col;
     line_col(json_text, at, &line, &col);
@@ -755,12 +762,38 @@ int drape_scene_parse(const char *json_text, const char *label, drape_scene *out
                near, n ? "'" : "");
     return with_label(e, label, DRAPE_EINVAL);
   }
-  int r = parse_top(e, root, out);
+  return 0;
+}
+
+int drape_scene_parse(const char *json_text, const char *label, drape_scene *out, drape_err *e) {
+  drape_scene_init(out);
+  cJSON *root;
+  if (parse_json(json_text, label, &root, e)) return DRAPE_EINVAL;
+  /* The presentation keys are read and checked here too, so a scene file
+   * is valid or not as a whole, whoever loads it; they are then dropped. */
+  drape_render_def view = drape_render_def_default();
+  int r = parse_top(e, root, out, &view);
   cJSON_Delete(root);
   if (!r) r = drape_scene_validate(out, e);
+  if (!r) r = drape_render_def_validate(&view, e);
   if (r) {
     drape_scene_free(out);
     drape_scene_init(out);
+    return with_label(e, label, r);
+  }
+  return 0;
+}
+
+int drape_render_def_parse(const char *json_text, const char *label, drape_render_def *out,
+                           drape_err *e) {
+  *out = drape_render_def_default();
+  cJSON *root;
+  if (parse_json(json_text, label, &root, e)) return DRAPE_EINVAL;
+  int r = parse_top(e, root, NULL, out);
+  cJSON_Delete(root);
+  if (!r) r = drape_render_def_validate(out, e);
+  if (r) {
+    *out = drape_render_def_default();
     return with_label(e, label, r);
   }
   return 0;
@@ -776,8 +809,9 @@ static const char *file_kind(mode_t m) {
   return "neither a file nor a directory";
 }
 
-int drape_scene_load(const char *path, drape_scene *out, drape_err *e) {
-  drape_scene_init(out);
+/* Reads a scene file whole into *text (malloc'd, NUL-terminated). */
+static int read_scene_text(const char *path, char **out_text, drape_err *e) {
+  *out_text = NULL;
   if (!path || !path[0]) return drape_fail(e, DRAPE_EINVAL, "scene file: no path given");
   /* O_NONBLOCK: opening a FIFO for reading blocks until a writer comes
    * (fopen() hung forever on `drape run FIFO`); with it, open() returns at
@@ -831,9 +865,30 @@ int drape_scene_load(const char *path, drape_scene *out, drape_err *e) {
     return drape_fail(e, DRAPE_EINVAL, "scene file '%s': contains a NUL byte (not a JSON text file)",
                       path);
   }
+  *out_text = text;
+  return 0;
+}
+
+int drape_scene_load(const char *path, drape_scene *out, drape_err *e) {
+  drape_scene_init(out);
+  char *text;
+  int r = read_scene_text(path, &text, e);
+  if (r) return r;
   char label[512];
   pathf(label, sizeof label, "scene file '%s'", path);
-  int r = drape_scene_parse(text, label, out, e);
+  r = drape_scene_parse(text, label, out, e);
+  free(text);
+  return r;
+}
+
+int drape_render_def_load(const char *scene_path, drape_render_def *out, drape_err *e) {
+  *out = drape_render_def_default();
+  char *text;
+  int r = read_scene_text(scene_path, &text, e);
+  if (r) return r;
+  char label[512];
+  pathf(label, sizeof label, "scene file '%s'", scene_path);
+  r = drape_render_def_parse(text, label, out, e);
   free(text);
   return r;
 }

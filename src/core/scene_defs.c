@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drape/render_def.h"
 #include "drape/scene.h"
 #include "drape/string.h"
 
@@ -97,9 +98,15 @@ void drape_scene_init(drape_scene *s) {
   s->iterations = 1;
   s->wind_drag = 1.2;
   s->floor_friction = 0.5;
-  s->camera.fov_deg = 45.0;
-  s->width = 1280;
-  s->height = 720;
+}
+
+drape_render_def drape_render_def_default(void) {
+  drape_render_def d;
+  memset(&d, 0, sizeof d);
+  d.camera.fov_deg = 45.0;
+  d.width = 1280;
+  d.height = 720;
+  return d;
 }
 
 #define GROW(arr, n, T)                                                 \

@@ -30,6 +30,7 @@
 #include "core/validate.h"
 #include "drape/cloth.h"
 #include "drape/limits.h"
+#include "drape/render_def.h"
 #include "drape/scene.h"
 
 /* ---- formatting ---------------------------------------------------------- */
@@ -574,6 +575,27 @@ int drape_sphere_def_validate(const drape_sphere_def *d, int i, drape_err *e) {
   return 0;
 }
 
+/* ---- drape_render_def (presentation: not part of the scene) ------------- */
+
+int drape_render_def_validate(const drape_render_def *d, drape_err *e) {
+  if (!d) return drape_fail(e, DRAPE_EINVAL, "render def: NULL");
+  if (d->camera.has_eye && chk_vec(e, "camera.eye", d->camera.eye, 3, DRAPE_MAX_COORD))
+    return DRAPE_EINVAL;
+  if (d->camera.has_target && chk_vec(e, "camera.target", d->camera.target, 3, DRAPE_MAX_COORD))
+    return DRAPE_EINVAL;
+  if (d->camera.has_eye && d->camera.has_target && d->camera.eye[0] == d->camera.target[0] &&
+      d->camera.eye[1] == d->camera.target[1] && d->camera.eye[2] == d->camera.target[2])
+    return drape_fail(e, DRAPE_EINVAL, "camera.eye = camera.target: the camera needs a direction to look in");
+  CHK("camera.fov_deg", d->camera.fov_deg, DRAPE_MIN_FOV_DEG, 1, DRAPE_MAX_FOV_DEG, 1);
+  if (d->width < DRAPE_MIN_RENDER_SIZE || d->width > DRAPE_MAX_RENDER_SIZE)
+    return drape_fail(e, DRAPE_EINVAL, "render.width = %d: must be >= %d and <= %d (pixels)",
+                      d->width, DRAPE_MIN_RENDER_SIZE, DRAPE_MAX_RENDER_SIZE);
+  if (d->height < DRAPE_MIN_RENDER_SIZE || d->height > DRAPE_MAX_RENDER_SIZE)
+    return drape_fail(e, DRAPE_EINVAL, "render.height = %d: must be >= %d and <= %d (pixels)",
+                      d->height, DRAPE_MIN_RENDER_SIZE, DRAPE_MAX_RENDER_SIZE);
+  return 0;
+}
+
 /* ---- the scene's own fields --------------------------------------------- */
 
 static int scene_fields_check(const drape_scene *s, drape_err *e) {
@@ -597,20 +619,6 @@ static int scene_fields_check(const drape_scene *s, drape_err *e) {
     CHK("floor.height", s->floor_height, -DRAPE_MAX_COORD, 1, DRAPE_MAX_COORD, 1);
     CHK("floor.friction", s->floor_friction, 0, 1, DRAPE_MAX_FRICTION, 1);
   }
-  if (s->camera.has_eye && chk_vec(e, "camera.eye", s->camera.eye, 3, DRAPE_MAX_COORD))
-    return DRAPE_EINVAL;
-  if (s->camera.has_target && chk_vec(e, "camera.target", s->camera.target, 3, DRAPE_MAX_COORD))
-    return DRAPE_EINVAL;
-  if (s->camera.has_eye && s->camera.has_target && s->camera.eye[0] == s->camera.target[0] &&
-      s->camera.eye[1] == s->camera.target[1] && s->camera.eye[2] == s->camera.target[2])
-    return drape_fail(e, DRAPE_EINVAL, "camera.eye = camera.target: the camera needs a direction to look in");
-  CHK("camera.fov_deg", s->camera.fov_deg, DRAPE_MIN_FOV_DEG, 1, DRAPE_MAX_FOV_DEG, 1);
-  if (s->width < DRAPE_MIN_RENDER_SIZE || s->width > DRAPE_MAX_RENDER_SIZE)
-    return drape_fail(e, DRAPE_EINVAL, "render.width = %d: must be >= %d and <= %d (pixels)",
-                      s->width, DRAPE_MIN_RENDER_SIZE, DRAPE_MAX_RENDER_SIZE);
-  if (s->height < DRAPE_MIN_RENDER_SIZE || s->height > DRAPE_MAX_RENDER_SIZE)
-    return drape_fail(e, DRAPE_EINVAL, "render.height = %d: must be >= %d and <= %d (pixels)",
-                      s->height, DRAPE_MIN_RENDER_SIZE, DRAPE_MAX_RENDER_SIZE);
   if (s->frames < 0 || s->frames > DRAPE_MAX_FRAMES)
     return drape_fail(e, DRAPE_EINVAL, "frames = %d: must be >= 0 (0 = unset) and <= %d", s->frames,
                       DRAPE_MAX_FRAMES);

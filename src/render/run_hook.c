@@ -25,7 +25,7 @@ struct drape_run_render {
   const char *png_dir, *video;
   int every, width, height, samples, png_level, progress_on, digits;
   drape_interop_mode interop;
-  /* scene copies */
+  /* scene and render def copies */
   double dt, fps;
   int total_frames, has_floor;
   float floor_y;
@@ -151,9 +151,11 @@ int drape_run_render_owns_progress(const drape_run_render *rr) {
 /* ---- set-up ---- */
 
 int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene *scene,
-                             int total_frames, drape_sim_opts *opts, drape_run_render **out,
-                             drape_err *e) {
+                             const drape_render_def *view, int total_frames, drape_sim_opts *opts,
+                             drape_run_render **out, drape_err *e) {
   *out = NULL;
+  const drape_render_def view_default = drape_render_def_default();
+  if (!view) view = &view_default;
   if (!f->png_dir && !f->video && !f->discard) {
     if (f->size_set || f->every_set || f->samples_set || f->interop_set)
       fprintf(stderr, "drape run: note: --size/--every/--samples/--interop only matter with "
@@ -175,14 +177,14 @@ int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene 
     rr->width = f->width;
     rr->height = f->height;
   } else {
-    rr->width = scene->width > 0 ? scene->width : 1280;
-    rr->height = scene->height > 0 ? scene->height : 720;
+    rr->width = view->width > 0 ? view->width : 1280;
+    rr->height = view->height > 0 ? view->height : 720;
   }
   rr->dt = scene->dt > 0 ? scene->dt : 1.0 / 60.0;
   rr->total_frames = total_frames;
   rr->has_floor = scene->has_floor;
   rr->floor_y = (float)scene->floor_height;
-  rr->camera = scene->camera;
+  rr->camera = view->camera;
   rr->backend = opts->backend;
   for (int i = 0; i < scene->n_cloth; i++) rr->tearing |= scene->cloth[i].tear_ratio > 0;
   if (opts->backend == DRAPE_BACKEND_CPU && rr->interop == DRAPE_INTEROP_SHARE)

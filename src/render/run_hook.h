@@ -17,12 +17,13 @@
 #include "drape/cloth.h"
 #include "drape/drape_cl.h"
 #include "drape/render.h"
+#include "drape/render_def.h"
 #include "drape/scene.h"
 
 typedef struct drape_run_render drape_run_render;
 
 /* The render flags of `drape run`; all zero = defaults (nothing rendered,
- * every frame, the scene's size, 4 samples, interop auto, PNG level 6). */
+ * every frame, the render def's size, 4 samples, interop auto, PNG level 6). */
 typedef struct drape_run_render_flags {
   const char *png_dir, *video;
   int every, width, height, samples, png_level, no_progress;
@@ -53,10 +54,13 @@ int drape_run_render_owns_progress(const drape_run_render *rr);
  * the OpenCL backend, creates the OpenCL runtime (GL sharing per
  * --interop) and points opts->cl at it. *out stays NULL when nothing is
  * to be rendered; otherwise it is set even on failure (free it with
- * drape_run_render_free after drape_sim_destroy). */
+ * drape_run_render_free after drape_sim_destroy). The scene gives what is
+ * simulated (objects, dt, floor); `view` (the scene file's render def,
+ * drape_render_def_load; NULL = drape_render_def_default()) gives the
+ * camera and the frame size, which --size overrides. */
 int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene *scene,
-                             int total_frames, drape_sim_opts *opts, drape_run_render **out,
-                             drape_err *e);
+                             const drape_render_def *view, int total_frames, drape_sim_opts *opts,
+                             drape_run_render **out, drape_err *e);
 int drape_run_render_begin(drape_run_render *rr, drape_sim *sim, drape_err *e);
 /* After each step: renders when frame % every hits, hands the frame over. */
 int drape_run_render_frame(drape_run_render *rr, drape_sim *sim, int frame, drape_err *e);
