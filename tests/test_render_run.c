@@ -262,12 +262,7 @@ static void test_cables_drawn(void **state) {
   assert_non_null(a);
   assert_non_null(b);
   assert_int_equal(w, w2);
-  long differ = 0;
-  for (long i = 0; i < (long)w * h; i++) {
-    int d = 0;
-    for (int k = 0; k < 3; k++) d += abs((int)a[3 * i + k] - (int)b[3 * i + k]);
-    differ += d > 40;
-  }
+  const long differ = rt_count_differing(a, b, w, h, 40);
   print_message("cable pixels in frame 20: %ld of %d\n", differ, w * h);
   assert_true(differ > 60 && differ < w * h / 20); /* a thin curve */
   free(a);

@@ -77,6 +77,18 @@ static inline double rt_share(const uint8_t *rgb, int w, int h, double h0, doubl
 
 /* The cloth colours of the synthetic scene: orange front (hue ~20-40),
  * blue back (hue ~205-235). */
+/* Pixels of two same-size RGB8 images whose channel differences add up to
+ * more than `thresh`. */
+static inline long rt_count_differing(const uint8_t *a, const uint8_t *b, int w, int h, int thresh) {
+  long n = 0;
+  for (long i = 0; i < (long)w * h; i++) {
+    int d = 0;
+    for (int k = 0; k < 3; k++) d += abs((int)a[3 * i + k] - (int)b[3 * i + k]);
+    n += d > thresh;
+  }
+  return n;
+}
+
 #define RT_ORANGE(rgb, w, h) rt_share(rgb, w, h, 12, 45, 0.45, 0.25)
 #define RT_BLUE(rgb, w, h) rt_share(rgb, w, h, 200, 240, 0.45, 0.2)
 

@@ -518,12 +518,7 @@ static void test_cable_shown(void **state) {
   assert_non_null(a);
   assert_non_null(b);
   assert_int_equal(w, w2);
-  long differ = 0;
-  for (long i = 0; i < (long)w * h; i++) {
-    int d = 0;
-    for (int k = 0; k < 3; k++) d += abs((int)a[3 * i + k] - (int)b[3 * i + k]);
-    differ += d > 40;
-  }
+  const long differ = rt_count_differing(a, b, w, h, 40);
   print_message("cable pixels: %ld of %d\n", differ, w * h);
   /* the curve spans ~180 px at this size and is 1-2 px thick; not the whole picture */
   assert_true(differ > 60 && differ < w * h / 20);

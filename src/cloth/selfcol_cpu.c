@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cloth/selfcol.h"
+#include "core/util.h"
 
 /* ---- small float3 arithmetic, component by component like OpenCL C ---- */
 typedef struct { float x, y, z; } v3;
@@ -119,19 +120,6 @@ const char *selfcol_part_name(selfcol_part p) {
 }
 
 /* ---- tables shared by both backends ---- */
-/* The shortest %g form of a float that reads back as the same float
- * (messages: 0.01, not 0.00999999978; 1.0000001, not 1). */
-typedef struct { char s[32]; } fstr;
-static fstr fmt_f(float v) {
-  fstr r;
-  for (int p = 6; p <= 9; p++) {
-    snprintf(r.s, sizeof r.s, "%.*g", p, (double)v);
-    if (strtof(r.s, NULL) == v) break;
-  }
-  return r;
-}
-
-
 static uint32_t pow2_at_least(uint64_t n) {
   uint32_t b = 64;
   while (b < n && b < (1u << 30)) b <<= 1;
@@ -148,7 +136,7 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     if (ob->enabled && !(ob->thickness > 0.0f)) {
       if (ob->spacing > 0.0f) /* filled by the solver: name the scene key */
         return drape_fail(e, DRAPE_EINVAL, "%s[%d].thickness = %s (as a float): must be > 0",
-                          ob->rope ? "rope" : "cloth", ob->index, fmt_f(ob->thickness).s);
+                          ob->rope ? "rope" : "cloth", ob->index, drape_num_f(ob->thickness));
       return drape_fail(e, DRAPE_EINVAL, "self-collision: object %d thickness = %.9g: must be > 0",
                         o, (double)ob->thickness);
     }
@@ -198,8 +186,8 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
                           "cloth[%d].thickness = %s: with self_collision at most %g x its grid "
                           "spacing %s m (closer, its own vertex-triangle pairs at rest touch): "
                           "allowed > 0 and <= %s",
-                          ob->index, fmt_f(ob->thickness).s, (double)SELFCOL_MAX_OWN,
-                          fmt_f(ob->spacing).s, fmt_f(SELFCOL_MAX_OWN * ob->spacing).s);
+                          ob->index, drape_num_f(ob->thickness), (double)SELFCOL_MAX_OWN,
+                          drape_num_f(ob->spacing), drape_num_f(SELFCOL_MAX_OWN * ob->spacing));
       selfcol_tables_free(t);
       return rc;
     }
@@ -210,9 +198,9 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
                         "%s[%d].thickness = %s: the self-collision hash cell is 2 x the largest "
                         "thickness, which may be at most %g x the %s of every colliding %s "
                         "(%s[%d]: %s m): allowed > 0 and <= %s",
-                        om->rope ? "rope" : "cloth", om->index, fmt_f(om->thickness).s,
-                        (double)ratio, sp, kind, kind, ob->index, fmt_f(ob->spacing).s,
-                        fmt_f(ratio * ob->spacing).s);
+                        om->rope ? "rope" : "cloth", om->index, drape_num_f(om->thickness),
+                        (double)ratio, sp, kind, kind, ob->index, drape_num_f(ob->spacing),
+                        drape_num_f(ratio * ob->spacing));
     selfcol_tables_free(t);
     return rc;
   }

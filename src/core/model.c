@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/colour.h"
+#include "core/util.h"
 
 /* ---- constraint generators ---- */
 
@@ -86,16 +87,7 @@ int drape_rope_constraints(int segments, double rest, double compliance, int fir
 /* ---- validation of what the builder relies on ---- */
 
 /* Messages print numbers so that they read back as the value used
- * (drape_fmt_double): a tear_ratio of 1.0000001 is not shown as 1. N()
- * formats into one of a few rotating buffers, so one message can show
- * several numbers. */
-static const char *N(double v) {
-  static _Thread_local char buf[4][40];
-  static _Thread_local int next;
-  char *b = buf[next++ & 3];
-  drape_fmt_double(b, sizeof buf[0], v);
-  return b;
-}
+ * (drape_num, core/util.h): a tear_ratio of 1.0000001 is not shown as 1. */
 
 /* x rounded up to 5 significant digits: a "smallest value allowed" that
  * one can copy and that passes. */
@@ -285,14 +277,14 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
                             "cloth[%d].particle_mass = %s: not a normal float, its inverse would "
                             "not be finite (the solver computes in float); the smallest value "
                             "allowed is %s (or 0 for mass_per_area)",
-                            k, N(c->particle_mass), N(DRAPE_FLOAT_MIN));
+                            k, drape_num(c->particle_mass), drape_num(DRAPE_FLOAT_MIN));
           else
             rc = drape_fail(e, DRAPE_EINVAL,
                             "cloth[%d].mass_per_area = %s: particle (row %d, col %d) gets %s kg, "
                             "which would underflow (the solver computes in float); the smallest "
                             "value allowed is %s (with grid.spacing = %s)",
-                            k, N(c->mass_per_area), r, col, N(mass),
-                            N(up5(4 * DRAPE_FLOAT_MIN / (c->spacing * c->spacing))), N(c->spacing));
+                            k, drape_num(c->mass_per_area), r, col, drape_num(mass),
+                            drape_num(up5(4 * DRAPE_FLOAT_MIN / (c->spacing * c->spacing))), drape_num(c->spacing));
           goto fail;
         }
         m->mass[i] = (float)mass;
@@ -369,8 +361,8 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
                         "rope[%d].mass_per_length = %s: node %d gets %s kg, which would underflow "
                         "(the solver computes in float); the smallest value allowed is %s (with "
                         "links of length / segments = %s m)",
-                        k, N(r->mass_per_length), j, N(mass), N(up5(2 * DRAPE_FLOAT_MIN / rest)),
-                        N(rest));
+                        k, drape_num(r->mass_per_length), j, drape_num(mass), drape_num(up5(2 * DRAPE_FLOAT_MIN / rest)),
+                        drape_num(rest));
         goto fail;
       }
       m->mass[i] = (float)mass;

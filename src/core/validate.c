@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/util.h"
 #include "core/validate.h"
 #include "drape/cloth.h"
 #include "drape/limits.h"
@@ -36,36 +37,6 @@
 /* ---- formatting ---------------------------------------------------------- */
 
 static void fmt_num(char *buf, size_t cap, double v) { drape_fmt_double(buf, cap, v); }
-
-/* A number as fmt_num prints it, from one of a few rotating buffers, so one
- * message can show several. */
-static const char *N(double v) {
-  static _Thread_local char buf[4][40];
-  static _Thread_local int next;
-  char *b = buf[next++ & 3];
-  fmt_num(b, sizeof buf[0], v);
-  return b;
-}
-
-/* The shortest of %.6g .. %.9g that reads back as the same float: for the
- * limits compared in float (self-collision), printed as the solver has them. */
-typedef struct { char s[24]; } fstr;
-static fstr fmt_f(float v) {
-  fstr r;
-  for (int p = 6; p <= 9; p++) {
-    snprintf(r.s, sizeof r.s, "%.*g", p, (double)v);
-    if (strtof(r.s, NULL) == v) break;
-  }
-  return r;
-}
-
-static void pathf(char *dst, size_t cap, const char *fmt, ...) DRAPE_PRINTF(3, 4);
-static void pathf(char *dst, size_t cap, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(dst, cap, fmt, ap);
-  va_end(ap);
-}
 
 /* "path = value: what is allowed" */
 static int faild(drape_err *e, const char *path, double v, const char *fmt, ...) DRAPE_PRINTF(4, 5);
@@ -98,7 +69,7 @@ static int chk(drape_err *e, const char *path, double v, double lo, int lo_incl,
 static int chk_vec(drape_err *e, const char *path, const double *v, int n, double bound) {
   char p[256];
   for (int i = 0; i < n; i++) {
-    pathf(p, sizeof p, "%s[%d]", path, i);
+    drape_pathf(p, sizeof p, "%s[%d]", path, i);
     if (chk(e, p, v[i], -bound, 1, bound, 1)) return DRAPE_EINVAL;
   }
   return 0;
@@ -107,7 +78,7 @@ static int chk_vec(drape_err *e, const char *path, const double *v, int n, doubl
 static int chk_color(drape_err *e, const char *path, const float *c) {
   char p[256];
   for (int i = 0; i < 3; i++) {
-    pathf(p, sizeof p, "%s[%d]", path, i);
+    drape_pathf(p, sizeof p, "%s[%d]", path, i);
     if (chk(e, p, c[i], 0, 1, 1, 1)) return DRAPE_EINVAL;
   }
   return 0;
@@ -234,11 +205,11 @@ static int chk_cloth_float(drape_err *e, int i, const drape_cloth_def *c) {
   if (by_area && sqrt(4 * DRAPE_FLOAT_MIN / c->mass_per_area) > lo) {
     lo = sqrt(4 * DRAPE_FLOAT_MIN / c->mass_per_area);
     fmt_num(a, sizeof a, c->mass_per_area);
-    pathf(ctx, sizeof ctx, "with mass_per_area = %s", a);
+    drape_pathf(ctx, sizeof ctx, "with mass_per_area = %s", a);
     lo_ctx = ctx;
   }
   if (lo > DRAPE_FLOAT_MIN) lo = round_up_5(lo); /* FLT_MIN itself is printed exactly */
-  pathf(p, sizeof p, "cloth[%d].grid.spacing", i);
+  drape_pathf(p, sizeof p, "cloth[%d].grid.spacing", i);
   if (!(c->spacing >= DRAPE_FLOAT_MIN))
     return fail_small(e, p, c->spacing, lo, lo_ctx,
                       "below the smallest normal float, it would underflow to %s",
@@ -251,7 +222,7 @@ static int chk_cloth_float(drape_err *e, int i, const drape_cloth_def *c) {
                       k, a);
   }
   if (!by_area) {
-    pathf(p, sizeof p, "cloth[%d].particle_mass", i);
+    drape_pathf(p, sizeof p, "cloth[%d].particle_mass", i);
     return chk_normal(e, p, c->particle_mass, 1);
   }
   const double corner = c->mass_per_area * c->spacing * c->spacing / 4;
@@ -262,10 +233,10 @@ static int chk_cloth_float(drape_err *e, int i, const drape_cloth_def *c) {
     return fail_small(e, p, c->spacing, lo, lo_ctx,
                       "a corner particle's mass, mass_per_area x spacing^2 / 4 = %s kg, would "
                       "underflow, and no mass_per_area <= %s avoids that (or give particle_mass)",
-                      a, N(DRAPE_MAX_MASS_PER_AREA));
+                      a, drape_num(DRAPE_MAX_MASS_PER_AREA));
   fmt_num(b, sizeof b, c->spacing);
-  pathf(ctx, sizeof ctx, "with grid.spacing = %s", b);
-  pathf(p, sizeof p, "cloth[%d].mass_per_area", i);
+  drape_pathf(ctx, sizeof ctx, "with grid.spacing = %s", b);
+  drape_pathf(p, sizeof p, "cloth[%d].mass_per_area", i);
   return fail_small(e, p, c->mass_per_area, need, ctx,
                     "a corner particle's mass, mass_per_area x spacing^2 / 4 = %s kg, would underflow",
                     a);
@@ -286,19 +257,19 @@ static int chk_rope_float(drape_err *e, int i, const drape_rope_def *r) {
   const double cmax = max_abs3(ends, 2);
   double lo = DRAPE_FLOAT_MIN * seg;
   const char *lo_ctx;
-  pathf(ctx, sizeof ctx, "with segments = %d", r->segments);
+  drape_pathf(ctx, sizeof ctx, "with segments = %d", r->segments);
   if (k * cmax * seg > lo) {
     lo = k * cmax * seg;
-    pathf(ctx, sizeof ctx, "with segments = %d and this start and end", r->segments);
+    drape_pathf(ctx, sizeof ctx, "with segments = %d and this start and end", r->segments);
   }
   if (2 * DRAPE_FLOAT_MIN / r->mass_per_length * seg > lo) {
     lo = 2 * DRAPE_FLOAT_MIN / r->mass_per_length * seg;
     fmt_num(a, sizeof a, r->mass_per_length);
-    pathf(ctx, sizeof ctx, "with segments = %d and mass_per_length = %s", r->segments, a);
+    drape_pathf(ctx, sizeof ctx, "with segments = %d and mass_per_length = %s", r->segments, a);
   }
   lo_ctx = ctx;
   lo = round_up_5(lo);
-  pathf(p, sizeof p, "rope[%d].length", i);
+  drape_pathf(p, sizeof p, "rope[%d].length", i);
   fmt_num(a, sizeof a, rest);
   if (!(rest >= DRAPE_FLOAT_MIN))
     return fail_small(e, p, r->length, lo, lo_ctx,
@@ -318,9 +289,9 @@ static int chk_rope_float(drape_err *e, int i, const drape_rope_def *r) {
     return fail_small(e, p, r->length, lo, lo_ctx,
                       "an end node's mass, mass_per_length x length / segments / 2 = %s kg, would "
                       "underflow, and no mass_per_length <= %s avoids that",
-                      b, N(DRAPE_MAX_MASS_PER_LENGTH));
-  pathf(ctx, sizeof ctx, "with links of length / segments = %s m", a);
-  pathf(p, sizeof p, "rope[%d].mass_per_length", i);
+                      b, drape_num(DRAPE_MAX_MASS_PER_LENGTH));
+  drape_pathf(ctx, sizeof ctx, "with links of length / segments = %s m", a);
+  drape_pathf(p, sizeof p, "rope[%d].mass_per_length", i);
   return fail_small(e, p, r->mass_per_length, need, ctx,
                     "an end node's mass, mass_per_length x length / segments / 2 = %s kg, would "
                     "underflow",
@@ -370,7 +341,7 @@ static int chk_alpha(drape_err *e, const char *path, double c, double h) {
 /* h > 0: also compliance / h^2 (drape_scene_validate knows h). */
 static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) {
   char p[256];
-#define P(...) (pathf(p, sizeof p, __VA_ARGS__), p)
+#define P(...) (drape_pathf(p, sizeof p, __VA_ARGS__), p)
 #define CHK(path, v, lo, loi, hi, hii) \
   do {                                 \
     if (chk(e, path, v, lo, loi, hi, hii)) return DRAPE_EINVAL; \
@@ -418,7 +389,7 @@ static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) 
                         "cloth[%d].thickness = %s: with self_collision at most %g x its grid "
                         "spacing %s m (closer, its own vertex-triangle pairs at rest touch): "
                         "allowed > 0 and <= %s",
-                        i, N(c->thickness), DRAPE_SELFCOL_MAX_OWN, fmt_f(sp).s, fmt_f(most).s);
+                        i, drape_num(c->thickness), DRAPE_SELFCOL_MAX_OWN, drape_num_f(sp), drape_num_f(most));
   }
   CHK(P("cloth[%d].self_friction", i), c->self_friction, 0, 1, DRAPE_MAX_FRICTION, 1);
   if (c->self_mode != DRAPE_SELF_VERTEX_TRIANGLE && c->self_mode != DRAPE_SELF_PARTICLE)
@@ -427,7 +398,7 @@ static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) 
   if (!isfinite(c->tear_ratio) ||
       (c->tear_ratio != 0 && !(c->tear_ratio > 1 && c->tear_ratio <= DRAPE_MAX_TEAR_RATIO)))
     return faild(e, P("cloth[%d].tear_ratio", i), c->tear_ratio,
-                 "must be 0 (no tearing) or > 1 and <= %s (a stretch ratio)", N(DRAPE_MAX_TEAR_RATIO));
+                 "must be 0 (no tearing) or > 1 and <= %s (a stretch ratio)", drape_num(DRAPE_MAX_TEAR_RATIO));
   /* the kernels compare against (float)tear_ratio * rest: 1.00000001
    * would become 1 and tear every link at the first stretch */
   if (c->tear_ratio != 0 && !((float)c->tear_ratio > 1.0f))
@@ -550,7 +521,7 @@ int drape_string_def_validate(const drape_string_def *d, int i, drape_err *e) {
   if (!isfinite(d->release_at) || d->release_at > DRAPE_MAX_KEY_TIME)
     return faild(e, P("string[%d].release_at", i), d->release_at,
                  "must be a finite time in s, at most %s (< 0 = never released)",
-                 N(DRAPE_MAX_KEY_TIME));
+                 drape_num(DRAPE_MAX_KEY_TIME));
   if (d->release_at >= 0 && d->n_hand == 0)
     return faild(e, P("string[%d].release_at", i), d->release_at,
                  "nothing is held: give a \"hand\" list, or leave release_at out");
@@ -607,7 +578,7 @@ static int scene_fields_check(const drape_scene *s, drape_err *e) {
   const double h = s->dt / s->substeps;
   if (!(h >= DRAPE_H_MIN)) {
     char ctx[64], hs[40];
-    pathf(ctx, sizeof ctx, "with substeps = %d", s->substeps);
+    drape_pathf(ctx, sizeof ctx, "with substeps = %d", s->substeps);
     fmt_num(hs, sizeof hs, h);
     return fail_small(e, "dt", s->dt, round_up_5(DRAPE_H_MIN * s->substeps), ctx,
                       "the substep h = dt / substeps = %s s is below %g s, where 1/h^2 no longer "
@@ -657,9 +628,9 @@ static int selfcol_cell_check(const drape_scene *s, drape_err *e) {
                       "thickness, which may be at most %g x the %s of every colliding %s "
                       "(%s[%d]: %s m): allowed > 0 and <= %s",
                       max_rope ? "rope" : "cloth", max_i,
-                      N(max_rope ? s->rope[max_i].thickness : s->cloth[max_i].thickness),
+                      drape_num(max_rope ? s->rope[max_i].thickness : s->cloth[max_i].thickness),
                       (double)ratio, rope ? "link rest length" : "grid spacing", kind, kind, i,
-                      fmt_f(sp).s, fmt_f(ratio * sp).s);
+                      drape_num_f(sp), drape_num_f(ratio * sp));
   }
   return 0;
 }
@@ -720,7 +691,7 @@ int drape_sim_params_validate(const drape_sim_params *p, double dt, drape_err *e
                       "substeps = %d: the substep h = dt / substeps = %s s is below %g s, where "
                       "1/h^2 no longer fits in a float (the solver computes in float); the largest "
                       "value allowed with dt = %s s is %.0f",
-                      p->substeps, hs, DRAPE_H_MIN, N(dt), n);
+                      p->substeps, hs, DRAPE_H_MIN, drape_num(dt), n);
   }
   return chk_air(e, p->gravity, p->wind, p->wind_drag);
 }

@@ -108,21 +108,6 @@ int drape_find_on_path(const char *name, char *path, size_t cap) {
 }
 
 
-/* Proves that files can be created in dir (access() says yes to root even
- * on read-only file systems). */
-static int probe_writable(const char *dir, int *err) {
-  char probe[4200];
-  snprintf(probe, sizeof probe, "%s/.drape-probe-%d", dir, (int)getpid());
-  int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0644);
-  if (fd < 0) {
-    *err = errno;
-    return 0;
-  }
-  close(fd);
-  unlink(probe);
-  return 1;
-}
-
 static int check_dir(const char *flag, const char *dir, int create, drape_err *e) {
   struct stat st;
   if (stat(dir, &st) != 0) {
@@ -135,7 +120,7 @@ static int check_dir(const char *flag, const char *dir, int create, drape_err *e
     return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": exists and is not a folder", flag, dir);
   }
   int err = 0;
-  if (!probe_writable(dir, &err))
+  if (!drape_dir_writable(dir, &err))
     return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": folder is not writable: %s", flag, dir,
                       strerror(err));
   return DRAPE_OK;
