@@ -209,6 +209,53 @@ static void test_divergence_stops_world(void **state) {
   drape_scene_free(&s);
 }
 
+/* Pick, grab and move through the world's (object, point) numbering. */
+static void test_pick_grab_move(void **state) {
+  (void)state;
+  drape_scene s;
+  scene_everything(&s);
+  drape_world *w = make_world(&s, DRAPE_BACKEND_CPU);
+  drape_scene_free(&s);
+  drape_err e = {0};
+  assert_int_equal(drape_world_step(w, &e), 0);
+  /* a ray straight down onto a sheet node (the sheet's nodes lie at odd
+   * multiples of 1 cm; the rope runs along z = 0 at y = 2, 5 cm away) */
+  const double o[3] = {0.01, 3.0, 0.05}, d[3] = {0.0, -1.0, 0.0};
+  int ob = -2, pt = -2;
+  assert_int_equal(drape_world_pick(w, o, d, 0.03, &ob, &pt, &e), 0);
+  assert_int_equal(ob, 0);
+  assert_int_equal(pt, 7 * 10 + 5); /* row 7 (z = 0.05), col 5 (x = 0.01) */
+  const double o2[3] = {0.0, 3.0, 0.0};
+  assert_int_equal(drape_world_pick(w, o2, d, 0.001, &ob, &pt, &e), 0);
+  assert_int_equal(ob, 1); /* the rope's middle node, right under it */
+  assert_int_equal(pt, 6);
+  const double far[3] = {5.0, 3.0, 5.0};
+  assert_int_equal(drape_world_pick(w, far, d, 0.05, &ob, &pt, &e), 0);
+  assert_int_equal(ob, -1);
+  /* hold the sheet's corner point 0 at a target 10 cm above where it is */
+  float x[3 * 100];
+  assert_int_equal(drape_world_read_points(w, 0, x, &e), 0);
+  const double target[3] = {x[0], x[1] + 0.1, x[2]};
+  int gid = -1;
+  assert_int_equal(drape_world_grab(w, 0, 0, target, &gid, &e), 0);
+  for (int f = 0; f < 3; f++) assert_int_equal(drape_world_step(w, &e), 0);
+  assert_int_equal(drape_world_read_points(w, 0, x, &e), 0);
+  for (int q = 0; q < 3; q++) assert_near(x[q], target[q], 1e-6);
+  assert_int_equal(drape_world_grab_release(w, gid, &e), 0);
+  /* the cable and bad points are refused by name */
+  assert_int_equal(drape_world_grab(w, 2, 0, target, &gid, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "\"cable\""));
+  assert_int_equal(drape_world_grab(w, 0, 100, target, &gid, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "points 0..99"));
+  /* a moved sphere is where it was put */
+  const double c[3] = {0.3, 0.2, -0.1}, v[3] = {0, 0, 0};
+  assert_int_equal(drape_world_move_sphere(w, 0, c, v, &e), 0);
+  drape_sphere_def sd;
+  assert_int_equal(drape_sim_get_sphere(drape_world_sim(w), 0, &sd), 0);
+  for (int q = 0; q < 3; q++) assert_near(sd.center[q], c[q], 0);
+  drape_world_destroy(w);
+}
+
 /* Zero means default; a bad scene is refused by the one validator. */
 static void test_def_and_validation(void **state) {
   (void)state;
@@ -234,6 +281,7 @@ int main(void) {
       cmocka_unit_test(test_objects_and_obj),
       cmocka_unit_test(test_same_bits_as_alone),
       cmocka_unit_test(test_divergence_stops_world),
+      cmocka_unit_test(test_pick_grab_move),
       cmocka_unit_test(test_def_and_validation),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -192,6 +192,25 @@ drape_string *drape_world_string(drape_world *w, int k);
 int drape_world_string_count(const drape_world *w);
 double drape_world_string_z(const drape_world *w, int k);
 
+/* ---- picking, grabbing, moving colliders ----
+ * Points are named by (object, point) as drape_world_read_points numbers
+ * them. Grabs hold a cloth or rope point at a target the caller moves
+ * (cloth.h, drape_sim_grab: linear over the substeps of each frame; on
+ * release the point keeps the last frame's velocity). Cables and strings
+ * are not grabbed here (a string's end: drape_world_string_take). */
+/* The cloth or rope point nearest a ray (origin, unit dir) within
+ * max_dist of it; *object = -1 when none. */
+int drape_world_pick(drape_world *w, const double origin[3], const double dir[3], double max_dist,
+                     int *object, int *point, drape_err *e);
+int drape_world_grab(drape_world *w, int object, int point, const double target[3], int *grab_id,
+                     drape_err *e);
+int drape_world_grab_move(drape_world *w, int grab_id, const double target[3], drape_err *e);
+int drape_world_grab_release(drape_world *w, int grab_id, drape_err *e);
+/* Sphere collider k: centre (m) and velocity (m/s, carried for friction);
+ * NULL leaves a field as it is. */
+int drape_world_move_sphere(drape_world *w, int k, const double center[3], const double velocity[3],
+                            drape_err *e);
+
 /* ---- output ---- */
 /* The whole world as one OBJ file: an `o` per object, `v` lines (m), `f`
  * for cloth triangles (torn ones left out), one `l a b` per link (so that

@@ -385,6 +385,52 @@ int drape_world_read_tris(drape_world *w, int k, uint32_t *abc, int *count, drap
   return DRAPE_OK;
 }
 
+/* ---- picking, grabbing, colliders ---- */
+
+int drape_world_pick(drape_world *w, const double origin[3], const double dir[3], double max_dist,
+                     int *object, int *point, drape_err *e) {
+  *object = *point = -1;
+  int particle = -1;
+  int rc = drape_sim_pick(w->sim, origin, dir, max_dist, &particle, e);
+  if (rc || particle < 0) return rc;
+  const drape_mesh *m = drape_sim_mesh(w->sim);
+  for (int k = 0; k < m->n_objects; k++) {
+    const drape_object_info *inf = &m->objects[k];
+    if (particle >= inf->first_particle && particle < inf->first_particle + inf->n_particles) {
+      *object = k;
+      *point = particle - inf->first_particle;
+    }
+  }
+  return DRAPE_OK;
+}
+
+int drape_world_grab(drape_world *w, int object, int point, const double target[3], int *grab_id,
+                     drape_err *e) {
+  int rc = check_index(w, object, e);
+  if (rc) return rc;
+  if (object >= w->n_sim_objects)
+    return drape_fail(e, DRAPE_EINVAL, "object %d (\"%s\"): only cloths and ropes are grabbed here",
+                      object, w->obj[object].name);
+  if (point < 0 || point >= w->obj[object].n_points)
+    return drape_fail(e, DRAPE_EINVAL, "object %d (\"%s\") point %d: it has points 0..%d", object,
+                      w->obj[object].name, point, w->obj[object].n_points - 1);
+  const int first = drape_sim_mesh(w->sim)->objects[object].first_particle;
+  return drape_sim_grab(w->sim, first + point, target, grab_id, e);
+}
+
+int drape_world_grab_move(drape_world *w, int grab_id, const double target[3], drape_err *e) {
+  return drape_sim_grab_move(w->sim, grab_id, target, e);
+}
+
+int drape_world_grab_release(drape_world *w, int grab_id, drape_err *e) {
+  return drape_sim_grab_release(w->sim, grab_id, e);
+}
+
+int drape_world_move_sphere(drape_world *w, int k, const double center[3], const double velocity[3],
+                            drape_err *e) {
+  return drape_sim_set_sphere(w->sim, k, center, NULL, velocity, e);
+}
+
 /* ---- OBJ ---- */
 
 static int write_object(drape_world *w, int k, FILE *f, int base, const char *path,
