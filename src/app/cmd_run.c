@@ -29,6 +29,7 @@
 #include "core/util.h"
 #include "cl/runtime.h"
 #include "drape/world.h"
+#include "render/interop.h"
 #include "render/run_hook.h"
 
 static const char *usage_text =
@@ -36,6 +37,81 @@ static const char *usage_text =
     "                          [--device K] [--backend cl|cpu]\n"
     "                          [--png-dir DIR] [--video FILE.mp4] [--every K] [--size WxH]\n"
     "                          [--overwrite]\n";
+
+/* ---- the render flags (src/render/run_hook.h holds what they set) ---- */
+
+static int bad_render(const char *flag, const char *value, const char *what) {
+  fprintf(stderr, "drape run: %s \"%s\": %s\n", flag, value ? value : "", what);
+  return -1;
+}
+
+/* One of the render flags (--png-dir, --video, --every, --size, --samples,
+ * --interop, --png-level, --no-progress) with its value: the argv entries
+ * taken (0: not a render flag), or -1 after printing what is allowed. */
+static int render_arg(drape_run_render_flags *f, int argc, char **argv, int i) {
+  static const char *flags[] = {"--png-dir", "--video",   "--every",   "--size", "--samples",
+                                "--interop", "--png-level", "--no-progress"};
+  const char *a = argv[i];
+  int known = 0;
+  for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) known |= !strcmp(a, flags[k]);
+  if (!known) return 0;
+  if (!strcmp(a, "--no-progress")) {
+    f->no_progress = 1;
+    return 1;
+  }
+  const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+  long n;
+  if (!strcmp(a, "--png-dir")) {
+    if (!v || !*v) return bad_render(a, v, "expected a folder for frame_0001.png ...");
+    f->png_dir = v;
+  } else if (!strcmp(a, "--video")) {
+    if (!v || !*v) return bad_render(a, v, "expected a video file name (e.g. out.mp4)");
+    f->video = v;
+  } else if (!strcmp(a, "--every")) {
+    if (!drape_parse_long(v, 1, 1000000, &n))
+      return bad_render(a, v, "expected a whole number of frames, 1..1000000 (render every K-th frame)");
+    f->every = (int)n;
+    f->every_set = 1;
+  } else if (!strcmp(a, "--size")) {
+    if (!drape_parse_size(v, 16, 8192, &f->width, &f->height))
+      return bad_render(a, v, "expected WIDTHxHEIGHT in pixels, each 16..8192 (e.g. 1280x720)");
+    f->size_set = 1;
+  } else if (!strcmp(a, "--samples")) {
+    if (!drape_parse_long(v, 1, 16, &n))
+      return bad_render(a, v, "expected multisampling samples per pixel, 1..16 (1 = off)");
+    f->samples = (int)n;
+    f->samples_set = 1;
+  } else if (!strcmp(a, "--png-level")) {
+    if (!drape_parse_long(v, 1, 9, &n)) return bad_render(a, v, "expected a PNG compression level, 1..9");
+    f->png_level = (int)n;
+  } else if (!strcmp(a, "--interop")) {
+    drape_err e = {0};
+    drape_interop_mode m;
+    if (drape_interop_parse_mode(v, &m, &e)) {
+      fprintf(stderr, "drape run: %s\n", e.msg);
+      return -1;
+    }
+    f->interop = (int)m;
+    f->interop_set = 1;
+  }
+  return 2;
+}
+
+static const char *render_help(void) {
+  return "  --png-dir DIR      render frames headlessly (EGL, no display needed) to\n"
+         "                     DIR/frame_0001.png ... (numbered by simulation frame);\n"
+         "                     DIR is created\n"
+         "  --video FILE.mp4   render a video through ffmpeg (.mp4 .mkv .mov .m4v .webm\n"
+         "                     .avi .gif; H.264 for mp4/mkv/mov), played at 1/(dt*K) fps\n"
+         "  --every K          render frames 1, 1+K, 1+2K, ... (default 1)\n"
+         "  --size WxH         frame size in pixels, 16..8192 each (default: the scene's\n"
+         "                     \"render\" size, else 1280x720)\n"
+         "  --samples N        multisampling per pixel, 1..16 (default 4)\n"
+         "  --interop MODE     OpenCL->OpenGL transfer: auto (default), copy, share\n"
+         "                     (cl_khr_gl_sharing; an error where the device lacks it)\n"
+         "  --png-level N      PNG compression 1 (fast) .. 9 (small), default 6\n"
+         "  --no-progress      no progress line (frame i/N, fps, ETA) on stderr\n";
+}
 
 static void help(void) {
   printf("%s", usage_text);
@@ -54,7 +130,7 @@ static void help(void) {
          "  --overwrite        reuse a frame folder that holds an earlier run's files:\n"
          "                     removes its frame_NNNN.obj, frame_NNNN.png and run.json\n"
          "                     (nothing else) before the run\n");
-  printf("%s", drape_run_render_help()); /* src/render/run_hook.c */
+  printf("%s", render_help());
   printf("\n"
          "Each frame folder gets a manifest, run.json: scene path and FNV-1a hash,\n"
          "frames written, file name pattern and status (running, then complete,\n"
@@ -462,7 +538,7 @@ static int parse_args(run_ctx *r, int argc, char **argv) {
       else if (val && !strcmp(val, "cpu")) r->backend = DRAPE_BACKEND_CPU;
       else return bad("--backend", val, "expected cl (OpenCL kernels) or cpu (CPU reference)");
       i++;
-    } else if ((taken = drape_run_render_arg(&r->render_flags, argc, argv, i)) != 0) {
+    } else if ((taken = render_arg(&r->render_flags, argc, argv, i)) != 0) {
       if (taken < 0) return 2;
       i += taken - 1;
     } else if (a[0] == '-' && a[1] != 0) {

@@ -3,8 +3,8 @@
  * frame to the capture (PNG files, video). src/app/cmd_run.c calls these;
  * everything else lives in src/render.
  *
- *   parse_args:          drape_run_render_arg() for each unknown flag
- *                        (fills a drape_run_render_flags, allocates nothing)
+ *   parse_args:          cmd_run.c fills a drape_run_render_flags from the
+ *                        render flags (allocates nothing)
  *   before the solver:   drape_run_render_prepare()  (validates the outputs,
  *                        opens EGL, creates the OpenCL runtime with GL
  *                        sharing per --interop, sets opts->cl)
@@ -33,15 +33,8 @@ typedef struct drape_run_render_flags {
   int size_set, every_set, samples_set, interop_set;
 } drape_run_render_flags;
 
-/* Looks at argv[i]: a render flag (--png-dir, --video, --every, --size,
- * --samples, --interop, --png-level, --no-progress) with its value. Returns
- * the number of argv entries it took (0: not a render flag); on a bad value
- * prints "drape run: FLAG "VALUE": what is allowed" to stderr and returns
- * -1 (the caller exits with 2). Allocates nothing. */
-int drape_run_render_arg(drape_run_render_flags *f, int argc, char **argv, int i);
 
-/* Help lines for the render flags (for `drape run --help`). */
-const char *drape_run_render_help(void);
+
 
 /* 1 when frames are to be rendered (--png-dir or --video given). */
 int drape_run_render_active(const drape_run_render *rr);
