@@ -153,7 +153,7 @@ static int bench_transfer(drape_gl *gl, int n, int reps, xfer_result *res, int *
   drape_renderer *r = NULL;
   drape_render_opts ro = drape_render_opts_default();
   ro.shadows = 0;
-  if ((rc = drape_renderer_create(&r, &ro, e))) {
+  if ((rc = drape_renderer_create(&ro, &r, e))) {
     drape_cl_release(&cl);
     return rc;
   }

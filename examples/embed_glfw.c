@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
   drape_renderer *r = NULL;
   drape_render_mesh *mesh = NULL;
   int rc = !pos || !xyz || !nrm || !tris || !lines || !objs;
-  if (!rc) rc = drape_renderer_create(&r, NULL, &e);
+  if (!rc) rc = drape_renderer_create(NULL, &r, &e);
   int v0 = 0, t0 = 0, l0 = 0;
   for (int k = 0; k < n_obj && !rc; k++) {
     drape_world_object o;

@@ -46,7 +46,7 @@ static void png_frames(int encoders) {
   o.encoders = encoders;
   drape_capture *c = NULL;
   drape_err e = {0};
-  if (drape_capture_open(&c, &o, &e)) fail_msg("%s", e.msg);
+  if (drape_capture_open(&o, &c, &e)) fail_msg("%s", e.msg);
   uint8_t *rgb = malloc((size_t)W * H * 3);
   for (int k = 1; k <= N; k++) {
     pattern(rgb, W, H, k);
@@ -93,36 +93,36 @@ static void test_bad_outputs(void **state) {
   /* A folder below a regular file cannot be made (even by root). */
   snprintf(dir, sizeof dir, "%s/frames", file);
   o.png_dir = dir;
-  assert_int_equal(drape_capture_open(&c, &o, &e), DRAPE_EINVAL);
+  assert_int_equal(drape_capture_open(&o, &c, &e), DRAPE_EINVAL);
   assert_null(c);
   assert_non_null(strstr(e.msg, "--png-dir"));
   assert_non_null(strstr(e.msg, dir));
   /* The path is a file, not a folder. */
   o.png_dir = file;
-  assert_int_equal(drape_capture_open(&c, &o, &e), DRAPE_EINVAL);
+  assert_int_equal(drape_capture_open(&o, &c, &e), DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, "not a folder"));
   /* Sizes. */
   o.png_dir = base;
   o.width = 0;
-  assert_int_equal(drape_capture_open(&c, &o, &e), DRAPE_EINVAL);
+  assert_int_equal(drape_capture_open(&o, &c, &e), DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, "--size 0x48"));
   o.width = 100000;
-  assert_int_equal(drape_capture_open(&c, &o, &e), DRAPE_EINVAL);
+  assert_int_equal(drape_capture_open(&o, &c, &e), DRAPE_EINVAL);
   o.width = 64;
   /* Video: unknown container, missing folder, folder instead of file. */
   o.png_dir = NULL;
   o.video_path = "out.xyz";
-  assert_int_equal(drape_capture_open(&c, &o, &e), DRAPE_EINVAL);
+  assert_int_equal(drape_capture_open(&o, &c, &e), DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, ".mp4"));
   snprintf(dir, sizeof dir, "%s/missing/out.mp4", base);
   o.video_path = dir;
   char ff[1024];
   if (drape_find_on_path("ffmpeg", ff, sizeof ff)) {
-    assert_int_equal(drape_capture_open(&c, &o, &e), DRAPE_EINVAL);
+    assert_int_equal(drape_capture_open(&o, &c, &e), DRAPE_EINVAL);
     assert_non_null(strstr(e.msg, "does not exist"));
   }
   o.video_path = NULL;
-  assert_int_equal(drape_capture_open(&c, &o, &e), DRAPE_EINVAL); /* nothing to capture */
+  assert_int_equal(drape_capture_open(&o, &c, &e), DRAPE_EINVAL); /* nothing to capture */
   /* Nothing was written by any of the refused captures. */
   assert_int_equal(count_named(base, ""), 1);
 }
@@ -142,7 +142,7 @@ static void test_video_without_ffmpeg(void **state) {
   o.png_dir = png;
   drape_capture *c = NULL;
   drape_err e = {0};
-  int rc = drape_capture_open(&c, &o, &e);
+  int rc = drape_capture_open(&o, &c, &e);
   setenv("PATH", old, 1);
   free(old);
   assert_int_equal(rc, DRAPE_EINVAL);
@@ -172,7 +172,7 @@ static void test_video_frames(void **state) {
   o.fps = 30;
   drape_capture *c = NULL;
   drape_err e = {0};
-  if (drape_capture_open(&c, &o, &e)) fail_msg("%s", e.msg);
+  if (drape_capture_open(&o, &c, &e)) fail_msg("%s", e.msg);
   uint8_t *rgb = malloc((size_t)W * H * 3);
   for (int k = 1; k <= N; k++) {
     pattern(rgb, W, H, k);
@@ -250,7 +250,7 @@ static void test_ffmpeg_failure_removes_partial(void **state) {
   o.height = 240;
   drape_capture *c = NULL;
   drape_err e = {0};
-  int rc = drape_capture_open(&c, &o, &e);
+  int rc = drape_capture_open(&o, &c, &e);
   setenv("PATH", old, 1);
   free(old);
   if (rc) fail_msg("%s", e.msg);

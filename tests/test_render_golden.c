@@ -21,7 +21,7 @@ static uint8_t *render_golden_scene(void) {
   drape_render_opts o = drape_render_opts_default();
   o.shadow_size = 1024;
   uint8_t *rgb = NULL;
-  if (drape_renderer_create(&r, &o, &e) == 0) {
+  if (drape_renderer_create(&o, &r, &e) == 0) {
     rgb = rt_render_synth(r, GW, GH, 4, 24, 0.8f, NULL, &e);
     /* Rendering is deterministic: the same frame twice, the same bytes. */
     uint8_t *again = rgb ? rt_render_synth(r, GW, GH, 4, 24, 0.8f, NULL, &e) : NULL;
@@ -51,7 +51,7 @@ static void write_golden(const uint8_t *rgb) {
   o.png_level = 9;
   drape_capture *c = NULL;
   drape_err e = {0};
-  if (drape_capture_open(&c, &o, &e) || drape_capture_frame(c, 1, rgb, &e) ||
+  if (drape_capture_open(&o, &c, &e) || drape_capture_frame(c, 1, rgb, &e) ||
       drape_capture_close(c, 1, &e))
     fail_msg("%s", e.msg);
   char path[1200];
@@ -112,7 +112,7 @@ static void test_golden_detects_change(void **state) {
   drape_renderer *r = NULL;
   drape_render_opts o = drape_render_opts_default();
   o.shadow_size = 1024;
-  assert_int_equal(drape_renderer_create(&r, &o, &e), 0);
+  assert_int_equal(drape_renderer_create(&o, &r, &e), 0);
   uint8_t *a = rt_render_synth(r, GW, GH, 4, 24, 0.8f, NULL, &e);
   uint8_t *b = rt_render_synth(r, GW, GH, 4, 24, 0.85f, NULL, &e);
   assert_non_null(a);

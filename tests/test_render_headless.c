@@ -17,7 +17,7 @@ static int setup(void **state) {
   drape_err e = {0};
   drape_render_opts o = drape_render_opts_default();
   o.shadow_size = 1024; /* small frames: a small map keeps the test fast */
-  if (drape_renderer_create(&g_r, &o, &e)) {
+  if (drape_renderer_create(&o, &g_r, &e)) {
     fprintf(stderr, "%s\n", e.msg);
     return -1;
   }
@@ -64,7 +64,7 @@ static void test_synthetic_drape_png(void **state) {
   co.width = W;
   co.height = H;
   drape_capture *c = NULL;
-  if (drape_capture_open(&c, &co, &e)) fail_msg("%s", e.msg);
+  if (drape_capture_open(&co, &c, &e)) fail_msg("%s", e.msg);
   assert_int_equal(drape_capture_frame(c, 1, rgb, &e), 0);
   assert_int_equal(drape_capture_close(c, 1, &e), 0);
   char path[1200];
@@ -125,7 +125,7 @@ static void test_shadows_darken(void **state) {
   drape_render_opts o = drape_render_opts_default();
   o.shadows = 0;
   drape_renderer *flat = NULL;
-  if (drape_renderer_create(&flat, &o, &e)) fail_msg("%s", e.msg);
+  if (drape_renderer_create(&o, &flat, &e)) fail_msg("%s", e.msg);
   uint8_t *lit = rt_render_synth(flat, W, H, 1, 24, 1.0f, NULL, &e);
   uint8_t *sh = rt_render_synth(g_r, W, H, 1, 24, 1.0f, NULL, &e);
   drape_renderer_destroy(flat);
@@ -258,7 +258,7 @@ static void test_bad_input(void **state) {
   assert_int_equal(drape_gl_make_current(g_gl, &e), 0);
   /* No display: a window is refused with a hint at the headless path. */
   drape_gl_window_opts wo = drape_gl_window_opts_default();
-  assert_int_equal(drape_gl_open_window(&gl, &wo, &e), DRAPE_EINVAL);
+  assert_int_equal(drape_gl_open_window(&wo, &gl, &e), DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, "--png-dir"));
   assert_int_equal(drape_gl_make_current(g_gl, &e), 0);
 }

@@ -19,7 +19,7 @@ static int setup(void **state) {
   drape_err e = {0};
   drape_render_opts o = drape_render_opts_default();
   o.shadow_size = 512;
-  if (drape_renderer_create(&g_r, &o, &e)) {
+  if (drape_renderer_create(&o, &g_r, &e)) {
     fprintf(stderr, "%s\n", e.msg);
     return -1;
   }

@@ -22,7 +22,7 @@ static void test_window_renders(void **state) {
   o.samples = 0;
   drape_gl *gl = NULL;
   drape_err e = {0};
-  if (drape_gl_open_window(&gl, &o, &e)) fail_msg("%s", e.msg);
+  if (drape_gl_open_window(&o, &gl, &e)) fail_msg("%s", e.msg);
   assert_int_equal(drape_gl_kind_of(gl), DRAPE_GL_GLFW);
   assert_non_null(drape_gl_window(gl));
   assert_non_null(strstr(drape_gl_describe(gl), "GLFW"));
@@ -38,7 +38,7 @@ static void test_window_renders(void **state) {
   drape_renderer *r = NULL;
   drape_render_opts ro = drape_render_opts_default();
   ro.shadow_size = 1024;
-  if (drape_renderer_create(&r, &ro, &e)) fail_msg("%s", e.msg);
+  if (drape_renderer_create(&ro, &r, &e)) fail_msg("%s", e.msg);
   drape_synth s;
   assert_int_equal(drape_synth_build(&s, 24, 0.8f, &e), 0);
   drape_render_mesh_desc desc = drape_synth_desc(&s);

@@ -71,7 +71,7 @@ drape_gl_window_opts drape_gl_window_opts_default(void);
  * through libepoxy, and makes it current. Without a display (DISPLAY and
  * WAYLAND_DISPLAY unset, or the server refuses) it fails with DRAPE_EINVAL
  * and a message suggesting the headless `drape run --png-dir/--video`. */
-int drape_gl_open_window(drape_gl **out, const drape_gl_window_opts *o, drape_err *e);
+int drape_gl_open_window(const drape_gl_window_opts *o, drape_gl **out, drape_err *e);
 
 void drape_gl_close(drape_gl *gl);
 
@@ -123,7 +123,7 @@ typedef struct drape_render_opts {
 
 drape_render_opts drape_render_opts_default(void);
 
-int drape_renderer_create(drape_renderer **out, const drape_render_opts *o, drape_err *e);
+int drape_renderer_create(const drape_render_opts *o, drape_renderer **out, drape_err *e);
 void drape_renderer_destroy(drape_renderer *r);
 
 typedef enum {
@@ -260,7 +260,7 @@ drape_capture_opts drape_capture_opts_default(void);
  * if missing, must be writable), the video's folder, that `ffmpeg` is on
  * PATH (else a clear DRAPE_EINVAL naming --video), and starts ffmpeg and
  * the PNG worker thread. Bad input is DRAPE_EINVAL with nothing written. */
-int drape_capture_open(drape_capture **out, const drape_capture_opts *o, drape_err *e);
+int drape_capture_open(const drape_capture_opts *o, drape_capture **out, drape_err *e);
 /* Hands over one frame (width*height*3 RGB bytes, top row first; copied).
  * `number` names the PNG (frame_%04d.png; frame_digits digits). PNG encoding happens on the
  * encoder threads; this blocks only while the queue is full. */

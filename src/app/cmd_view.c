@@ -559,7 +559,7 @@ int cmd_view(drape_app *app, int argc, char **argv) {
   wo.visible = !v->hidden;
   wo.vsync = v->vsync;
   wo.samples = v->samples;
-  if ((rc = drape_gl_open_window(&v->gl, &wo, &e))) goto done;
+  if ((rc = drape_gl_open_window(&wo, &v->gl, &e))) goto done;
   v->win = drape_gl_window(v->gl);
   GLFWwindow *win = (GLFWwindow *)v->win;
   glfwSetWindowUserPointer(win, v);
@@ -569,7 +569,7 @@ int cmd_view(drape_app *app, int argc, char **argv) {
   glfwSetScrollCallback(win, on_scroll);
   {
     drape_render_opts ro = drape_render_opts_default();
-    if ((rc = drape_renderer_create(&v->r, &ro, &e))) goto done;
+    if ((rc = drape_renderer_create(&ro, &v->r, &e))) goto done;
   }
   if (v->backend == DRAPE_BACKEND_CL) {
     drape_cl_opts clo = drape_cl_default_opts();

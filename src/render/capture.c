@@ -317,7 +317,7 @@ static void *worker_main(void *arg) {
   }
 }
 
-int drape_capture_open(drape_capture **out, const drape_capture_opts *o, drape_err *e) {
+int drape_capture_open(const drape_capture_opts *o, drape_capture **out, drape_err *e) {
   *out = NULL;
   if (!o->png_dir && !o->video_path)
     return drape_fail(e, DRAPE_EINVAL, "capture: neither --png-dir nor --video given");

@@ -245,7 +245,7 @@ drape_gl_window_opts drape_gl_window_opts_default(void) {
   return o;
 }
 
-int drape_gl_open_window(drape_gl **out, const drape_gl_window_opts *o_in, drape_err *e) {
+int drape_gl_open_window(const drape_gl_window_opts *o_in, drape_gl **out, drape_err *e) {
   *out = NULL;
   drape_gl_window_opts o = o_in ? *o_in : drape_gl_window_opts_default();
   if (o.width <= 0 || o.height <= 0 || o.width > 16384 || o.height > 16384)

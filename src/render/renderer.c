@@ -178,7 +178,7 @@ static int build_shadow_map(drape_renderer *r, drape_err *e) {
   return DRAPE_OK;
 }
 
-int drape_renderer_create(drape_renderer **out, const drape_render_opts *o, drape_err *e) {
+int drape_renderer_create(const drape_render_opts *o, drape_renderer **out, drape_err *e) {
   *out = NULL;
   drape_renderer *r = calloc(1, sizeof *r);
   if (!r) return drape_fail(e, DRAPE_ENOMEM, "out of memory (renderer)");

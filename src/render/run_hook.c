@@ -136,7 +136,7 @@ int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene 
   /* Large frames: fewer queued copies (a 8192x8192 frame is 192 MiB). */
   size_t frame = (size_t)rr->width * (size_t)rr->height * 3;
   co.queue_frames = frame > ((size_t)64 << 20) ? 2 : 4;
-  int rc = (rr->png_dir || rr->video) ? drape_capture_open(&rr->cap, &co, e) : DRAPE_OK;
+  int rc = (rr->png_dir || rr->video) ? drape_capture_open(&co, &rr->cap, e) : DRAPE_OK;
   if (rc) return rc;
 
   if ((rc = drape_gl_open_headless(&rr->gl, e))) return rc;
@@ -154,7 +154,7 @@ int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene 
     opts->cl = &rr->cl;
   }
   drape_render_opts ro = drape_render_opts_default();
-  if ((rc = drape_renderer_create(&rr->r, &ro, e))) return rc;
+  if ((rc = drape_renderer_create(&ro, &rr->r, e))) return rc;
   if ((rc = drape_render_target_create(rr->width, rr->height, rr->samples, &rr->t, e))) return rc;
   rr->rgb = malloc(frame);
   if (!rr->rgb) return drape_fail(e, DRAPE_ENOMEM, "out of memory (%dx%d frame)", rr->width,
