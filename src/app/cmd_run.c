@@ -202,6 +202,12 @@ static int obj_frame(run_ctx *r, drape_err *e) {
 
 /* ---- hook: statistics JSON ---- */
 
+/* `, "key": number` (null when not finite: JSON has no NaN) */
+static void json_field(FILE *f, const char *key, double v) {
+  fprintf(f, ", \"%s\": ", key);
+  drape_json_num(f, v);
+}
+
 static int stats_begin(run_ctx *r, drape_err *e) {
   if (!r->stats_path) return DRAPE_OK;
   snprintf(r->stats_tmp, sizeof r->stats_tmp, "%s.tmp%ld", r->stats_path, (long)getpid());
@@ -253,8 +259,7 @@ static int stats_frame(run_ctx *r, drape_err *e) {
   drape_json_num(f, st.kinetic_energy);
   fputs(", \"min_sphere_clearance\": ", f);
   drape_json_num(f, st.min_sphere_clearance);
-  fputs(", \"min_floor_clearance\": ", f);
-  drape_json_num(f, st.min_floor_clearance);
+  json_field(f, "min_floor_clearance", st.min_floor_clearance);
   fputs(",\n     \"objects\": [", f);
   for (int i = 0, n = 0; i < st.n_objects; i++) {
     drape_world_object o;
@@ -263,22 +268,15 @@ static int stats_frame(run_ctx *r, drape_err *e) {
     const drape_world_object_stats *os = &st.objects[i];
     fputs(n++ ? ", {\"name\": " : "{\"name\": ", f);
     drape_json_str(f, o.name);
-    fputs(", \"max_strain\": ", f);
-    drape_json_num(f, os->max_strain);
-    fputs(", \"mean_strain\": ", f);
-    drape_json_num(f, os->mean_strain);
-    fputs(", \"mean_abs_strain\": ", f);
-    drape_json_num(f, os->mean_abs_strain);
-    fputs(", \"min_strain\": ", f);
-    drape_json_num(f, os->min_strain);
+    json_field(f, "max_strain", os->max_strain);
+    json_field(f, "mean_strain", os->mean_strain);
+    json_field(f, "mean_abs_strain", os->mean_abs_strain);
+    json_field(f, "min_strain", os->min_strain);
     fprintf(f, ", \"torn\": %d", os->torn);
     if (o.kind == DRAPE_WORLD_CABLE) { /* the seed 003 cable's own figures */
-      fputs(", \"sag\": ", f);
-      drape_json_num(f, os->sag);
-      fputs(", \"kinetic_energy\": ", f);
-      drape_json_num(f, os->kinetic_energy);
-      fputs(", \"elastic_energy\": ", f);
-      drape_json_num(f, os->elastic_energy);
+      json_field(f, "sag", os->sag);
+      json_field(f, "kinetic_energy", os->kinetic_energy);
+      json_field(f, "elastic_energy", os->elastic_energy);
       fprintf(f, ", \"newton_iterations\": %d", os->newton_iterations);
     }
     fputc('}', f);
