@@ -64,9 +64,20 @@ static inline void scene_add_sphere_floor(drape_scene *s, double cy, double cz, 
   s->floor_height = fy;
 }
 
+/* The OpenCL kernel form make_sim asks for (0: auto). The comparisons of
+ * OpenCL with the CPU reference set it to run with both forms. */
+static drape_kernel_form test_kernel_form = DRAPE_KERNEL_FORM_AUTO;
+/* Form k of the two (0: GPU, 1: vector), and what drape_sim_kernel_form
+ * calls it. */
+static inline drape_kernel_form test_form(int k) {
+  return k == 0 ? DRAPE_KERNEL_FORM_GPU : DRAPE_KERNEL_FORM_CPU;
+}
+static inline const char *test_form_name(int k) { return k == 0 ? "gpu" : "vector"; }
+
 static inline drape_sim *make_sim(const drape_scene *s, drape_backend be) {
   drape_sim_opts o = drape_sim_opts_default();
   o.backend = be;
+  o.kernel_form = test_kernel_form;
   drape_sim *sim = NULL;
   drape_err e = {0};
   if (drape_sim_create(s, &o, &sim, &e)) {

@@ -20,24 +20,49 @@ static double max_diff(const float *a, const float *b, int n) {
   return d;
 }
 
-/* Runs `frames` frames of a scene on both backends; returns the largest
- * position difference and checks the OpenCL result is finite. */
-static double compare_backends(const drape_scene *s, int frames, void (*between)(drape_sim *, int)) {
-  drape_sim *a = make_sim(s, DRAPE_BACKEND_CL), *b = make_sim(s, DRAPE_BACKEND_CPU);
+static void run_frames(drape_sim *sim, int frames, void (*between)(drape_sim *, int)) {
   for (int f = 0; f < frames; f++) {
-    if (between) { between(a, f); between(b, f); }
-    step_frames(a, 1);
-    step_frames(b, 1);
+    if (between) between(sim, f);
+    step_frames(sim, 1);
   }
-  int n = drape_sim_mesh(a)->n_particles;
-  float *xa = read_x(a), *xb = read_x(b);
-  for (int i = 0; i < 4 * n; i++) assert_true(isfinite(xa[i]));
-  double d = max_diff(xa, xb, n);
-  free(xa);
+}
+
+/* Runs `frames` frames of a scene on the CPU reference and on OpenCL with
+ * each kernel form (docs/solver.md); returns the largest position
+ * difference from the reference. The two forms must give the same bits,
+ * and on a CPU device (PoCL), whose sqrt and division round like the
+ * host's, the reference's bits too. */
+static double compare_backends(const drape_scene *s, int frames, void (*between)(drape_sim *, int)) {
+  drape_sim *b = make_sim(s, DRAPE_BACKEND_CPU);
+  run_frames(b, frames, between);
+  assert_string_equal(drape_sim_kernel_form(b), "cpu-reference");
+  const int n = drape_sim_mesh(b)->n_particles;
+  float *xb = read_x(b), *first = NULL;
+  double worst = 0;
+  for (int k = 0; k < 2; k++) {
+    test_kernel_form = test_form(k);
+    drape_sim *a = make_sim(s, DRAPE_BACKEND_CL);
+    test_kernel_form = DRAPE_KERNEL_FORM_AUTO;
+    assert_string_equal(drape_sim_kernel_form(a), test_form_name(k));
+    run_frames(a, frames, between);
+    float *xa = read_x(a);
+    for (int i = 0; i < 4 * n; i++) assert_true(isfinite(xa[i]));
+    const double d = max_diff(xa, xb, n);
+    print_message("  %s form: max |x_cl - x_cpu| = %.3g m\n", test_form_name(k), d);
+    if (drape_sim_cl(a)->type & CL_DEVICE_TYPE_CPU) assert_memory_equal(xa, xb, sizeof(float) * 4 * n);
+    if (d > worst || !(d == d)) worst = d;
+    if (first) {
+      assert_memory_equal(xa, first, sizeof(float) * 4 * n); /* gpu and vector forms */
+      free(xa);
+    } else {
+      first = xa;
+    }
+    drape_sim_destroy(a);
+  }
+  free(first);
   free(xb);
-  drape_sim_destroy(a);
   drape_sim_destroy(b);
-  return d;
+  return worst;
 }
 
 /* The issue's check: 200 substeps (10 frames x 20) of the sphere scene,
@@ -100,22 +125,34 @@ static void test_fused_stages_same_bits(void **state) {
   scene_add_sphere_floor(&s, 1.6, 0.25, 0.3, 1.3);
   const int n = 32 * 32, frames = 30;
   double ms, mf, ms2, mf2;
-  float *cl_on = run_fused(&s, DRAPE_BACKEND_CL, 1, frames, &ms, &mf);
-  float *cl_off = run_fused(&s, DRAPE_BACKEND_CL, 0, frames, &ms2, &mf2);
   float *cpu_on = run_fused(&s, DRAPE_BACKEND_CPU, 1, frames, &ms2, &mf2);
   float *cpu_off = run_fused(&s, DRAPE_BACKEND_CPU, 0, frames, &ms2, &mf2);
-  assert_memory_equal(cl_on, cl_off, sizeof(float) * 8 * n);
   assert_memory_equal(cpu_on, cpu_off, sizeof(float) * 8 * n);
-  double d = max_diff(cl_on, cpu_on, n);
-  print_message("fused vs separate stages: identical bits on both backends; "
-                "max |x_cl - x_cpu| = %.3g m\n", d);
-  assert_true(d < 1e-4);
+  float *cl_on = NULL;
+  for (int k = 0; k < 2; k++) { /* both kernel forms (update_fused and update_fused_g) */
+    test_kernel_form = test_form(k);
+    float *on = run_fused(&s, DRAPE_BACKEND_CL, 1, frames, &ms, &mf);
+    float *off = run_fused(&s, DRAPE_BACKEND_CL, 0, frames, &ms2, &mf2);
+    test_kernel_form = DRAPE_KERNEL_FORM_AUTO;
+    assert_memory_equal(on, off, sizeof(float) * 8 * n);
+    double d = max_diff(on, cpu_on, n);
+    print_message("%s form: fused vs separate stages: identical bits on both backends; "
+                  "max |x_cl - x_cpu| = %.3g m\n", test_form_name(k), d);
+    assert_true(d < 1e-4);
+    if (cl_on) {
+      assert_memory_equal(on, cl_on, sizeof(float) * 8 * n); /* the two forms */
+      free(on);
+    } else {
+      cl_on = on;
+    }
+    free(off);
+  }
   /* the run did touch both colliders (clearance = the thickness margin) */
   print_message("least clearance over the run: sphere %.6f m, floor %.6f m (margin %.3f m)\n", ms,
                 mf, s.cloth[0].thickness);
   assert_true(ms < s.cloth[0].thickness + 1e-4);
   assert_true(mf < s.cloth[0].thickness + 1e-4);
-  free(cl_on); free(cl_off); free(cpu_on); free(cpu_off);
+  free(cl_on); free(cpu_on); free(cpu_off);
   drape_scene_free(&s);
 }
 

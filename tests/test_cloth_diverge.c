@@ -82,12 +82,17 @@ static void test_explosive_scene_stops(void **state) {
   assert_non_null(strstr(ref.msg, want));
   assert_non_null(strstr(ref.msg, "(row "));
   assert_null(strstr(ref.msg, "-nan"));
-  /* OpenCL, fused or not, and the CPU reference unfused: the same frame
-   * and the same first particle (the check is deterministic) */
-  const struct { drape_backend be; int fuse; } runs[] = {
-      {DRAPE_BACKEND_CL, 1}, {DRAPE_BACKEND_CL, 0}, {DRAPE_BACKEND_CPU, 0}};
+  /* OpenCL in both kernel forms, fused or not, and the CPU reference
+   * unfused: the same frame and the same first particle (the check is
+   * deterministic) */
+  const struct { drape_backend be; int fuse; drape_kernel_form form; } runs[] = {
+      {DRAPE_BACKEND_CL, 1, DRAPE_KERNEL_FORM_CPU}, {DRAPE_BACKEND_CL, 0, DRAPE_KERNEL_FORM_CPU},
+      {DRAPE_BACKEND_CL, 1, DRAPE_KERNEL_FORM_GPU}, {DRAPE_BACKEND_CL, 0, DRAPE_KERNEL_FORM_GPU},
+      {DRAPE_BACKEND_CPU, 0, DRAPE_KERNEL_FORM_AUTO}};
   for (size_t k = 0; k < sizeof runs / sizeof runs[0]; k++) {
+    test_kernel_form = runs[k].form;
     diverge_at d = run_until_error(&s, runs[k].be, runs[k].fuse, 60, obj);
+    test_kernel_form = DRAPE_KERNEL_FORM_AUTO;
     assert_int_equal(d.frame, ref.frame);
     assert_int_equal(d.particle, ref.particle);
     assert_string_equal(d.msg, ref.msg);
@@ -117,12 +122,15 @@ static void test_nan_not_hidden_by_collider(void **state) {
   assert_true(isnan(x[0].x) && isnan(x[0].y) && isnan(x[0].z));
   assert_true(fabsf(sqrtf(x[1].x * x[1].x + x[1].y * x[1].y + x[1].z * x[1].z) - 0.51f) < 1e-6f);
 
-  /* the whole sim, both backends: a particle resting on the sphere */
+  /* the whole sim, both backends (OpenCL in both kernel forms): a
+   * particle resting on the sphere */
   drape_scene s;
   scene_sphere_drop(&s, 16, 0.95);
-  int at[2] = {-1, -1};
-  for (int b = 0; b < 2; b++) {
+  int at[3] = {-1, -1, -1};
+  for (int b = 0; b < 3; b++) {
+    test_kernel_form = b ? test_form(b - 1) : DRAPE_KERNEL_FORM_AUTO;
     drape_sim *sim = make_sim(&s, b ? DRAPE_BACKEND_CL : DRAPE_BACKEND_CPU);
+    test_kernel_form = DRAPE_KERNEL_FORM_AUTO;
     step_frames(sim, 30); /* the cloth lies on the sphere now */
     drape_err e = {0};
     const int k = 8 * 16 + 8; /* the middle of the cloth, on the sphere */
@@ -141,6 +149,7 @@ static void test_nan_not_hidden_by_collider(void **state) {
   }
   assert_true(at[0] >= 0);
   assert_int_equal(at[0], at[1]);
+  assert_int_equal(at[0], at[2]);
   drape_scene_free(&s);
 }
 

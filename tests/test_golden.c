@@ -74,11 +74,13 @@ static int pocl_device_index(void) {
 }
 
 /* Runs `frames` frames of a scene file and returns the hash of its state. */
-static uint64_t world_hash(const char *scene, int frames, drape_backend be, int device, double *ms) {
+static uint64_t world_hash(const char *scene, int frames, drape_backend be, int device,
+                           drape_kernel_form form, double *ms) {
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", drape_test_source_dir(), scene);
   drape_world_def def = drape_world_def_default();
   def.backend = be;
+  def.kernel_form = form;
   if (device >= 0) {
     def.use_device = 1;
     def.device_index = device;
@@ -149,33 +151,41 @@ static void check_golden(const char *scene, int frames) {
     print_error("no PoCL OpenCL device (scripts/setup.sh installs pocl-opencl-icd)\n");
     fail();
   }
-  const char *names[2] = {"cpu", "pocl"};
-  uint64_t got[2];
+  /* the CPU reference, then PoCL with each kernel form (docs/solver.md):
+   * both forms must give the committed "pocl" hash */
+  const char *names[3] = {"cpu", "pocl", "pocl"};
+  const char *forms[3] = {"", " (vector form)", " (gpu form)"};
+  const drape_kernel_form form[3] = {DRAPE_KERNEL_FORM_AUTO, DRAPE_KERNEL_FORM_CPU,
+                                     DRAPE_KERNEL_FORM_GPU};
+  uint64_t got[3];
   int bad = 0;
-  for (int b = 0; b < 2; b++) {
+  for (int b = 0; b < 3; b++) {
     double ms = 0;
-    got[b] = world_hash(scene, frames, b ? DRAPE_BACKEND_CL : DRAPE_BACKEND_CPU, b ? pocl : -1, &ms);
+    got[b] = world_hash(scene, frames, b ? DRAPE_BACKEND_CL : DRAPE_BACKEND_CPU, b ? pocl : -1,
+                        form[b], &ms);
     uint64_t want = 0;
     int have = golden_lookup(scene, frames, names[b], &want);
-    print_message("%s %d %s 0x%016" PRIx64 "  (%.0f ms)\n", scene, frames, names[b], got[b], ms);
+    print_message("%s %d %s 0x%016" PRIx64 "  (%.0f ms)%s\n", scene, frames, names[b], got[b], ms,
+                  forms[b]);
     if (!have) {
       print_error("%s has no line for %s %d %s; add: %s %d %s 0x%016" PRIx64 "\n", GOLDEN_FILE, scene,
                   frames, names[b], scene, frames, names[b], got[b]);
       bad = 1;
     } else if (want != got[b]) {
-      print_error("%s after %d frames on %s: hash 0x%016" PRIx64 ", committed 0x%016" PRIx64
+      print_error("%s after %d frames on %s%s: hash 0x%016" PRIx64 ", committed 0x%016" PRIx64
                   ". If this change of bits is intended, update %s in the same commit and give "
                   "the reason in the commit message.\n",
-                  scene, frames, names[b], got[b], want, GOLDEN_FILE);
+                  scene, frames, names[b], forms[b], got[b], want, GOLDEN_FILE);
       bad = 1;
     }
   }
-  if (got[0] != got[1]) {
-    print_error("%s after %d frames: cpu 0x%016" PRIx64 " != pocl 0x%016" PRIx64
-                ": the backends are no longer bit-identical (docs/solver.md \"Reproducible\")\n",
-                scene, frames, got[0], got[1]);
-    bad = 1;
-  }
+  for (int b = 1; b < 3; b++)
+    if (got[0] != got[b]) {
+      print_error("%s after %d frames: cpu 0x%016" PRIx64 " != pocl%s 0x%016" PRIx64
+                  ": the backends are no longer bit-identical (docs/solver.md \"Reproducible\")\n",
+                  scene, frames, got[0], forms[b], got[b]);
+      bad = 1;
+    }
   if (bad) fail();
 }
 

@@ -49,6 +49,18 @@ struct drape_cl; /* an OpenCL context, queue and program (drape_cl.h) */
 
 typedef enum { DRAPE_BACKEND_CL = 0, DRAPE_BACKEND_CPU = 1 } drape_backend;
 
+/* The shape of the OpenCL kernels (docs/solver.md, "Two kernel forms"):
+ * one constraint or particle per work item for GPUs, or 8 per work item in
+ * float16 registers for CPU devices (PoCL). Both give the CPU reference's
+ * bits. AUTO (0) takes DRAPE_KERNEL_FORM=auto|gpu|cpu from the environment
+ * when set, else GPU for GPU and accelerator devices, CPU (the vector
+ * form) for CPU devices. */
+typedef enum {
+  DRAPE_KERNEL_FORM_AUTO = 0,
+  DRAPE_KERNEL_FORM_GPU = 1,
+  DRAPE_KERNEL_FORM_CPU = 2
+} drape_kernel_form;
+
 typedef struct drape_sim_opts {
   drape_backend backend;  /* default DRAPE_BACKEND_CL                         */
   int device_index;       /* OpenCL device (see `drape devices`); -1 default  */
@@ -56,6 +68,7 @@ typedef struct drape_sim_opts {
   struct drape_cl *cl;    /* optional: run on this runtime (not owned), e.g.
                              one made with GL-sharing context properties;
                              its queue decides whether profiling is possible */
+  drape_kernel_form kernel_form; /* OpenCL kernel form; 0 = auto (above)    */
 } drape_sim_opts;
 
 drape_sim_opts drape_sim_opts_default(void);
@@ -76,6 +89,10 @@ int drape_sim_step(drape_sim *sim, drape_err *e);
 /* Back to the state right after create (time 0, no grabs, nothing torn,
  * spheres at their scene positions). Parameters keep their current values. */
 int drape_sim_reset(drape_sim *sim, drape_err *e);
+
+/* Which kernels run: "gpu" (one item per work item), "vector" (8 per work
+ * item, for CPU devices) or "cpu-reference" (the CPU backend). */
+const char *drape_sim_kernel_form(const drape_sim *sim);
 
 double drape_sim_time(const drape_sim *sim); /* s simulated since reset    */
 int drape_sim_frame(const drape_sim *sim);   /* frames stepped since reset */

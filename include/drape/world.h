@@ -51,6 +51,7 @@ typedef struct drape_world_def {
   int profiling;          /* OpenCL: per-stage device times (drape_timings)    */
   struct drape_cl *cl;    /* optional: an OpenCL runtime to run on, not owned
                              (drape_cl.h; e.g. one sharing a GL context)       */
+  drape_kernel_form kernel_form; /* 0: auto (cloth.h, DRAPE_KERNEL_FORM)       */
 } drape_world_def;
 
 drape_world_def drape_world_def_default(void);

@@ -185,6 +185,21 @@ int drape_cl_prof_collect(drape_cl_prof *p, drape_timings *tm, double *part_ms,
 
 /* ---- launches ---- */
 
+size_t drape_cl_kern_local(const drape_cl *cl, const drape_cl_kern *k) {
+  size_t multiple = 0, kernel_max = 0;
+  if (clGetKernelWorkGroupInfo(k->k, cl->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
+                               sizeof multiple, &multiple, NULL) != CL_SUCCESS)
+    multiple = 0;
+  if (clGetKernelWorkGroupInfo(k->k, cl->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kernel_max,
+                               &kernel_max, NULL) != CL_SUCCESS)
+    kernel_max = 0;
+  size_t cap = DRAPE_CL_GPU_LOCAL;
+  if (kernel_max && kernel_max < cap) cap = kernel_max;
+  if (cl->max_wg && cl->max_wg < cap) cap = cl->max_wg;
+  if (!multiple || multiple > cap) return cap ? cap : 1;
+  return cap / multiple * multiple;
+}
+
 int drape_cl_launch(drape_cl *cl, const drape_cl_kern *k, size_t n, size_t local,
                     drape_cl_prof *prof, drape_err *e) {
   if (n == 0) return DRAPE_OK;

@@ -93,6 +93,17 @@ int drape_cl_prof_keep(drape_cl_prof *p, cl_event ev, drape_err *e);
 int drape_cl_prof_collect(drape_cl_prof *p, drape_timings *tm, double *part_ms,
                           double *total_ms, drape_err *e);
 
+/* The work-group size for kernel k in the GPU kernel form (one constraint
+ * or particle per work item, docs/solver.md): the largest multiple of the
+ * kernel's CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE (the warp or
+ * wavefront: 32 on NVIDIA, 64 on AMD) up to DRAPE_CL_GPU_LOCAL, capped by
+ * CL_KERNEL_WORK_GROUP_SIZE and the device's CL_DEVICE_MAX_WORK_GROUP_SIZE.
+ * Why 256: several warps per group let the scheduler hide the latency of
+ * the gathers, and small groups still fill every compute unit at the sizes
+ * where speed matters. Never 0 (1 when the device tells nothing). */
+#define DRAPE_CL_GPU_LOCAL 256
+size_t drape_cl_kern_local(const drape_cl *cl, const drape_cl_kern *k);
+
 /* Enqueues n work items of k, rounded up to a multiple of the local size
  * (`local`, or 0 for the default of 64 capped by the device; PoCL has no
  * non-uniform work-groups, so every kernel guards i < n). Nothing happens

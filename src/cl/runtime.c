@@ -1,6 +1,8 @@
 /* OpenCL runtime: see runtime.h. */
 #include "cl/runtime.h"
 
+#include "drape/cloth.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,9 +99,11 @@ int drape_cl_list(FILE *out, drape_err *e) {
       fprintf(out,
               "  device %d: %s\n"
               "    type %s, %u compute units, %.1f GiB global memory\n"
-              "    %s, cl_khr_gl_sharing: %s\n",
+              "    %s, cl_khr_gl_sharing: %s\n"
+              "    kernel form (auto): %s\n",
               index, name, type_name(type), cu, (double)mem / (1024.0 * 1024.0 * 1024.0), cver,
-              has_extension(devs[d], "cl_khr_gl_sharing") ? "yes" : "no");
+              has_extension(devs[d], "cl_khr_gl_sharing") ? "yes" : "no",
+              drape_cl_kernel_form_name(drape_cl_kernel_form_auto(type)));
       index++;
     }
   }
@@ -120,6 +124,38 @@ int drape_cl_requested_device(int flag_value, int *out, drape_err *e) {
     *out = (int)v;
   }
   return DRAPE_OK;
+}
+
+int drape_cl_kernel_form_parse(const char *text) {
+  if (!text) return -1;
+  if (!strcmp(text, "auto")) return DRAPE_KERNEL_FORM_AUTO;
+  if (!strcmp(text, "gpu")) return DRAPE_KERNEL_FORM_GPU;
+  if (!strcmp(text, "cpu")) return DRAPE_KERNEL_FORM_CPU;
+  return -1;
+}
+
+int drape_cl_kernel_form_auto(cl_device_type type) {
+  return (type & (CL_DEVICE_TYPE_GPU | CL_DEVICE_TYPE_ACCELERATOR)) ? DRAPE_KERNEL_FORM_GPU
+                                                                     : DRAPE_KERNEL_FORM_CPU;
+}
+
+int drape_cl_kernel_form_choose(int requested, cl_device_type type, int *out, drape_err *e) {
+  *out = requested;
+  if (requested != DRAPE_KERNEL_FORM_AUTO) return DRAPE_OK;
+  const char *env = getenv("DRAPE_KERNEL_FORM");
+  if (env && *env) {
+    const int f = drape_cl_kernel_form_parse(env);
+    if (f < 0)
+      return drape_fail(e, DRAPE_EINVAL, "DRAPE_KERNEL_FORM = \"%s\": expected auto, gpu or cpu",
+                        env);
+    *out = f;
+  }
+  if (*out == DRAPE_KERNEL_FORM_AUTO) *out = drape_cl_kernel_form_auto(type);
+  return DRAPE_OK;
+}
+
+const char *drape_cl_kernel_form_name(int form) {
+  return form == DRAPE_KERNEL_FORM_GPU ? "gpu" : "vector";
 }
 
 drape_cl_opts drape_cl_default_opts(void) {

@@ -55,6 +55,19 @@ int drape_cl_list(FILE *out, drape_err *e);
  * error naming the variable. */
 int drape_cl_requested_device(int flag_value, int *out, drape_err *e);
 
+/* Kernel forms (drape_kernel_form, docs/solver.md): "auto" 0, "gpu" 1,
+ * "cpu" 2 (the vector form); -1 for any other text. */
+int drape_cl_kernel_form_parse(const char *text);
+/* The form auto picks for a device of this type: GPU for GPU and
+ * accelerator devices, CPU (vector) otherwise. */
+int drape_cl_kernel_form_auto(cl_device_type type);
+/* The form to run: `requested` unless it is AUTO; then DRAPE_KERNEL_FORM
+ * when set (bad text is an error naming the variable), else by the device
+ * type. *out is DRAPE_KERNEL_FORM_GPU or _CPU. */
+int drape_cl_kernel_form_choose(int requested, cl_device_type type, int *out, drape_err *e);
+/* "gpu" or "vector". */
+const char *drape_cl_kernel_form_name(int form);
+
 /* Options for drape_cl_init. Zero-initialised means defaults. */
 typedef struct drape_cl_opts {
   int device_index;                  /* -1: default choice                  */

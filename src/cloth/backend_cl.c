@@ -23,21 +23,34 @@ static const char *const kernel_names[K_COUNT] = {
     "wind_triangles", "wind_gather", "predict", "drive_kinematic", "project_distance", "tethers",
     "collide", "update_velocities", "update_fused", "tear_constraints", "tear_triangles",
     "vertex_normals", "verlet_predict", "springs_forces", "springs_advance"};
+/* The GPU form (docs/solver.md, "Two kernel forms"): one constraint or
+ * particle per work item, same argument names; NULL keeps the kernel above
+ * (predict, update_velocities and the rest are one item per work item in
+ * both forms). */
+static const char *const gpu_kernel_names[K_COUNT] = {
+    [K_PROJECT] = "project_distance_g", [K_TETHERS] = "tethers_g", [K_COLLIDE] = "collide_g",
+    [K_FUSED] = "update_fused_g"};
 
 typedef struct cl_state {
   drape_cl *cl;
   drape_cl own;             /* used when the sim created the runtime      */
   int owns_cl;
   drape_cl_kern k[K_COUNT];
+  int gpu;                  /* the GPU kernel form runs (s->kernel_form)  */
+  size_t local[K_COUNT];    /* work-group size per kernel; 0: the default */
+  size_t cons_pad;          /* entries past the constraints: the vector
+                               form's DR_PROJECT_PAD, none in the GPU one */
   cl_mem x, p, v, n, obj, mat, ca, cb, crest, ccomp, lambda, sph, kin, tris, tri_edge, vt_off, vt_list,
       tri_force, tpin, trest, cpat, bad;
   /* the springs solver (springs_create): its lists, the new velocities and
    * the divergence flag (lowest diverged particle, INT_MAX: none) */
   cl_mem sp_off, sp_j, sp_prm, sp_vn, sp_div;
-  int *group_off;           /* first lane group of each colour (colour.c) */
+  int *group_off;           /* first lane group of each colour (colour.c;
+                               vector form only)                          */
   int cap_kin, has_lambda, has_tri_force;
   uint64_t bytes;           /* device memory held                         */
-  size_t np_pad;            /* particles rounded up to DR_PARTICLE_LANES  */
+  size_t np_pad;            /* particles rounded up to DR_PARTICLE_LANES
+                               (vector form), else n_particles            */
   int *stage_i;             /* host staging for constraint copies         */
   drape_cl_prof prof;       /* launch events with their stage and colour  */
   selfcol_cl sc;            /* self-collision stage (selfcol_cl.c)        */
@@ -59,7 +72,7 @@ static int launch(drape_sim *s, int k, size_t n, drape_err *e) {
   c->prof.stage = s->cur_stage;
   c->prof.colour = s->cur_stage == DRAPE_STAGE_PROJECT ? s->cur_colour : -1;
   c->prof.part = -1;
-  return drape_cl_launch(c->cl, &c->k[k], n, 0, &c->prof, e);
+  return drape_cl_launch(c->cl, &c->k[k], n, c->local[k], &c->prof, e);
 }
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
@@ -84,7 +97,7 @@ static int set_static_args(drape_sim *s, drape_err *e) {
   BIND(K_DRIVE, 0, A("x", c->x), A("kin", c->kin));
   BIND(K_PROJECT, 0, A("x", c->x), A("ca", c->ca), A("cb", c->cb), A("crest", c->crest),
        A("ccomp", c->ccomp), A("lambda", lam));
-  BIND(K_PROJECT, 10, A("pattern", c->cpat));
+  if (!c->gpu) BIND(K_PROJECT, 10, A("pattern", c->cpat));
   BIND(K_TETHERS, 0, A("x", c->x), A("pin", c->tpin), A("rest", c->trest), A("slots", slots),
        A("stride", stride), A("n", np));
   BIND(K_COLLIDE, 0, A("x", c->x), A("p", c->p), A("obj", c->obj), A("objects", c->mat),
@@ -122,7 +135,7 @@ static int cl_ensure(drape_sim *s, drape_err *e) {
   cl_state *c = ST(s);
   int rc, changed = 0;
   if (s->params.iterations > 1 && !c->lambda && s->m.n_cons > 0) {
-    if ((rc = mk(s, &c->lambda, sizeof(float) * ((size_t)s->m.n_cons + DR_PROJECT_PAD), NULL,
+    if ((rc = mk(s, &c->lambda, sizeof(float) * ((size_t)s->m.n_cons + c->cons_pad), NULL,
                  "lambda", e)))
       return rc;
     changed = 1;
@@ -165,16 +178,18 @@ static int cl_reset(drape_sim *s, drape_err *e) {
   }
   if ((rc = cl_write(s, SIM_BUF_CONS, 0, (size_t)s->m.n_cons * sizeof(dr_distance), s->m.cons, e)))
     return rc;
-  /* padding read by the last lanes of project_distance: torn, particle 0 */
-  const int zero_i[DR_PROJECT_PAD] = {0};
-  float zero_f[DR_PROJECT_PAD] = {0}, torn[DR_PROJECT_PAD];
-  for (int i = 0; i < DR_PROJECT_PAD; i++) torn[i] = -1.0f;
-  const size_t off = (size_t)s->m.n_cons * 4, pad = DR_PROJECT_PAD * 4;
-  DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->ca, CL_TRUE, off, pad, zero_i, 0, NULL, NULL));
-  DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->cb, CL_TRUE, off, pad, zero_i, 0, NULL, NULL));
-  DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->crest, CL_TRUE, off, pad, zero_f, 0, NULL, NULL));
-  DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->ccomp, CL_TRUE, off, pad, torn, 0, NULL, NULL));
-  sim_count_h2d(s, 4 * pad);
+  if (c->cons_pad) {
+    /* padding read by the last lanes of project_distance: torn, particle 0 */
+    const int zero_i[DR_PROJECT_PAD] = {0};
+    float zero_f[DR_PROJECT_PAD] = {0}, torn[DR_PROJECT_PAD];
+    for (int i = 0; i < DR_PROJECT_PAD; i++) torn[i] = -1.0f;
+    const size_t off = (size_t)s->m.n_cons * 4, pad = DR_PROJECT_PAD * 4;
+    DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->ca, CL_TRUE, off, pad, zero_i, 0, NULL, NULL));
+    DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->cb, CL_TRUE, off, pad, zero_i, 0, NULL, NULL));
+    DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->crest, CL_TRUE, off, pad, zero_f, 0, NULL, NULL));
+    DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->ccomp, CL_TRUE, off, pad, torn, 0, NULL, NULL));
+    sim_count_h2d(s, 4 * pad);
+  }
   if ((rc = cl_write(s, SIM_BUF_TRIS, 0, (size_t)s->m.n_tris * 3 * sizeof(dr_uint), s->m.tris, e)))
     return rc;
   if ((rc = cl_write(s, SIM_BUF_MAT, 0, (size_t)s->m.n_objects * sizeof(dr_object), s->mat, e)))
@@ -219,8 +234,10 @@ static int cl_wind(drape_sim *s, drape_err *e) {
   int rc = launch(s, K_WIND_TRI, (size_t)s->m.n_tris, e);
   return rc ? rc : launch(s, K_WIND_GATHER, (size_t)s->m.n_particles, e);
 }
-/* Work items of collide, which takes DR_PARTICLE_LANES particles each. */
+/* Work items of tethers, collide and update_fused: DR_PARTICLE_LANES
+ * particles each in the vector form, one in the GPU form. */
 static size_t particle_groups(const drape_sim *s) {
+  if (ST(s)->gpu) return (size_t)s->m.n_particles;
   return ((size_t)s->m.n_particles + DR_PARTICLE_LANES - 1) / DR_PARTICLE_LANES;
 }
 
@@ -237,6 +254,7 @@ static int cl_project(drape_sim *s, int colour, int mode, drape_err *e) {
   int first = s->m.colour_off[colour], count = s->m.colour_off[colour + 1] - first;
   BIND(K_PROJECT, 6, A("first", first), A("count", count));
   BIND(K_PROJECT, 9, A("lambda_mode", mode));
+  if (c->gpu) return launch(s, K_PROJECT, (size_t)count, e);
   BIND(K_PROJECT, 11, A("group0", c->group_off[colour]));
   return launch(s, K_PROJECT, ((size_t)count + DR_PROJECT_LANES - 1) / DR_PROJECT_LANES, e);
 }
@@ -468,18 +486,31 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
     c->owns_cl = 1;
     c->cl = &c->own;
   }
-  for (int k = 0; k < K_COUNT; k++)
-    if ((rc = drape_cl_kern_create(c->cl, kernel_names[k], &c->k[k], e))) {
+  int form;
+  if ((rc = drape_cl_kernel_form_choose(o->kernel_form, c->cl->type, &form, e))) {
+    cl_destroy(s);
+    return rc;
+  }
+  s->kernel_form = form;
+  c->gpu = form == DRAPE_KERNEL_FORM_GPU;
+  c->cons_pad = c->gpu ? 0 : DR_PROJECT_PAD;
+  for (int k = 0; k < K_COUNT; k++) {
+    const char *name = c->gpu && gpu_kernel_names[k] ? gpu_kernel_names[k] : kernel_names[k];
+    if ((rc = drape_cl_kern_create(c->cl, name, &c->k[k], e))) {
       cl_destroy(s);
       return rc;
     }
+    /* the vector form keeps the launcher's default groups (measured on PoCL) */
+    if (c->gpu) c->local[k] = drape_cl_kern_local(c->cl, &c->k[k]);
+  }
   c->stage_i = malloc(4 * ((size_t)s->m.n_cons + 1));
   if (!c->stage_i) { cl_destroy(s); return drape_fail(e, DRAPE_ENOMEM, "out of memory"); }
   const drape_model *m = &s->m;
   size_t f4 = sizeof(dr_float4);
   size_t slots = (size_t)m->tether_slots;
-  /* particle arrays padded to whole groups of DR_PARTICLE_LANES */
-  size_t np = ((size_t)m->n_particles + DR_PARTICLE_LANES - 1) / DR_PARTICLE_LANES * DR_PARTICLE_LANES;
+  /* vector form: particle arrays padded to whole groups of DR_PARTICLE_LANES */
+  size_t np = (size_t)m->n_particles;
+  if (!c->gpu) np = (np + DR_PARTICLE_LANES - 1) / DR_PARTICLE_LANES * DR_PARTICLE_LANES;
   c->np_pad = np;
   int *obj_pad = calloc(np ? np : 1, sizeof *obj_pad);
   int *tpin_pad = slots ? malloc(np * slots * sizeof *tpin_pad) : NULL;
@@ -490,7 +521,8 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
     return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   }
   memcpy(obj_pad, m->obj, sizeof *obj_pad * (size_t)m->n_particles);
-  if (slots) { /* slot-major on the device: one vload8 per slot (tethers.cl) */
+  if (slots) { /* slot-major on the device: one vload8 per slot (tethers.cl),
+                  and coalesced reads in the GPU form */
     for (size_t i = 0; i < np * slots; i++) tpin_pad[i] = -1;
     for (size_t i = 0; i < (size_t)m->n_particles; i++)
       for (size_t q = 0; q < slots; q++) {
@@ -504,10 +536,10 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
       (rc = mk(s, &c->n, np * f4, NULL, "normals", e)) ||
       (rc = mk(s, &c->obj, np * sizeof(dr_int), obj_pad, "object ids", e)) ||
       (rc = mk(s, &c->mat, (size_t)m->n_objects * sizeof(dr_object), NULL, "materials", e)) ||
-      (rc = mk(s, &c->ca, ((size_t)m->n_cons + DR_PROJECT_PAD) * 4, NULL, "constraint a", e)) ||
-      (rc = mk(s, &c->cb, ((size_t)m->n_cons + DR_PROJECT_PAD) * 4, NULL, "constraint b", e)) ||
-      (rc = mk(s, &c->crest, ((size_t)m->n_cons + DR_PROJECT_PAD) * 4, NULL, "rest lengths", e)) ||
-      (rc = mk(s, &c->ccomp, ((size_t)m->n_cons + DR_PROJECT_PAD) * 4, NULL, "compliances", e)) ||
+      (rc = mk(s, &c->ca, ((size_t)m->n_cons + c->cons_pad) * 4, NULL, "constraint a", e)) ||
+      (rc = mk(s, &c->cb, ((size_t)m->n_cons + c->cons_pad) * 4, NULL, "constraint b", e)) ||
+      (rc = mk(s, &c->crest, ((size_t)m->n_cons + c->cons_pad) * 4, NULL, "rest lengths", e)) ||
+      (rc = mk(s, &c->ccomp, ((size_t)m->n_cons + c->cons_pad) * 4, NULL, "compliances", e)) ||
       (rc = mk(s, &c->sph, (size_t)s->n_spheres * sizeof(dr_sphere), NULL, "spheres", e)) ||
       (rc = mk(s, &c->bad, sizeof(dr_int), NULL, "finiteness status", e)) ||
       (rc = mk(s, &c->tris, (size_t)m->n_tris * 3 * sizeof(dr_uint), NULL, "triangles", e)) ||
@@ -524,19 +556,20 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
     return rc;
   }
   free(obj_pad); free(tpin_pad); free(trest_pad);
-  /* memory pattern of each lane group of project_distance */
-  int n_groups = drape_colour_n_groups(m->colour_off, m->n_colours);
-  unsigned char *pat = malloc((size_t)n_groups + 1);
-  c->group_off = malloc(sizeof *c->group_off * ((size_t)m->n_colours + 1));
-  if (!pat || !c->group_off) {
+  if (!c->gpu) { /* memory pattern of each lane group of project_distance */
+    int n_groups = drape_colour_n_groups(m->colour_off, m->n_colours);
+    unsigned char *pat = malloc((size_t)n_groups + 1);
+    c->group_off = malloc(sizeof *c->group_off * ((size_t)m->n_colours + 1));
+    if (!pat || !c->group_off) {
+      free(pat);
+      cl_destroy(s);
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    }
+    drape_colour_lane_patterns(m->cons, m->colour_off, m->n_colours, pat, c->group_off, NULL);
+    rc = mk(s, &c->cpat, (size_t)n_groups, pat, "constraint group patterns", e);
     free(pat);
-    cl_destroy(s);
-    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    if (rc) { cl_destroy(s); return rc; }
   }
-  drape_colour_lane_patterns(m->cons, m->colour_off, m->n_colours, pat, c->group_off, NULL);
-  rc = mk(s, &c->cpat, (size_t)n_groups, pat, "constraint group patterns", e);
-  free(pat);
-  if (rc) { cl_destroy(s); return rc; }
   if ((rc = cl_ensure(s, e)) || (rc = set_static_args(s, e))) { cl_destroy(s); return rc; }
   if (s->self_collision) {
     if ((rc = selfcol_cl_create(c->cl, &s->sc_desc, &c->sc, e))) { cl_destroy(s); return rc; }

@@ -41,6 +41,11 @@ drape_sim_opts drape_sim_opts_default(void) {
   return o;
 }
 
+const char *drape_sim_kernel_form(const drape_sim *s) {
+  if (!s || s->be != &drape_backend_cl) return "cpu-reference";
+  return s->kernel_form == DRAPE_KERNEL_FORM_GPU ? "gpu" : "vector";
+}
+
 void sim_fill_step_params(drape_sim *s) {
   dr_step_params *sp = &s->sp;
   const double h = s->dt / s->params.substeps;

@@ -124,6 +124,8 @@ struct drape_sim {
   drape_model m;
   const sim_backend *be;
   void *bs;                     /* backend state                       */
+  int kernel_form;              /* OpenCL: DRAPE_KERNEL_FORM_GPU or _CPU
+                                   (set by the backend); 0 on the CPU one */
 
   drape_sim_params params;
   double dt;

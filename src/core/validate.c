@@ -705,6 +705,11 @@ int drape_sim_opts_validate(const drape_sim_opts *o, drape_err *e) {
     return drape_fail(e, DRAPE_EINVAL,
                       "device_index = %d: expected -1 (the default device) or an index >= 0 (drape devices)",
                       o->device_index);
+  if (o->kernel_form != DRAPE_KERNEL_FORM_AUTO && o->kernel_form != DRAPE_KERNEL_FORM_GPU &&
+      o->kernel_form != DRAPE_KERNEL_FORM_CPU)
+    return drape_fail(e, DRAPE_EINVAL,
+                      "kernel_form = %d: expected DRAPE_KERNEL_FORM_AUTO (0), _GPU (1) or _CPU (2)",
+                      (int)o->kernel_form);
   return 0;
 }
 #undef CHK

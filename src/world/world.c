@@ -127,6 +127,7 @@ int drape_world_create(const drape_scene *sc, const drape_world_def *def, drape_
     o.device_index = d.use_device ? d.device_index : -1;
     o.profiling = d.profiling;
     o.cl = d.cl;
+    o.kernel_form = d.kernel_form;
     rc = drape_sim_create(&sim_scene, &o, &w->sim, e);
   }
   if (!rc) rc = run_strings_create(sc, &w->strings, e);
