@@ -7,6 +7,8 @@
 
 typedef struct drape_app {
   int device;        /* --device N before the subcommand; -1 when absent */
+  int kernel_form;   /* --kernel-form: DRAPE_KERNEL_FORM_* (0 = auto, also
+                        when absent: DRAPE_KERNEL_FORM, else by device)    */
   const char *argv0;
 } drape_app;
 
@@ -24,6 +26,10 @@ int cmd_compare(drape_app *app, int argc, char **argv); /* cmd_compare.c */
 
 /* Maps a drape_err code to the exit code and prints the message. */
 int drape_app_report(const drape_err *e);
+
+/* Parses --kernel-form auto|gpu|cpu into a drape_kernel_form; returns 0 on
+ * success, else DRAPE_EINVAL naming the flag and the allowed values. */
+int drape_app_parse_kernel_form(const char *text, int *out, drape_err *e);
 
 /* Parses a non-negative device index for --device; returns 0 on success. */
 int drape_app_parse_device(const char *text, int *out, drape_err *e);

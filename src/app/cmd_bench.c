@@ -38,6 +38,8 @@
 
 typedef struct { int substeps, iterations; } setting;
 typedef struct { int cpu; int device; char name[160]; } backend_sel;
+/* --kernel-form (drape main.c), for every OpenCL case: 0 = auto. */
+static int bench_kernel_form;
 
 typedef struct bench_opts {
   int sizes[MAX_SIZES], n_sizes;
@@ -55,6 +57,7 @@ typedef struct bench_opts {
 
 typedef struct bench_row {
   char backend[160];
+  char kernel_form[16]; /* drape_sim_kernel_form: gpu, vector, cpu-reference */
   int n, substeps, iterations, self;
   int particles, constraints, colours;
   double ms_median, ms_p10, ms_p90, ms_substep;
@@ -287,11 +290,13 @@ static int simulate(const backend_sel *b, int n, setting st, int self, int fuse,
   wd.use_device = b->device >= 0;
   wd.device_index = b->device;
   wd.profiling = profiling;
+  wd.kernel_form = bench_kernel_form;
   drape_world *world = NULL;
   int rc = drape_world_create(&scene, &wd, &world, e);
   drape_scene_free(&scene);
   if (rc) return rc;
   drape_sim *sim = drape_world_sim(world); /* parameters and timings */
+  snprintf(row->kernel_form, sizeof row->kernel_form, "%s", drape_sim_kernel_form(sim));
   drape_sim_params sprm;
   drape_sim_get_params(sim, &sprm);
   sprm.fuse_stages = fuse;
@@ -390,8 +395,8 @@ static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st
 }
 
 static void print_header(void) {
-  printf("%-28s %5s %6s %4s %9s %9s %9s %8s %7s %9s %9s %8s %8s %8s %4s\n", "backend", "n",
-         "steps", "self", "particles", "ms/frame", "p10-p90", "ms/sub", "colours", "launch/f",
+  printf("%-28s %-6s %5s %6s %4s %9s %9s %9s %8s %7s %9s %9s %8s %8s %8s %4s\n", "backend",
+         "form", "n", "steps", "self", "particles", "ms/frame", "p10-p90", "ms/sub", "colours", "launch/f",
          "Mproj/s", "maxstr", "meanstr", "devMB", "ok");
 }
 
@@ -399,14 +404,14 @@ static void print_row(const bench_row *r) {
   char set[16], spread[32];
   snprintf(set, sizeof set, "%dx%d", r->substeps, r->iterations);
   snprintf(spread, sizeof spread, "%.1f-%.1f", r->ms_p10, r->ms_p90);
-  printf("%-28.28s %5d %6s %4s %9d %9.2f %9s %8.3f %7d %9.0f %9.1f %8.4f %8.5f %8.1f %4s\n",
-         r->backend, r->n, set, r->self ? "on" : "off", r->particles, r->ms_median, spread,
+  printf("%-28.28s %-6.6s %5d %6s %4s %9d %9.2f %9s %8.3f %7d %9.0f %9.1f %8.4f %8.5f %8.1f %4s\n",
+         r->backend, r->kernel_form[0] == 'c' ? "-" : r->kernel_form, r->n, set, r->self ? "on" : "off", r->particles, r->ms_median, spread,
          r->ms_substep, r->colours, r->launches, r->projections_per_s * 1e-6, r->max_strain,
          r->mean_strain, r->device_mb, r->ok ? "yes" : r->diverged ? "DIVERGED" : "FAIL");
   if (r->has_peer)
-    printf("%-28.28s %5d %6s %4s %9d %9.2f %9s %8s %7s %9s %9s %8.4f %8.5f %8s %4s"
+    printf("%-28.28s %-6s %5d %6s %4s %9d %9.2f %9s %8s %7s %9s %9s %8.4f %8.5f %8s %4s"
            "  drape is %.1fx faster\n",
-           "  peer: bullet soft body", r->n, set, "off", r->particles, r->peer_ms, "", "", "",
+           "  peer: bullet soft body", "", r->n, set, "off", r->particles, r->peer_ms, "", "", "",
            "", "", r->peer_max_strain, r->peer_mean_strain, "", "", r->speedup);
   fflush(stdout);
 }
@@ -565,7 +570,7 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
   for (int s = 0; s < DRAPE_STAGE_COUNT; s++) fprintf(f, ",ms_%s", drape_stage_name((drape_stage)s));
   for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
     fprintf(f, ",ms_selfcol_%s", drape_selfcol_part_name((drape_selfcol_part)q));
-  fprintf(f, ",ms_project_per_colour\n");
+  fprintf(f, ",ms_project_per_colour,kernel_form\n");
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
     fprintf(f, "\"%s\",%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.5f,%.1f,%.6g,%.6g,%.6g,%.6g,%.2f,%.0f,%d",
@@ -585,7 +590,7 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     fprintf(f, ",\"");
     for (int c = 0; r->stage_valid && c < r->colours && c < DRAPE_TIMING_COLOURS; c++)
       fprintf(f, "%s%.5f", c ? ";" : "", r->colour_ms[c]);
-    fprintf(f, "\"\n");
+    fprintf(f, "\",%s\n", r->kernel_form);
   }
   if (close_commit(f, tmp, path)) return 1;
   /* JSON */
@@ -597,14 +602,15 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
           date, cpu, drape_version(), commit, o->frames, o->warmup, 1.0 / 60.0);
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
-    fprintf(f, "    {\"backend\": \"%s\", \"n\": %d, \"particles\": %d, \"constraints\": %d, "
+    fprintf(f, "    {\"backend\": \"%s\", \"kernel_form\": \"%s\", \"n\": %d, \"particles\": %d, "
+               "\"constraints\": %d, "
                "\"colours\": %d, \"substeps\": %d, \"iterations\": %d, \"self_collision\": %s, "
                "\"ms_frame\": {\"median\": %.4f, \"p10\": %.4f, \"p90\": %.4f}, "
                "\"ms_substep\": %.5f, \"launches_per_frame\": %.1f, "
                "\"projections_per_s\": %.6g, \"particles_per_s\": %.6g, "
                "\"max_strain\": %.6g, \"mean_strain\": %.6g, \"device_mb\": %.2f, "
                "\"bytes_per_frame\": %.0f, \"ok\": %s, \"status\": \"%s\", \"stage_ms\": {",
-            r->backend, r->n, r->particles, r->constraints, r->colours, r->substeps,
+            r->backend, r->kernel_form, r->n, r->particles, r->constraints, r->colours, r->substeps,
             r->iterations, r->self ? "true" : "false", r->ms_median, r->ms_p10, r->ms_p90,
             r->ms_substep, r->launches, r->projections_per_s, r->particles_per_s,
             isfinite(r->max_strain) ? r->max_strain : -1, isfinite(r->mean_strain) ? r->mean_strain : -1,
@@ -723,7 +729,7 @@ int cmd_bench(drape_app *app, int argc, char **argv) {
   int prc = parse_args(argc, argv, &o);
   if (prc < 0) return 0;
   if (prc) return prc;
-  (void)app;
+  bench_kernel_form = app->kernel_form;
   {
     drape_err e = {0};
     if (check_out(&o, &e)) return drape_app_report(&e);

@@ -269,6 +269,7 @@ typedef struct run_setup {
   drape_backend backend;
   int frames;
   int keep_series;
+  int kernel_form;             /* --kernel-form (drape_kernel_form, 0 auto) */
 } run_setup;
 
 /* Runs one configuration; a divergence is a result, not an error. */
@@ -297,6 +298,7 @@ static int run_one(const run_setup *su, drape_solver_kind solver, cmp_result *re
   drape_world_def wd = drape_world_def_default();
   wd.backend = su->backend;
   wd.cl = su->cl;
+  wd.kernel_form = su->kernel_form;
   if ((rc = drape_world_create(sc, &wd, &world, e))) goto done;
   sim = drape_world_sim(world);
   if ((rc = elastic_links(&view, solver, &sp, &n_sp, e))) goto done;
@@ -766,7 +768,7 @@ int cmd_compare(drape_app *app, int argc, char **argv) {
     have_cl = 1;
     device = cl.device_name;
   }
-  run_setup su = {&sc, have_cl ? &cl : NULL, o.backend, o.frames, 1};
+  run_setup su = {&sc, have_cl ? &cl : NULL, o.backend, o.frames, 1, app->kernel_form};
   printf("drape compare %s: %d frames of %.6g s, %s, on %s\n", o.scene_path, o.frames, sc.dt,
          o.budget_ms > 0 ? "equal wall-clock budget per frame" : "equal substeps", device);
   printf("%-9s %8s %10s %7s %11s %11s %12s %12s %9s\n", "solver", "substeps", "h (s)", "finite",

@@ -223,6 +223,7 @@ static int stats_begin(run_ctx *r, drape_err *e) {
   drape_json_str(f, r->scene_path);
   fprintf(f, ",\n  \"backend\": \"%s\",\n  \"device\": ", r->backend == DRAPE_BACKEND_CPU ? "cpu" : "cl");
   drape_json_str(f, drape_world_device_name(r->world));
+  fprintf(f, ",\n  \"kernel_form\": \"%s\"", drape_sim_kernel_form(r->sim));
   fprintf(f, ",\n  \"dt\": %.9g, \"substeps\": %d, \"iterations\": %d,\n", r->scene.dt, p.substeps,
           p.iterations);
   fprintf(f, "  \"particles\": %d, \"constraints\": %d, \"colours\": %d, \"tether_slots\": %d,\n",
@@ -682,6 +683,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
     wd.device_index = o.device_index;
     wd.profiling = o.profiling;
     wd.cl = o.cl;
+    wd.kernel_form = app->kernel_form;
     rc = drape_world_create(&r.scene, &wd, &r.world, &e);
   }
   if (!rc) r.sim = drape_world_sim(r.world);

@@ -520,6 +520,7 @@ int cmd_view(drape_app *app, int argc, char **argv) {
   }
   if (v->frames > 0) v->vsync = 0;
   if (v->device < 0) v->device = app->device;
+  v->kernel_form = app->kernel_form;
   int want = -1;
   /* Everything that can be checked without a window first. */
   if ((rc = vw_resolve_scene(v, a.scene, &e))) goto done;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "cl/runtime.h"
 
 typedef struct {
   const char *name;
@@ -23,7 +24,7 @@ static const command commands[] = {
 
 static void usage(FILE *out) {
   fprintf(out,
-          "usage: drape [--device N] [--help] [--version] COMMAND [ARGS]\n"
+          "usage: drape [--device N] [--kernel-form F] [--help] [--version] COMMAND [ARGS]\n"
           "\n"
           "commands:\n");
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
@@ -33,6 +34,11 @@ static void usage(FILE *out) {
           "global options:\n"
           "  --device N   OpenCL device index from `drape devices` (also DRAPE_DEVICE);\n"
           "               default: the first GPU, else the first device\n"
+          "  --kernel-form auto|gpu|cpu\n"
+          "               OpenCL kernel form (docs/solver.md): gpu = one constraint or\n"
+          "               particle per work item, cpu = 8 per work item in vector\n"
+          "               registers (for PoCL); auto (default; DRAPE_KERNEL_FORM when\n"
+          "               set): gpu on GPU and accelerator devices, else cpu\n"
           "  --help       this text; `drape COMMAND --help` for a command\n"
           "  --version    print the version\n");
 }
@@ -40,6 +46,15 @@ static void usage(FILE *out) {
 int drape_app_report(const drape_err *e) {
   fprintf(stderr, "drape: %s\n", e->msg);
   return e->code == DRAPE_EINVAL ? 2 : 1;
+}
+
+int drape_app_parse_kernel_form(const char *text, int *out, drape_err *e) {
+  const int f = drape_cl_kernel_form_parse(text);
+  if (f < 0)
+    return drape_fail(e, DRAPE_EINVAL, "--kernel-form \"%s\": expected auto, gpu or cpu",
+                      text ? text : "");
+  *out = f;
+  return DRAPE_OK;
 }
 
 int drape_app_parse_device(const char *text, int *out, drape_err *e) {
@@ -72,11 +87,25 @@ int main(int argc, char **argv) {
         usage(stderr);
         return 2;
       }
+    } else if (!strcmp(a, "--kernel-form") || !strncmp(a, "--kernel-form=", 14)) {
+      const char *val = a[13] == '=' ? a + 14 : (i + 1 < argc ? argv[++i] : NULL);
+      drape_err e = {0};
+      if (drape_app_parse_kernel_form(val, &app.kernel_form, &e)) {
+        drape_app_report(&e);
+        usage(stderr);
+        return 2;
+      }
     } else {
       fprintf(stderr, "drape: unknown option '%s'\n\n", a);
       usage(stderr);
       return 2;
     }
+  }
+  const char *env_form = getenv("DRAPE_KERNEL_FORM");
+  if (!app.kernel_form && env_form && *env_form && drape_cl_kernel_form_parse(env_form) < 0) {
+    /* checked again where a solver starts; here so that it is named alone */
+    fprintf(stderr, "drape: DRAPE_KERNEL_FORM = \"%s\": expected auto, gpu or cpu\n", env_form);
+    return 2;
   }
   if (i >= argc) {
     fprintf(stderr, "drape: missing command\n\n");

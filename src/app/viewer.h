@@ -179,6 +179,7 @@ typedef struct viewer {
   int width, height, vsync, hidden, samples, overlay;
   drape_backend backend;
   int device;               /* requested OpenCL device, -1 default */
+  int kernel_form;          /* --kernel-form (drape_kernel_form, 0 auto) */
   drape_interop_mode interop;
   double budget_s;          /* physics wall budget per frame, 0 = none */
   int quiet;

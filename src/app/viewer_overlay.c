@@ -66,7 +66,8 @@ static void stats_text(viewer *v, char *b, size_t cap, int param_line) {
     drape_sim_params p;
     drape_sim_get_params(v->sim, &p);
     if (v->backend == DRAPE_BACKEND_CL && v->cl_ready) {
-      cat(b, cap, "OpenCL %.50s\n", v->cl.device_name);
+      cat(b, cap, "OpenCL %.50s   kernel form: %s\n", v->cl.device_name,
+          drape_sim_kernel_form(v->sim));
       if (v->ip) {
         drape_xfer_path xp = drape_interop_path(v->ip);
         cat(b, cap, "CL->GL interop: %s%s\n", drape_xfer_path_name(xp),

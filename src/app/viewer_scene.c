@@ -354,6 +354,7 @@ int vw_scene_open(viewer *v, const char *path, drape_err *e) {
     d.backend = v->backend;
     d.use_device = v->device >= 0;
     d.device_index = v->device;
+    d.kernel_form = v->kernel_form;
     d.profiling = 1; /* ms per stage in the overlay */
     d.cl = v->cl_ready ? &v->cl : NULL;
     rc = drape_world_create(&sc, &d, &world, e);
