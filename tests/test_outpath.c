@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "support.h"
-#include "core/util.h"
+#include "io/io.h"
 
 static char g_path[4][1400];
 

@@ -25,7 +25,7 @@
 
 #include "app/app.h"
 #include "drape/world.h"
-#include "core/util.h"
+#include "io/io.h"
 #include "cl/runtime.h"
 #include "drape/cloth.h"
 #include "drape/render.h"

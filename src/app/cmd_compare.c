@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
-#include "core/util.h"
+#include "io/io.h"
 #include "drape/world.h"
 #include "cl/runtime.h"
 #include "core/model.h"

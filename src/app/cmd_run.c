@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
-#include "core/util.h"
+#include "io/io.h"
 #include "cl/runtime.h"
 #include "drape/world.h"
 #include "render/interop.h"

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
-#include "core/util.h"
+#include "io/io.h"
 #include "drape/string.h"
 
 #define MAX_DUMPS 4096

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "app/app.h"
-#include "core/util.h"
+#include "io/io.h"
 #include "app/viewer.h"
 
 /* PNG writing for screenshots: a private copy of stb_image_write (static

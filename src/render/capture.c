@@ -30,7 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "core/util.h"
+#include "io/io.h"
 #include "drape/render.h"
 
 #define STB_IMAGE_WRITE_IMPLEMENTATION

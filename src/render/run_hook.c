@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cl/runtime.h"
-#include "core/util.h"
+#include "io/io.h"
 #include "render/interop.h"
 
 #define MAX_SPHERES 64

@@ -1,6 +1,5 @@
 /* Implicit ropes in the frame loop: see run_cables.h. */
 #include "world/cables.h"
-#include "core/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  * posix_spawn is also safe in drape's threaded processes (encoder threads,
  * PoCL's workers), where fork + arbitrary work in the child is not. */
 #define _GNU_SOURCE /* posix_spawn_file_actions_addchdir_np (glibc >= 2.29) */
-#include "core/util.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <fcntl.h>

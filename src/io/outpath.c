@@ -8,7 +8,7 @@
  * with a JSON file, and `--stats SCENE` replaced the scene. So a target
  * must be absent or a plain regular file that is not an input, and this is
  * checked before any work, so a bad path costs nothing. */
-#include "core/util.h"
+#include "io/io.h"
 
 #include <dirent.h>
 #include <errno.h>

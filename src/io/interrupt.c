@@ -10,7 +10,7 @@
  * ends the process at once, for a user who does not want to wait. A
  * signal that was ignored when drape started (a shell's background job
  * ignores SIGINT) stays ignored, as the shell meant. */
-#include "core/util.h"
+#include "io/io.h"
 
 #include <signal.h>
 #include <string.h>
