@@ -31,7 +31,7 @@
 #include "drape/cloth.h"
 #include "drape/render.h"
 #include "drape/render_def.h"
-#include "render/interop.h"
+#include "drape/interop.h"
 #include "render/run_hook.h"
 
 typedef struct mode_result {
@@ -81,7 +81,7 @@ static int run_mode(const char *mode, int n, int frames, int w, int h, int sampl
   drape_scene sc;
   build_scene(&sc, n);
   const drape_render_def view = bench_view();
-  drape_run_render_flags f;
+  dr_run_render_flags f;
   memset(&f, 0, sizeof f);
   f.width = w;
   f.height = h;
@@ -105,33 +105,33 @@ static int run_mode(const char *mode, int n, int frames, int w, int h, int sampl
     f.video = path;
   }
   drape_sim_opts o = drape_sim_opts_default();
-  drape_run_render *rr = NULL;
+  dr_run_render *rr = NULL;
   drape_sim *sim = NULL;
-  int rc = strcmp(mode, "sim") ? drape_run_render_prepare(&f, &sc, &view, frames, &o, &rr, e) : 0;
+  int rc = strcmp(mode, "sim") ? dr_run_render_prepare(&f, &sc, &view, frames, &o, &rr, e) : 0;
   if (!rc) rc = drape_sim_create(&sc, &o, &sim, e);
-  if (!rc) rc = drape_run_render_begin(rr, sim, e);
+  if (!rc) rc = dr_run_render_begin(rr, sim, e);
   /* One warm-up frame (shader compilation, first allocation) outside the
    * timing. */
   if (!rc) rc = drape_sim_step(sim, e);
-  if (!rc) rc = drape_run_render_frame(rr, sim, 1, e);
+  if (!rc) rc = dr_run_render_frame(rr, sim, 1, e);
   double t0 = drape_now();
   for (int k = 2; !rc && k <= frames + 1; k++) {
     rc = drape_sim_step(sim, e);
-    if (!rc) rc = drape_run_render_frame(rr, sim, k, e);
+    if (!rc) rc = dr_run_render_frame(rr, sim, k, e);
   }
-  if (!rc) rc = drape_run_render_end(rr, e);
+  if (!rc) rc = dr_run_render_end(rr, e);
   double t1 = drape_now();
   if (!rc) {
     out->ran = 1;
     out->frames = frames;
     out->fps = frames / (t1 - t0);
     int rendered = 0;
-    drape_run_render_timings(rr, &rendered, &out->ms_transfer, &out->ms_draw);
+    dr_run_render_timings(rr, &rendered, &out->ms_transfer, &out->ms_draw);
   } else {
-    drape_run_render_abort(rr);
+    dr_run_render_abort(rr);
   }
   drape_sim_destroy(sim);
-  drape_run_render_free(rr);
+  dr_run_render_free(rr);
   drape_scene_free(&sc);
   return rc;
 }

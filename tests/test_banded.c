@@ -36,9 +36,9 @@ static void check_solve(int n, int w, unsigned seed) {
   memcpy(a0, a, sizeof(double) * drape_banded_len(n, w));
   unsigned s = seed * 7u + 1u;
   for (int i = 0; i < n; i++) xt[i] = urand(&s);
-  drape_banded_mul(a0, n, w, xt, x);
-  assert_int_equal(drape_banded_factor(a, n, w), 0);
-  drape_banded_solve(a, n, w, x);
+  dr_banded_mul(a0, n, w, xt, x);
+  assert_int_equal(dr_banded_factor(a, n, w), 0);
+  dr_banded_solve(a, n, w, x);
   double err = 0;
   for (int i = 0; i < n; i++) err = fmax(err, fabs(x[i] - xt[i]));
   assert_true(err < 1e-12);
@@ -78,7 +78,7 @@ static void test_matches_dense_cholesky(void **state) {
       L[i][j] = v / L[j][j];
     }
   }
-  assert_int_equal(drape_banded_factor(band, n, w), 0);
+  assert_int_equal(dr_banded_factor(band, n, w), 0);
   for (int i = 0; i < n; i++)
     for (int j = 0; j <= i; j++) {
       const double want = L[i][j];
@@ -102,13 +102,13 @@ static void test_rejects_non_spd(void **state) {
   }
   double ok[n * (w + 1)];
   memcpy(ok, band, sizeof ok);
-  assert_int_equal(drape_banded_factor(ok, n, w), 0);
+  assert_int_equal(dr_banded_factor(ok, n, w), 0);
   band[3 * 2] = 0.5; /* pivot of row 3: 0.5 - 1/(4/3) = -0.25 */
-  assert_int_equal(drape_banded_factor(band, n, w), 4);
+  assert_int_equal(dr_banded_factor(band, n, w), 4);
   double sing[4] = {1.0, 0.0, 0.0, 0.0}; /* diag(1, 0) */
-  assert_int_equal(drape_banded_factor(sing, 2, 1), 2);
+  assert_int_equal(dr_banded_factor(sing, 2, 1), 2);
   double nan_band[4] = {1.0, 0.0, NAN, 0.5};
-  assert_int_equal(drape_banded_factor(nan_band, 2, 1), 2);
+  assert_int_equal(dr_banded_factor(nan_band, 2, 1), 2);
 }
 
 /* The 1D Poisson matrix tridiag(-1, 2, -1) with b = 1 has the exact
@@ -122,8 +122,8 @@ static void test_poisson_exact(void **state) {
     band[2 * i + 1] = i ? -1.0 : 0.0;
     x[i] = 1.0;
   }
-  assert_int_equal(drape_banded_factor(band, n, w), 0);
-  drape_banded_solve(band, n, w, x);
+  assert_int_equal(dr_banded_factor(band, n, w), 0);
+  dr_banded_solve(band, n, w, x);
   for (int i = 0; i < n; i++) assert_near(x[i], 0.5 * (i + 1) * (n - i), 1e-9);
 }
 

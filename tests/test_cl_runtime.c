@@ -75,9 +75,9 @@ static void test_predict_matches_cpu(void **state) {
   cl_mem bm = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof mat, &mat,
                              &rc);
   assert_int_equal(rc, CL_SUCCESS);
-  drape_cl_kern k, ku;
-  assert_int_equal(drape_cl_kern_create(&g_cl, "predict", &k, &e), 0);
-  assert_int_equal(drape_cl_kern_create(&g_cl, "update_velocities", &ku, &e), 0);
+  dr_cl_kern k, ku;
+  assert_int_equal(dr_cl_kern_create(&g_cl, "predict", &k, &e), 0);
+  assert_int_equal(dr_cl_kern_create(&g_cl, "update_velocities", &ku, &e), 0);
   sp.inv_h = 1.0f / sp.h;
   /* with the finiteness check on: every state here is finite */
   const dr_int none = DR_NO_PARTICLE;
@@ -95,8 +95,8 @@ static void test_predict_matches_cpu(void **state) {
                                  DRAPE_CL_ARG("objects", bm), DRAPE_CL_ARG("sp", sp)),
                    0);
   for (int t = 0; t < STEPS; t++) {
-    assert_int_equal(drape_cl_launch(&g_cl, &k, N, 0, NULL, &e), 0);
-    assert_int_equal(drape_cl_launch(&g_cl, &ku, N, 0, NULL, &e), 0);
+    assert_int_equal(dr_cl_launch(&g_cl, &k, N, 0, NULL, &e), 0);
+    assert_int_equal(dr_cl_launch(&g_cl, &ku, N, 0, NULL, &e), 0);
     cpu_predict(x, p, v, obj, &mat, &sp);
     cpu_update_velocities(x, p, v, &sp, &bad_cpu);
   }
@@ -131,8 +131,8 @@ static void test_predict_matches_cpu(void **state) {
     assert_near(gv[i].y, v0[i].y - 9.81 * t, 7.2e-3);
     assert_near(gx[i].x, x0[i].x + t * v0[i].x, 2e-4);
   }
-  drape_cl_kern_release(&k);
-  drape_cl_kern_release(&ku);
+  dr_cl_kern_release(&k);
+  dr_cl_kern_release(&ku);
   clReleaseMemObject(bx);
   clReleaseMemObject(bp);
   clReleaseMemObject(bv);
@@ -150,8 +150,8 @@ static void test_predict_matches_cpu(void **state) {
 static void test_bind_checks_names(void **state) {
   (void)state;
   drape_err e = {0};
-  drape_cl_kern k;
-  assert_int_equal(drape_cl_kern_create(&g_cl, "predict", &k, &e), 0);
+  dr_cl_kern k;
+  assert_int_equal(dr_cl_kern_create(&g_cl, "predict", &k, &e), 0);
   assert_int_equal(k.n_args, 6);
   assert_non_null(k.arg_names); /* PoCL answers CL_KERNEL_ARG_NAME */
   assert_string_equal(k.arg_names[0], "x");
@@ -197,7 +197,7 @@ static void test_bind_checks_names(void **state) {
   assert_int_equal(DRAPE_CL_BIND(&k, 0, &e, DRAPE_CL_ARG("p", b), DRAPE_CL_ARG("x", a)), DRAPE_OK);
   assert_int_equal(DRAPE_CL_BIND(&k, 5, &e, DRAPE_CL_ARG("sp", sp), DRAPE_CL_ARG("extra", a)),
                    DRAPE_ECL);
-  drape_cl_kern_release(&k);
+  dr_cl_kern_release(&k);
   clReleaseMemObject(a);
   clReleaseMemObject(b);
 }
@@ -214,31 +214,31 @@ static void test_profile_tags(void **state) {
   cl_mem a = NULL;
   uint64_t held = 0, up = 0;
   const float init[64] = {1};
-  assert_int_equal(drape_cl_buffer(&cl, sizeof init, init, "test", &held, &up, &a, &e), 0);
+  assert_int_equal(dr_cl_buffer(&cl, sizeof init, init, "test", &held, &up, &a, &e), 0);
   assert_int_equal(held, sizeof init);
   assert_int_equal(up, sizeof init);
-  drape_cl_prof p;
-  drape_cl_prof_init(&p);
+  dr_cl_prof p;
+  dr_cl_prof_init(&p);
   p.stage = DRAPE_STAGE_PROJECT;
   p.colour = 2;
-  assert_int_equal(drape_cl_fill0(&cl, a, sizeof init, &p, &e), 0);
+  assert_int_equal(dr_cl_fill0(&cl, a, sizeof init, &p, &e), 0);
   p.stage = DRAPE_STAGE_SELF_COLLISION;
   p.colour = -1;
   p.part = DRAPE_SELFCOL_PARTICLES;
-  assert_int_equal(drape_cl_fill0(&cl, a, sizeof init, &p, &e), 0);
+  assert_int_equal(dr_cl_fill0(&cl, a, sizeof init, &p, &e), 0);
   assert_int_equal(p.n, 2);
   assert_int_equal(clFinish(cl.queue), CL_SUCCESS);
   drape_timings tm;
   memset(&tm, 0, sizeof tm);
   double parts[DRAPE_SELFCOL_PART_COUNT] = {0}, total = -1;
-  assert_int_equal(drape_cl_prof_collect(&p, &tm, parts, &total, &e), 0);
+  assert_int_equal(dr_cl_prof_collect(&p, &tm, parts, &total, &e), 0);
   assert_int_equal(p.n, 0);
   assert_true(tm.ms[DRAPE_STAGE_PROJECT] >= 0 && tm.colour_ms[2] == tm.ms[DRAPE_STAGE_PROJECT]);
   assert_true(tm.selfcol_ms[DRAPE_SELFCOL_PARTICLES] == tm.ms[DRAPE_STAGE_SELF_COLLISION]);
   assert_true(parts[DRAPE_SELFCOL_PARTICLES] == tm.selfcol_ms[DRAPE_SELFCOL_PARTICLES]);
   assert_true(total == tm.ms[DRAPE_STAGE_PROJECT] + tm.ms[DRAPE_STAGE_SELF_COLLISION]);
-  drape_cl_prof_free(&p);
-  drape_cl_buffer_release(&a);
+  dr_cl_prof_free(&p);
+  dr_cl_buffer_release(&a);
   assert_null(a);
   drape_cl_release(&cl);
 }
@@ -250,7 +250,7 @@ static void test_error_names(void **state) {
   assert_string_equal(drape_cl_errstr(-12345), "CL_UNKNOWN_ERROR");
   drape_err e = {0};
   cl_kernel k;
-  assert_int_equal(drape_cl_kernel(&g_cl, "no_such_kernel", &k, &e), DRAPE_ECL);
+  assert_int_equal(dr_cl_kernel(&g_cl, "no_such_kernel", &k, &e), DRAPE_ECL);
   assert_non_null(strstr(e.msg, "CL_INVALID_KERNEL_NAME"));
   assert_non_null(strstr(e.msg, "no_such_kernel"));
 }
@@ -260,7 +260,7 @@ static void test_build_error_names_file(void **state) {
   drape_err e = {0};
   cl_program prog = NULL;
   const char *src = "__kernel void broken(__global float *a) {\n  a[0] = undeclared_thing;\n}\n";
-  int rc = drape_cl_build_source(&g_cl, "broken.cl", src, NULL, &prog, &e);
+  int rc = dr_cl_build_source(&g_cl, "broken.cl", src, NULL, &prog, &e);
   assert_int_equal(rc, DRAPE_ECL);
   assert_null(prog);
   assert_non_null(strstr(e.msg, "broken.cl"));
@@ -283,7 +283,7 @@ static void test_kernels_build_clean(void **state) {
   drape_err e = {0};
   cl_program prog = NULL;
   const char *src = "#warning a deliberate warning\n__kernel void w(__global int *a) { a[0] = 1; }\n";
-  assert_int_equal(drape_cl_build_source(&g_cl, "warn.cl", src, NULL, &prog, &e), 0);
+  assert_int_equal(dr_cl_build_source(&g_cl, "warn.cl", src, NULL, &prog, &e), 0);
   char log[4096] = "";
   assert_int_equal(clGetProgramBuildInfo(prog, g_cl.device, CL_PROGRAM_BUILD_LOG, sizeof log - 1,
                                          log, NULL),

@@ -25,13 +25,13 @@ static int colour_list(dr_distance *c, int n, int np, int *n_colours) {
   int *col = malloc(sizeof *col * (size_t)(n + 1));
   int *off = malloc(sizeof *off * (DRAPE_MAX_COLOURS + 1));
   drape_err e = {0};
-  assert_int_equal(drape_colour_greedy(c, n, np, col, n_colours, &e), 0);
-  assert_int_equal(drape_colour_sort(c, n, col, *n_colours, off, NULL, &e), 0);
+  assert_int_equal(dr_colour_greedy(c, n, np, col, n_colours, &e), 0);
+  assert_int_equal(dr_colour_sort(c, n, col, *n_colours, off, NULL, &e), 0);
   /* offsets cover the list in order */
   assert_int_equal(off[0], 0);
   assert_int_equal(off[*n_colours], n);
   for (int k = 0; k < *n_colours; k++) assert_true(off[k + 1] > off[k]);
-  int bad = -1, ok = drape_colour_valid(c, off, *n_colours, np, &bad);
+  int bad = -1, ok = dr_colour_valid(c, off, *n_colours, np, &bad);
   free(col);
   free(off);
   return ok;
@@ -44,12 +44,12 @@ static void test_grid_colouring(void **state) {
   for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
     int r = sizes[t][0], c = sizes[t][1], np = r * c;
     for (int order = 0; order < 2; order++) {
-      int n = drape_grid_constraints(r, c, 0.01, 0, (drape_grid_order)order, comp, NULL, NULL);
+      int n = dr_grid_constraints(r, c, 0.01, 0, (dr_grid_order)order, comp, NULL, NULL);
       /* seed 002: structural, shear on both diagonals, bending two apart */
       assert_int_equal(n, r * (c - 1) + (r - 1) * c + 2 * (r - 1) * (c - 1) + r * (c - 2 > 0 ? c - 2 : 0) +
                               (r - 2 > 0 ? r - 2 : 0) * c);
       dr_distance *cons = malloc(sizeof *cons * (size_t)n);
-      drape_grid_constraints(r, c, 0.01, 0, (drape_grid_order)order, comp, cons, NULL);
+      dr_grid_constraints(r, c, 0.01, 0, (dr_grid_order)order, comp, cons, NULL);
       int deg = max_degree(cons, n, np), k = 0;
       assert_true(colour_list(cons, n, np, &k));
       assert_true(k >= deg);       /* no colouring can do better */
@@ -69,7 +69,7 @@ static void test_rope_colouring(void **state) {
   for (size_t t = 0; t < sizeof segs / sizeof segs[0]; t++) {
     int n = segs[t], k = 0;
     dr_distance *cons = malloc(sizeof *cons * (size_t)n);
-    assert_int_equal(drape_rope_constraints(n, 0.05, 0, 0, cons, NULL), n);
+    assert_int_equal(dr_rope_constraints(n, 0.05, 0, 0, cons, NULL), n);
     assert_true(colour_list(cons, n, n + 1, &k));
     assert_int_equal(k, n == 1 ? 1 : 2);
     free(cons);
@@ -79,13 +79,13 @@ static void test_rope_colouring(void **state) {
 /* The vector load patterns of project_distance (colour.c): every group
  * tagged with a pattern really has it, lies inside one colour and is
  * full; on a built grid nearly all groups get one (why: the colouring
- * order in model.c and the run-first sort in drape_colour_sort). */
-static void check_patterns(const drape_model *m, double min_fast, const char *what) {
-  const int ng = drape_colour_n_groups(m->colour_off, m->n_colours);
+ * order in model.c and the run-first sort in dr_colour_sort). */
+static void check_patterns(const dr_model *m, double min_fast, const char *what) {
+  const int ng = dr_colour_n_groups(m->colour_off, m->n_colours);
   unsigned char *pat = malloc((size_t)ng + 1);
   int *goff = malloc(sizeof *goff * ((size_t)m->n_colours + 1));
   long long cnt[4];
-  drape_colour_lane_patterns(m->cons, m->colour_off, m->n_colours, pat, goff, cnt);
+  dr_colour_lane_patterns(m->cons, m->colour_off, m->n_colours, pat, goff, cnt);
   assert_int_equal(goff[m->n_colours], ng);
   assert_int_equal(cnt[0] + cnt[1] + cnt[2] + cnt[3], ng);
   static const int pairs[8] = {0, 1, 4, 5, 8, 9, 12, 13};
@@ -131,16 +131,16 @@ static void test_lane_patterns(void **state) {
     drape_rope_def r = drape_rope_def_default();
     r.segments = 37;
     drape_scene_add_rope(&s, &r);
-    drape_model m;
+    dr_model m;
     drape_err e = {0};
-    assert_int_equal(drape_model_build(&s, &m, &e), 0);
+    assert_int_equal(dr_model_build(&s, &m, &e), 0);
     /* the grid-aware colouring order keeps the optimum */
     assert_int_equal(m.n_colours, sizes[t][0] >= 5 && sizes[t][1] >= 5 ? 12 : m.n_colours);
-    assert_true(drape_colour_valid(m.cons, m.colour_off, m.n_colours, m.n_particles, NULL));
+    assert_true(dr_colour_valid(m.cons, m.colour_off, m.n_colours, m.n_particles, NULL));
     char what[64];
     snprintf(what, sizeof what, "grid %d x %d + rope", sizes[t][0], sizes[t][1]);
     check_patterns(&m, min_fast[t], what);
-    drape_model_free(&m);
+    dr_model_free(&m);
     drape_scene_free(&s);
   }
 }
@@ -151,15 +151,15 @@ static void test_sort_new_index(void **state) {
   (void)state;
   const int r = 19, cc = 23, np = r * cc;
   const double comp[3] = {0, 1e-6, 1e-3};
-  const int n = drape_grid_constraints(r, cc, 0.01, 0, DRAPE_GRID_BY_FAMILY, comp, NULL, NULL);
+  const int n = dr_grid_constraints(r, cc, 0.01, 0, DRAPE_GRID_BY_FAMILY, comp, NULL, NULL);
   dr_distance *orig = malloc(sizeof *orig * (size_t)n), *cons = malloc(sizeof *cons * (size_t)n);
-  drape_grid_constraints(r, cc, 0.01, 0, DRAPE_GRID_BY_FAMILY, comp, orig, NULL);
+  dr_grid_constraints(r, cc, 0.01, 0, DRAPE_GRID_BY_FAMILY, comp, orig, NULL);
   memcpy(cons, orig, sizeof *cons * (size_t)n);
   int *col = malloc(sizeof *col * (size_t)n), *ni = malloc(sizeof *ni * (size_t)n);
   int *seen = calloc((size_t)n, sizeof *seen), off[DRAPE_MAX_COLOURS + 1], k = 0;
   drape_err e = {0};
-  assert_int_equal(drape_colour_greedy(cons, n, np, col, &k, &e), 0);
-  assert_int_equal(drape_colour_sort(cons, n, col, k, off, ni, &e), 0);
+  assert_int_equal(dr_colour_greedy(cons, n, np, col, &k, &e), 0);
+  assert_int_equal(dr_colour_sort(cons, n, col, k, off, ni, &e), 0);
   for (int i = 0; i < n; i++) {
     assert_true(ni[i] >= 0 && ni[i] < n);
     assert_int_equal(seen[ni[i]]++, 0);
@@ -175,10 +175,10 @@ static void test_colour_check_rejects_conflict(void **state) {
   (void)state;
   dr_distance c[3] = {{0, 1, 1, 0}, {1, 2, 1, 0}, {3, 4, 1, 0}};
   int off[2] = {0, 3}, bad = -1;
-  assert_false(drape_colour_valid(c, off, 1, 5, &bad));
+  assert_false(dr_colour_valid(c, off, 1, 5, &bad));
   assert_int_equal(bad, 0);
   int off2[3] = {0, 1, 3};
-  assert_true(drape_colour_valid(c, off2, 2, 5, NULL));
+  assert_true(dr_colour_valid(c, off2, 2, 5, NULL));
 }
 
 /* Scene with two cloths and a rope: colours, masses, pins, tethers, tris. */
@@ -199,13 +199,13 @@ static void test_model_build(void **state) {
   r.segments = 40; r.length = 2.0; r.mass_per_length = 0.5; r.pin_start = 1; r.pin_end = 1;
   drape_scene_add_rope(&s, &r);
 
-  drape_model m;
+  dr_model m;
   drape_err e = {0};
-  assert_int_equal(drape_model_build(&s, &m, &e), 0);
+  assert_int_equal(dr_model_build(&s, &m, &e), 0);
   assert_int_equal(m.n_particles, 600 + 63 + 41);
   assert_int_equal(m.n_colours, 12);
   int bad = -1;
-  assert_true(drape_colour_valid(m.cons, m.colour_off, m.n_colours, m.n_particles, &bad));
+  assert_true(dr_colour_valid(m.cons, m.colour_off, m.n_colours, m.n_particles, &bad));
   /* masses: each cloth's total = mass_per_area * area; rope = mu * length */
   double mc = 0, mr = 0;
   for (int i = 0; i < 600; i++) mc += m.mass[i];
@@ -241,7 +241,7 @@ static void test_model_build(void **state) {
   assert_int_equal(m.n_lines, 40);
   assert_int_equal(m.lines[0], 663);
   assert_int_equal(m.lines[79], 703);
-  drape_model_free(&m);
+  dr_model_free(&m);
   drape_scene_free(&s);
 }
 
@@ -252,19 +252,19 @@ static void test_bad_definitions(void **state) {
   drape_cloth_def c = drape_cloth_def_default();
   c.spacing = -0.1;
   drape_scene_add_cloth(&s, &c);
-  drape_model m;
+  dr_model m;
   drape_err e = {0};
-  assert_int_equal(drape_model_build(&s, &m, &e), DRAPE_EINVAL);
+  assert_int_equal(dr_model_build(&s, &m, &e), DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, "cloth[0].grid.spacing = -0.1"));
   s.cloth[0].spacing = 0.02;
   s.cloth[0].n_pins = 1;
   s.cloth[0].pins = malloc(sizeof *s.cloth[0].pins);
   s.cloth[0].pins[0][0] = 32; s.cloth[0].pins[0][1] = 0;
-  assert_int_equal(drape_model_build(&s, &m, &e), DRAPE_EINVAL);
+  assert_int_equal(dr_model_build(&s, &m, &e), DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, "cloth[0].pins[0] = [32, 0]: outside the 32x32 grid"));
   s.cloth[0].pins[0][0] = 31;
   s.cloth[0].mass_per_area = NAN;
-  assert_int_equal(drape_model_build(&s, &m, &e), DRAPE_EINVAL);
+  assert_int_equal(dr_model_build(&s, &m, &e), DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, "cloth[0].mass_per_area"));
   drape_scene_free(&s);
 }

@@ -31,13 +31,13 @@ static void touch(const char *path, const char *text) {
 
 static void test_frame_digits(void **state) {
   (void)state;
-  assert_int_equal(drape_frame_digits(1), 4);
-  assert_int_equal(drape_frame_digits(60), 4);
-  assert_int_equal(drape_frame_digits(9999), 4);
-  assert_int_equal(drape_frame_digits(10000), 5); /* frame 10000 sorts after 9999 */
-  assert_int_equal(drape_frame_digits(99999), 5);
-  assert_int_equal(drape_frame_digits(100000), 6);
-  assert_int_equal(drape_frame_digits(10000000), 8);
+  assert_int_equal(dr_frame_digits(1), 4);
+  assert_int_equal(dr_frame_digits(60), 4);
+  assert_int_equal(dr_frame_digits(9999), 4);
+  assert_int_equal(dr_frame_digits(10000), 5); /* frame 10000 sorts after 9999 */
+  assert_int_equal(dr_frame_digits(99999), 5);
+  assert_int_equal(dr_frame_digits(100000), 6);
+  assert_int_equal(dr_frame_digits(10000000), 8);
 }
 
 static void test_frame_file_names(void **state) {
@@ -49,9 +49,9 @@ static void test_frame_file_names(void **state) {
                       "frame_0001.png.tmp", "notes.txt", "run.json.bak", "run.jsonx",
                       "myframe_0001.obj", "frame_0001.jpg", "frame_0001.obj.tmp", "logo.png"};
   for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
-    if (!drape_is_frame_file(yes[i])) fail_msg("%s should be drape's", yes[i]);
+    if (!dr_is_frame_file(yes[i])) fail_msg("%s should be drape's", yes[i]);
   for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
-    if (drape_is_frame_file(no[i])) fail_msg("%s is not drape's", no[i]);
+    if (dr_is_frame_file(no[i])) fail_msg("%s is not drape's", no[i]);
 }
 
 /* Scan counts only drape's names; remove takes only those, and only
@@ -61,18 +61,18 @@ static void test_scan_and_remove(void **state) {
   const char *dir = drape_test_tmpdir("outpath-scan");
   assert_non_null(dir);
   char first[64];
-  assert_int_equal(drape_frame_files_scan(at(0, dir, "missing"), first, sizeof first), 0);
+  assert_int_equal(dr_frame_files_scan(at(0, dir, "missing"), first, sizeof first), 0);
   touch(at(0, dir, "notes.txt"), "keep");
   touch(at(0, dir, "frame_0001.png.bak"), "keep");
-  assert_int_equal(drape_frame_files_scan(dir, first, sizeof first), 0);
+  assert_int_equal(dr_frame_files_scan(dir, first, sizeof first), 0);
   touch(at(0, dir, "frame_0001.obj"), "v 0 0 0\n");
   touch(at(0, dir, "frame_0002.png"), "x");
   touch(at(0, dir, "run.json"), "{}");
   mkdir(at(0, dir, "frame_0009.obj"), 0755); /* not a file drape made */
-  assert_int_equal(drape_frame_files_scan(dir, first, sizeof first), 4);
-  assert_true(drape_is_frame_file(first));
+  assert_int_equal(dr_frame_files_scan(dir, first, sizeof first), 4);
+  assert_true(dr_is_frame_file(first));
   drape_err e = {0};
-  assert_int_equal(drape_frame_files_remove(dir, "--obj-dir", &e), 3);
+  assert_int_equal(dr_frame_files_remove(dir, "--obj-dir", &e), 3);
   struct stat st;
   assert_int_equal(stat(at(0, dir, "notes.txt"), &st), 0);
   assert_int_equal(stat(at(0, dir, "frame_0001.png.bak"), &st), 0);
@@ -85,7 +85,7 @@ static void test_scan_and_remove(void **state) {
 /* Each refused target: exit-2 code, the flag and path named, a reason. */
 static void refused(const char *path, const char *const *inputs, int n, const char *why) {
   drape_err e = {0};
-  int rc = drape_out_file_check(path, "--stats", inputs, n, &e);
+  int rc = dr_out_file_check(path, "--stats", inputs, n, &e);
   if (rc != DRAPE_EINVAL) fail_msg("%s accepted (rc %d), expected: %s", path, rc, why);
   if (!strstr(e.msg, "--stats") || !strstr(e.msg, path) || !strstr(e.msg, why))
     fail_msg("message for %s lacks '%s': %s", path, why, e.msg);
@@ -122,10 +122,10 @@ static void test_out_file_check(void **state) {
   refused(under_file, inputs, 2, "is not a folder");
   refused(slash, inputs, 2, "ends in '/'");
   drape_err e = {0};
-  assert_int_equal(drape_out_file_check(ok, "--stats", inputs, 2, &e), 0);
+  assert_int_equal(dr_out_file_check(ok, "--stats", inputs, 2, &e), 0);
   touch(ok, "old");
-  assert_int_equal(drape_out_file_check(ok, "--stats", inputs, 2, &e), 0); /* a regular file */
-  assert_int_equal(drape_out_file_check(ok, "--stats", NULL, 0, &e), 0);
+  assert_int_equal(dr_out_file_check(ok, "--stats", inputs, 2, &e), 0); /* a regular file */
+  assert_int_equal(dr_out_file_check(ok, "--stats", NULL, 0, &e), 0);
   /* Nothing refused was touched, nothing was created. */
   struct stat st;
   assert_int_equal(lstat(fifo, &st), 0);
@@ -146,17 +146,17 @@ static void test_out_dir_check(void **state) {
   snprintf(deep, sizeof deep, "%s/a/b/c", dir);
   snprintf(file, sizeof file, "%s/file", dir);
   snprintf(under, sizeof under, "%s/file/sub", dir);
-  assert_int_equal(drape_out_dir_check(dir, "--obj-dir", &e), 0);
-  assert_int_equal(drape_out_dir_check(deep, "--obj-dir", &e), 0); /* creatable */
+  assert_int_equal(dr_out_dir_check(dir, "--obj-dir", &e), 0);
+  assert_int_equal(dr_out_dir_check(deep, "--obj-dir", &e), 0); /* creatable */
   struct stat st;
   assert_int_not_equal(stat(at(0, dir, "a"), &st), 0); /* ... but not created */
   touch(file, "x");
-  assert_int_equal(drape_out_dir_check(file, "--obj-dir", &e), DRAPE_EINVAL);
+  assert_int_equal(dr_out_dir_check(file, "--obj-dir", &e), DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, "--obj-dir"));
   assert_non_null(strstr(e.msg, "a file"));
-  assert_int_equal(drape_out_dir_check(under, "--png-dir", &e), DRAPE_EINVAL);
+  assert_int_equal(dr_out_dir_check(under, "--png-dir", &e), DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, "--png-dir"));
-  assert_int_equal(drape_out_dir_check("/dev/null", "--obj-dir", &e), DRAPE_EINVAL);
+  assert_int_equal(dr_out_dir_check("/dev/null", "--obj-dir", &e), DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, "character device"));
 }
 
@@ -172,7 +172,7 @@ static void test_commit_never_replaces_special(void **state) {
   touch(tmp, "{}");
   assert_int_equal(mkfifo(target, 0644), 0);
   drape_err e = {0};
-  assert_int_equal(drape_out_commit(tmp, target, "--stats", &e), DRAPE_EIO);
+  assert_int_equal(dr_out_commit(tmp, target, "--stats", &e), DRAPE_EIO);
   assert_non_null(strstr(e.msg, "FIFO"));
   struct stat st;
   assert_int_equal(lstat(target, &st), 0);
@@ -182,7 +182,7 @@ static void test_commit_never_replaces_special(void **state) {
   unlink(target);
   touch(target, "old");
   touch(tmp, "new");
-  assert_int_equal(drape_out_commit(tmp, target, "--stats", &e), 0);
+  assert_int_equal(dr_out_commit(tmp, target, "--stats", &e), 0);
   FILE *f = fopen(target, "r");
   char buf[8] = "";
   assert_non_null(fgets(buf, sizeof buf, f));
@@ -198,11 +198,11 @@ static void test_fnv1a(void **state) {
   touch(at(0, dir, "empty"), "");
   touch(at(1, dir, "a"), "a");
   uint64_t h = 0;
-  assert_int_equal(drape_hash_file_fnv1a64(g_path[0], &h), 0);
+  assert_int_equal(dr_hash_file_fnv1a64(g_path[0], &h), 0);
   assert_true(h == 0xcbf29ce484222325ULL);
-  assert_int_equal(drape_hash_file_fnv1a64(g_path[1], &h), 0);
+  assert_int_equal(dr_hash_file_fnv1a64(g_path[1], &h), 0);
   assert_true(h == 0xaf63dc4c8601ec8cULL);
-  assert_int_equal(drape_hash_file_fnv1a64(at(2, dir, "missing"), &h), -1);
+  assert_int_equal(dr_hash_file_fnv1a64(at(2, dir, "missing"), &h), -1);
 }
 
 /* Arguments reach the program as they are: quotes, ';' and '$' in a name
@@ -217,11 +217,11 @@ static void test_spawn_verbatim(void **state) {
   int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   assert_true(fd >= 0);
   const char *argv[] = {"printf", "%s", nasty, NULL};
-  drape_spawn_opts o = drape_spawn_opts_default();
+  dr_spawn_opts o = dr_spawn_opts_default();
   o.stdout_fd = fd;
   o.cwd = dir; /* a PWNED file would appear here */
   drape_err e = {0};
-  assert_int_equal(drape_spawn_run(argv, &o, "test", &e), 0);
+  assert_int_equal(dr_spawn_run(argv, &o, "test", &e), 0);
   close(fd);
   FILE *f = fopen(out, "r");
   char buf[256] = "";
@@ -233,10 +233,10 @@ static void test_spawn_verbatim(void **state) {
   assert_int_not_equal(stat(at(1, dir, "PWNED2"), &st), 0);
   /* A failing helper and a missing one are reported by name. */
   const char *fails[] = {"sh", "-c", "exit 3", NULL};
-  assert_int_equal(drape_spawn_run(fails, NULL, "plot", &e), DRAPE_EIO);
+  assert_int_equal(dr_spawn_run(fails, NULL, "plot", &e), DRAPE_EIO);
   assert_non_null(strstr(e.msg, "plot: sh exited with status 3"));
   const char *missing[] = {"drape-no-such-helper-xyz", NULL};
-  assert_int_equal(drape_spawn_run(missing, NULL, "plot", &e), DRAPE_EIO);
+  assert_int_equal(dr_spawn_run(missing, NULL, "plot", &e), DRAPE_EIO);
   assert_non_null(strstr(e.msg, "drape-no-such-helper-xyz"));
 }
 
@@ -245,7 +245,7 @@ static void test_gnuplot_string(void **state) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  drape_gp_str(f, "it's a\nb");
+  dr_gp_str(f, "it's a\nb");
   fclose(f);
   assert_string_equal(buf, "'it''s ab'");
   free(buf);
@@ -253,12 +253,12 @@ static void test_gnuplot_string(void **state) {
 
 static void test_interrupt_flag(void **state) {
   (void)state;
-  assert_int_equal(drape_interrupted(), 0);
-  drape_interrupt_install();
+  assert_int_equal(dr_interrupted(), 0);
+  dr_interrupt_install();
   raise(SIGINT); /* handled: sets the flag, the process carries on */
-  assert_int_equal(drape_interrupted(), SIGINT);
-  assert_int_equal(drape_interrupt_exit_code(SIGINT), 130);
-  assert_int_equal(drape_interrupt_exit_code(SIGTERM), 143);
+  assert_int_equal(dr_interrupted(), SIGINT);
+  assert_int_equal(dr_interrupt_exit_code(SIGINT), 130);
+  assert_int_equal(dr_interrupt_exit_code(SIGTERM), 143);
   /* The handler reset itself: a second SIGINT would end the process. */
   struct sigaction sa;
   sigaction(SIGINT, NULL, &sa);

@@ -6,7 +6,7 @@
  * from host uploads. */
 #include <epoxy/gl.h>
 
-#include "render/interop.h"
+#include "drape/interop.h"
 #include "test_render_util.h"
 
 static drape_gl *g_gl;
@@ -177,16 +177,16 @@ static void test_frames_equal_host_upload(void **state) {
   drape_cl_opts o = drape_cl_default_opts();
   assert_int_equal(drape_interop_cl_init(g_gl, DRAPE_INTEROP_AUTO, &o, &cl, &shared, NULL, 0, &e),
                    0);
-  drape_synth s;
-  assert_int_equal(drape_synth_build(&s, 20, 1.0f, &e), 0);
+  dr_synth s;
+  assert_int_equal(dr_synth_build(&s, 20, 1.0f, &e), 0);
   cl_int rc;
   cl_mem bp = clCreateBuffer(cl.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                              (size_t)s.n_vertices * 16, s.pos, &rc);
   cl_mem bn = clCreateBuffer(cl.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
                              (size_t)s.n_vertices * 16, s.nrm, &rc);
   assert_int_equal(rc, CL_SUCCESS);
-  drape_render_mesh_desc d = drape_synth_desc(&s);
-  drape_render_scene sc = drape_synth_scene(&s, (float)W / H);
+  drape_render_mesh_desc d = dr_synth_desc(&s);
+  drape_render_scene sc = dr_synth_scene(&s, (float)W / H);
   drape_render_target *t = NULL;
   assert_int_equal(drape_render_target_create(W, H, 1, &t, &e), 0);
   uint8_t *rgb = malloc((size_t)W * H * 3);
@@ -209,7 +209,7 @@ static void test_frames_equal_host_upload(void **state) {
   drape_render_target_destroy(t);
   clReleaseMemObject(bp);
   clReleaseMemObject(bn);
-  drape_synth_free(&s);
+  dr_synth_free(&s);
   drape_cl_release(&cl);
 }
 

@@ -295,7 +295,7 @@ static void test_strings_drawn(void **state) {
   view.camera.eye[2] = 3.0;
   view.camera.has_eye = view.camera.has_target = 1;
   view.camera.fov_deg = 45;
-  drape_run_render_flags f;
+  dr_run_render_flags f;
   memset(&f, 0, sizeof f);
   char png[1200];
   snprintf(png, sizeof png, "%s/png", dir);
@@ -306,28 +306,28 @@ static void test_strings_drawn(void **state) {
   f.samples = 1;
   f.no_progress = 1;
   drape_sim_opts o = drape_sim_opts_default();
-  drape_run_render *rr = NULL;
+  dr_run_render *rr = NULL;
   drape_sim *sim = NULL;
   drape_err e = {0};
-  int rc = drape_run_render_prepare(&f, &sc, &view, 2, &o, &rr, &e);
+  int rc = dr_run_render_prepare(&f, &sc, &view, 2, &o, &rr, &e);
   if (!rc) rc = drape_sim_create(&sc, &o, &sim, &e);
-  if (!rc) rc = drape_run_render_begin(rr, sim, &e);
+  if (!rc) rc = dr_run_render_begin(rr, sim, &e);
   if (!rc) rc = drape_sim_step(sim, &e);
-  if (!rc) rc = drape_run_render_frame(rr, sim, 1, &e);
+  if (!rc) rc = dr_run_render_frame(rr, sim, 1, &e);
   /* The string hangs straight down from its anchor. */
   double xy[2 * 41];
   for (int i = 0; i <= 40; i++) {
     xy[2 * i] = sd.anchor[0];
     xy[2 * i + 1] = sd.anchor[1] - 2.4 * i / 40.0;
   }
-  if (!rc) rc = drape_run_render_set_string(rr, 0, xy, 41, sd.z, &e);
+  if (!rc) rc = dr_run_render_set_string(rr, 0, xy, 41, sd.z, &e);
   drape_err e_bad = {0};
-  assert_int_equal(drape_run_render_set_string(rr, 0, xy, 40, sd.z, &e_bad), DRAPE_EINVAL);
+  assert_int_equal(dr_run_render_set_string(rr, 0, xy, 40, sd.z, &e_bad), DRAPE_EINVAL);
   if (!rc) rc = drape_sim_step(sim, &e);
-  if (!rc) rc = drape_run_render_frame(rr, sim, 2, &e);
-  if (!rc) rc = drape_run_render_end(rr, &e);
+  if (!rc) rc = dr_run_render_frame(rr, sim, 2, &e);
+  if (!rc) rc = dr_run_render_end(rr, &e);
   drape_sim_destroy(sim);
-  drape_run_render_free(rr);
+  dr_run_render_free(rr);
   drape_scene_free(&sc);
   if (rc) fail_msg("rc %d: %s", rc, e.msg);
   int w, h;

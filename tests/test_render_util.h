@@ -96,14 +96,14 @@ static inline long rt_count_differing(const uint8_t *a, const uint8_t *b, int w,
  * buffer (caller frees). sphere_rgb recolours the sphere when non-NULL. */
 static inline uint8_t *rt_render_synth(drape_renderer *r, int w, int h, int samples, int n,
                                        float phase, const float *sphere_rgb, drape_err *e) {
-  drape_synth s;
+  dr_synth s;
   drape_render_target *t = NULL;
   drape_render_mesh *m = NULL;
   uint8_t *rgb = NULL;
-  if (drape_synth_build(&s, n, phase, e)) return NULL;
+  if (dr_synth_build(&s, n, phase, e)) return NULL;
   if (sphere_rgb) memcpy(s.sphere.color, sphere_rgb, sizeof s.sphere.color);
-  drape_render_mesh_desc d = drape_synth_desc(&s);
-  drape_render_scene sc = drape_synth_scene(&s, (float)w / (float)h);
+  drape_render_mesh_desc d = dr_synth_desc(&s);
+  drape_render_scene sc = dr_synth_scene(&s, (float)w / (float)h);
   if (drape_render_target_create(w, h, samples, &t, e)) goto done;
   if (drape_render_mesh_create(r, &d, &m, e)) goto done;
   if (drape_render_mesh_upload(m, s.pos, s.nrm, 0, s.n_vertices, e)) goto done;
@@ -117,7 +117,7 @@ static inline uint8_t *rt_render_synth(drape_renderer *r, int w, int h, int samp
 done:
   drape_render_mesh_destroy(m);
   drape_render_target_destroy(t);
-  drape_synth_free(&s);
+  dr_synth_free(&s);
   return rgb;
 }
 

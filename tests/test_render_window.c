@@ -39,13 +39,13 @@ static void test_window_renders(void **state) {
   drape_render_opts ro = drape_render_opts_default();
   ro.shadow_size = 1024;
   if (drape_renderer_create(&ro, &r, &e)) fail_msg("%s", e.msg);
-  drape_synth s;
-  assert_int_equal(drape_synth_build(&s, 24, 0.8f, &e), 0);
-  drape_render_mesh_desc desc = drape_synth_desc(&s);
+  dr_synth s;
+  assert_int_equal(dr_synth_build(&s, 24, 0.8f, &e), 0);
+  drape_render_mesh_desc desc = dr_synth_desc(&s);
   drape_render_mesh *m = NULL;
   assert_int_equal(drape_render_mesh_create(r, &desc, &m, &e), 0);
   assert_int_equal(drape_render_mesh_upload(m, s.pos, s.nrm, 0, s.n_vertices, &e), 0);
-  drape_render_scene sc = drape_synth_scene(&s, (float)fw / (float)fh);
+  drape_render_scene sc = dr_synth_scene(&s, (float)fw / (float)fh);
   glBindFramebuffer(GL_FRAMEBUFFER, 0);
   assert_int_equal(drape_render_draw(r, &sc, fw, fh, &e), 0);
   drape_render_text_panel(r, 4, 4, 1, "drape viewer");
@@ -61,7 +61,7 @@ static void test_window_renders(void **state) {
   free(rgb);
   drape_render_mesh_destroy(m);
   drape_renderer_destroy(r);
-  drape_synth_free(&s);
+  dr_synth_free(&s);
   drape_gl_close(gl);
 }
 

@@ -1023,9 +1023,9 @@ static void test_model_float_checks(void **state) {
     }
     assert_non_null(drape_scene_add_cloth(&s, &c));
     assert_non_null(drape_scene_add_rope(&s, &rp));
-    drape_model m;
+    dr_model m;
     drape_err e = {0};
-    int r = drape_model_build(&s, &m, &e);
+    int r = dr_model_build(&s, &m, &e);
     if (r != DRAPE_EINVAL || !strstr(e.msg, cases[i].want))
       fprintf(stderr, "case %zu: got %d: %s\n  want: %s\n", i, r, e.msg, cases[i].want);
     assert_int_equal(r, DRAPE_EINVAL);
@@ -1047,15 +1047,15 @@ static void test_model_float_checks(void **state) {
   drape_rope_def rp = drape_rope_def_default();
   drape_scene_add_cloth(&s, &c);
   drape_scene_add_rope(&s, &rp);
-  drape_model m;
+  dr_model m;
   drape_err e = {0};
-  assert_int_equal(drape_model_build(&s, &m, &e), 0);
+  assert_int_equal(dr_model_build(&s, &m, &e), 0);
   for (int i = 0; i < m.n_particles; i++) {
     assert_true(m.mass[i] >= FLT_MIN);
     assert_true(isfinite(m.x0[i].w));
   }
   for (int i = 0; i < m.n_cons; i++) assert_true(m.cons[i].rest >= FLT_MIN);
-  drape_model_free(&m);
+  dr_model_free(&m);
   drape_scene_free(&s);
 }
 

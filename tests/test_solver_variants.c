@@ -36,9 +36,9 @@ static void test_springs_seed001_stays_finite_10s(void **state) {
   assert_int_equal(s.cloth[0].solver, DRAPE_SOLVER_SPRINGS);
   assert_near(s.dt * s.frames, 10.0, 1e-9);
   drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CPU);
-  assert_int_equal(drape_sim_solver(sim), DRAPE_SOLVER_SPRINGS);
+  assert_int_equal(dr_sim_solver(sim), DRAPE_SOLVER_SPRINGS);
   /* Gershgorin estimate sqrt(2 m / sum k): 8 springs of 5000 N/m on 0.5 kg */
-  assert_near(drape_sim_springs_h_limit(sim), sqrt(2 * 0.5 / 40000.0), 1e-9);
+  assert_near(dr_sim_springs_h_limit(sim), sqrt(2 * 0.5 / 40000.0), 1e-9);
   double peak = 0, peak_ke = 0;
   for (int f = 0; f < s.frames; f += 100) {
     step_frames(sim, 100);
@@ -120,7 +120,7 @@ static void test_springs_symplectic_energy(void **state) {
   c.tethers = 0;
   drape_scene_add_cloth(&s, &c);
   drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CPU);
-  const double hl = drape_sim_springs_h_limit(sim);
+  const double hl = dr_sim_springs_h_limit(sim);
   assert_true(s.dt < 0.2 * hl);
   float v[16] = {1, 0, 0, 0, 0, 0.5f, 0, 0, 0, 0, -0.5f, 0, -1, 0, 0, 0};
   drape_err e = {0};
@@ -293,7 +293,7 @@ static void test_jakobsen_cl_matches_cpu(void **state) {
     drape_scene s;
     load_scene(scenes[k], &s);
     drape_sim *a = make_sim(&s, DRAPE_BACKEND_CL), *b = make_sim(&s, DRAPE_BACKEND_CPU);
-    assert_int_equal(drape_sim_solver(a), DRAPE_SOLVER_JAKOBSEN);
+    assert_int_equal(dr_sim_solver(a), DRAPE_SOLVER_JAKOBSEN);
     step_frames(a, 60);
     step_frames(b, 60);
     int n = drape_sim_mesh(a)->n_particles;

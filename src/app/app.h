@@ -5,24 +5,24 @@
 
 #include "drape/base.h"
 
-typedef struct drape_app {
+typedef struct dr_app {
   int device;        /* --device N before the subcommand; -1 when absent */
   int kernel_form;   /* --kernel-form: DRAPE_KERNEL_FORM_* (0 = auto, also
                         when absent: DRAPE_KERNEL_FORM, else by device)    */
   const char *argv0;
-} drape_app;
+} dr_app;
 
 /* Each subcommand gets argv starting at its own name (argv[0] = "devices")
  * and returns the process exit code: 0 success, 2 bad input/usage,
  * 1 any other failure. */
-typedef int (*drape_cmd_fn)(drape_app *app, int argc, char **argv);
+typedef int (*drape_cmd_fn)(dr_app *app, int argc, char **argv);
 
-int cmd_devices(drape_app *app, int argc, char **argv);
-int cmd_run(drape_app *app, int argc, char **argv);
-int cmd_bench(drape_app *app, int argc, char **argv);
-int cmd_string(drape_app *app, int argc, char **argv);
-int cmd_view(drape_app *app, int argc, char **argv);
-int cmd_compare(drape_app *app, int argc, char **argv); /* cmd_compare.c */
+int cmd_devices(dr_app *app, int argc, char **argv);
+int cmd_run(dr_app *app, int argc, char **argv);
+int cmd_bench(dr_app *app, int argc, char **argv);
+int cmd_string(dr_app *app, int argc, char **argv);
+int cmd_view(dr_app *app, int argc, char **argv);
+int cmd_compare(dr_app *app, int argc, char **argv); /* cmd_compare.c */
 
 /* Maps a drape_err code to the exit code and prints the message. */
 int drape_app_report(const drape_err *e);

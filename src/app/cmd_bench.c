@@ -141,7 +141,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     if (!strcmp(a, "--sizes")) {
       o->n_sizes = 0;
       for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
-        if (o->n_sizes >= MAX_SIZES || !drape_parse_int(s, 4, 4096, &o->sizes[o->n_sizes]))
+        if (o->n_sizes >= MAX_SIZES || !dr_parse_int(s, 4, 4096, &o->sizes[o->n_sizes]))
           return bad(a, v, "expected sizes 4..4096 separated by commas (at most 16)");
         o->n_sizes++;
       }
@@ -180,9 +180,9 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     } else if (!strcmp(a, "--devices")) {
       devices = v;
     } else if (!strcmp(a, "--frames")) {
-      if (!drape_parse_int(v, 1, 100000, &o->frames)) return bad(a, v, "expected 1..100000");
+      if (!dr_parse_int(v, 1, 100000, &o->frames)) return bad(a, v, "expected 1..100000");
     } else if (!strcmp(a, "--warmup")) {
-      if (!drape_parse_int(v, 0, 100000, &o->warmup)) return bad(a, v, "expected 0..100000");
+      if (!dr_parse_int(v, 0, 100000, &o->warmup)) return bad(a, v, "expected 0..100000");
     } else if (!strcmp(a, "--peer")) {
       if (!strcmp(v, "on")) o->peer = 1;
       else if (!strcmp(v, "off")) o->peer = 0;
@@ -217,7 +217,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
       o->backends[o->n_backends++] = (backend_sel){1, -1, ""};
     } else {
       int d;
-      if (!drape_parse_int(s, 0, 1000, &d))
+      if (!dr_parse_int(s, 0, 1000, &d))
         return bad("--devices", devices, "expected all, cl, cpu or device indices");
       if (d >= n_cl) {
         char what[128];
@@ -311,7 +311,7 @@ static int simulate(const backend_sel *b, int n, setting st, int self, int fuse,
   p->stage_valid = 1;
   for (int f = 0; f < warmup + frames && rc == 0; f++) {
     /* SIGINT/SIGTERM: stop at this frame boundary (cmd_bench reports it). */
-    if (drape_interrupted()) {
+    if (dr_interrupted()) {
       rc = drape_fail(e, DRAPE_EIO, "interrupted");
       break;
     }
@@ -476,11 +476,11 @@ static void source_commit(char *out, size_t cap) {
   fcntl(fds[0], F_SETFD, FD_CLOEXEC);
   fcntl(fds[1], F_SETFD, FD_CLOEXEC);
   const char *argv[] = {"git", "-C", DRAPE_SOURCE_DIR, "describe", "--always", "--dirty", NULL};
-  drape_spawn_opts so = drape_spawn_opts_default();
+  dr_spawn_opts so = dr_spawn_opts_default();
   so.stdout_fd = fds[1];
   so.stderr_null = 1;
   pid_t pid;
-  int rc = drape_spawn(argv, &so, &pid, NULL);
+  int rc = dr_spawn(argv, &so, &pid, NULL);
   close(fds[1]);
   if (rc) {
     close(fds[0]);
@@ -496,7 +496,7 @@ static void source_commit(char *out, size_t cap) {
   }
   close(fds[0]);
   line[n] = 0;
-  int st = drape_spawn_wait(pid);
+  int st = dr_spawn_wait(pid);
   line[strcspn(line, "\n")] = 0;
   if (st == 0 && line[0]) snprintf(out, cap, "%s", line);
 #endif
@@ -510,13 +510,13 @@ static const char *const bench_files[] = {"bench.csv", "bench.json", "bench.png"
  * none of its files is a folder, device, FIFO or link (exit 2 at once
  * instead of after the whole ladder). */
 static int check_out(const bench_opts *o, drape_err *e) {
-  int rc = drape_out_dir_check(o->out_dir, "--out", e);
+  int rc = dr_out_dir_check(o->out_dir, "--out", e);
   struct stat st;
   if (rc || stat(o->out_dir, &st) != 0) return rc;
   for (size_t i = 0; i < sizeof bench_files / sizeof bench_files[0]; i++) {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", o->out_dir, bench_files[i]);
-    if ((rc = drape_out_file_check(path, "--out", NULL, 0, e))) return rc;
+    if ((rc = dr_out_file_check(path, "--out", NULL, 0, e))) return rc;
   }
   return DRAPE_OK;
 }
@@ -540,7 +540,7 @@ static int close_commit(FILE *f, const char *tmp, const char *path) {
     return 1;
   }
   drape_err e = {0};
-  if (drape_out_commit(tmp, path, "--out", &e)) {
+  if (dr_out_commit(tmp, path, "--out", &e)) {
     fprintf(stderr, "drape bench: %s\n", e.msg);
     return 1;
   }
@@ -549,7 +549,7 @@ static int close_commit(FILE *f, const char *tmp, const char *path) {
 
 static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows) {
   drape_err me = {0};
-  if (drape_make_dirs(o->out_dir, "--out", &me)) {
+  if (dr_make_dirs(o->out_dir, "--out", &me)) {
     fprintf(stderr, "drape bench: %s\n", me.msg);
     return 1;
   }
@@ -659,13 +659,13 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
   snprintf(png_tmp, sizeof png_tmp, "bench.png.tmp%ld", (long)getpid());
   snprintf(ptmp, sizeof ptmp, "%s/%s", o->out_dir, png_tmp);
   fprintf(f, "set terminal pngcairo size 1100,700 noenhanced\nset output ");
-  drape_gp_str(f, png_tmp);
+  dr_gp_str(f, png_tmp);
   fprintf(f, "\nset logscale xy\nset grid\nset key left top\n"
              "set xlabel 'particles'\nset ylabel 'ms per frame (dt = 1/60 s)'\n"
              "set title ");
   snprintf(title, sizeof title,
            "drape bench: n x n cloth pinned at two corners over a sphere (%s)", date);
-  drape_gp_str(f, title);
+  dr_gp_str(f, title);
   fprintf(f, "\nplot ");
   int series = 0;
   for (int i = 0; i < n_rows; i++) {
@@ -684,7 +684,7 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
              rows[i].iterations, rows[i].self ? "on" : "off");
     fprintf(f, "%s'bench_plot.dat' index %d with linespoints title ", series ? ", \\\n     " : "",
             series);
-    drape_gp_str(f, title);
+    dr_gp_str(f, title);
     series++;
   }
   int any_peer = 0;
@@ -711,11 +711,11 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     return 0;
   }
   const char *argv[] = {gp, "bench.gp", NULL};
-  drape_spawn_opts so = drape_spawn_opts_default();
+  dr_spawn_opts so = dr_spawn_opts_default();
   so.cwd = o->out_dir;
   drape_err ge = {0};
-  if (drape_spawn_run(argv, &so, "bench.png", &ge) ||
-      drape_out_commit(ptmp, ppath, "--out", &ge)) {
+  if (dr_spawn_run(argv, &so, "bench.png", &ge) ||
+      dr_out_commit(ptmp, ppath, "--out", &ge)) {
     unlink(ptmp);
     fprintf(stderr, "drape bench: %s; no plot (bench.csv and bench.json are complete)\n", ge.msg);
     return 1;
@@ -724,7 +724,7 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
   return 0;
 }
 
-int cmd_bench(drape_app *app, int argc, char **argv) {
+int cmd_bench(dr_app *app, int argc, char **argv) {
   bench_opts o;
   int prc = parse_args(argc, argv, &o);
   if (prc < 0) return 0;
@@ -736,7 +736,7 @@ int cmd_bench(drape_app *app, int argc, char **argv) {
   }
   /* SIGINT/SIGTERM end the ladder at the next frame; nothing is written
    * then, so the folder keeps its last complete results. */
-  drape_interrupt_install();
+  dr_interrupt_install();
   for (int b = 0; b < o.n_backends; b++) {
     if (o.backends[b].cpu) {
       snprintf(o.backends[b].name, sizeof o.backends[b].name, "cpu-reference");
@@ -763,9 +763,9 @@ int cmd_bench(drape_app *app, int argc, char **argv) {
         for (int b = 0; b < o.n_backends; b++) {
           drape_err e = {0};
           bench_row *r = &rows[n_rows];
-          if (drape_interrupted()) break;
+          if (dr_interrupted()) break;
           if (run_case(&o, &o.backends[b], o.sizes[si], o.settings[st], o.self_modes[sc], r, &e)) {
-            if (drape_interrupted()) break;
+            if (dr_interrupted()) break;
             fprintf(stderr, "drape bench: %s n=%d %dx%d: %s\n", o.backends[b].name, o.sizes[si],
                     o.settings[st].substeps, o.settings[st].iterations, e.msg);
             failed = 1;
@@ -801,12 +801,12 @@ int cmd_bench(drape_app *app, int argc, char **argv) {
           n_rows++;
         }
       }
-  int sig = drape_interrupted();
+  int sig = dr_interrupted();
   if (sig) {
     free(rows);
     fprintf(stderr, "drape bench: interrupted by %s after %d cases; nothing written to %s\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM", n_rows, o.out_dir);
-    return drape_interrupt_exit_code(sig);
+    return dr_interrupt_exit_code(sig);
   }
   print_stages(rows, n_rows);
   int wrc = write_outputs(&o, rows, n_rows);

@@ -226,7 +226,7 @@ static int elastic_links(const drape_scene *view, drape_solver_kind solver, espr
   const double zero[3] = {0, 0, 0};
   for (int k = 0; k < view->n_cloth; k++) {
     const drape_cloth_def *c = &view->cloth[k];
-    total += drape_grid_constraints(c->rows, c->cols, c->spacing, 0, DRAPE_GRID_BY_FAMILY, zero,
+    total += dr_grid_constraints(c->rows, c->cols, c->spacing, 0, DRAPE_GRID_BY_FAMILY, zero,
                                     NULL, NULL);
   }
   for (int k = 0; k < view->n_rope; k++) total += view->rope[k].segments;
@@ -240,7 +240,7 @@ static int elastic_links(const drape_scene *view, drape_solver_kind solver, espr
   int first = 0, m = 0;
   for (int k = 0; k < view->n_cloth; k++) {
     const drape_cloth_def *c = &view->cloth[k];
-    int nc = drape_grid_constraints(c->rows, c->cols, c->spacing, first, DRAPE_GRID_BY_FAMILY,
+    int nc = dr_grid_constraints(c->rows, c->cols, c->spacing, first, DRAPE_GRID_BY_FAMILY,
                                     zero, tmp, ty);
     for (int i = 0; i < nc; i++) {
       double kel = 0;
@@ -317,7 +317,7 @@ static int run_one(const run_setup *su, drape_solver_kind solver, cmp_result *re
   for (int f = 0; f <= su->frames; f++) {
     drape_err se = {0};
     int src = 0;
-    if (drape_interrupted()) {
+    if (dr_interrupted()) {
       rc = drape_fail(e, DRAPE_EIO, "interrupted");
       goto done;
     }
@@ -472,7 +472,7 @@ static int out_close(out_file *o, drape_err *e) {
     remove(o->tmp);
     return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", o->tmp, strerror(errno));
   }
-  return drape_out_commit(o->tmp, o->path, "--out", e);
+  return dr_out_commit(o->tmp, o->path, "--out", e);
 }
 
 static void num(FILE *f, double v) {
@@ -620,12 +620,12 @@ static int plot(const cmp_opts *o, const cmp_result *r, int n, drape_err *e) {
   char png[64];
   snprintf(png, sizeof png, "compare.png.tmp%ld", (long)getpid());
   fputs("set terminal pngcairo size 1200,900 font ',11'\nset output ", f);
-  drape_gp_str(f, png);
+  dr_gp_str(f, png);
   fputs("\nset datafile separator ','\nset key outside right\nset grid\n"
         "set multiplot layout 2,1 title ", f);
   char title[4200];
   snprintf(title, sizeof title, "drape compare: %s", o->scene_path);
-  drape_gp_str(f, title);
+  dr_gp_str(f, title);
   fputs(" noenhanced\n", f);
   fputs("set ylabel 'max link strain'\nset logscale y\nset format y '%g'\n"
         "set yrange [1e-4:*]\nplot ", f);
@@ -640,14 +640,14 @@ static int plot(const cmp_opts *o, const cmp_result *r, int n, drape_err *e) {
   fputs("\nunset multiplot\n", f);
   if ((rc = out_close(&of, e))) return rc;
   const char *argv[] = {gp, "compare.gp", NULL};
-  drape_spawn_opts so = drape_spawn_opts_default();
+  dr_spawn_opts so = dr_spawn_opts_default();
   so.cwd = o->out_dir;
   char tmp_png[4300], final_png[4300];
   snprintf(tmp_png, sizeof tmp_png, "%s/%s", o->out_dir, png);
   snprintf(final_png, sizeof final_png, "%s/compare.png", o->out_dir);
   drape_err ge = {0};
-  if (drape_spawn_run(argv, &so, "compare.png", &ge) ||
-      drape_out_commit(tmp_png, final_png, "--out", &ge)) {
+  if (dr_spawn_run(argv, &so, "compare.png", &ge) ||
+      dr_out_commit(tmp_png, final_png, "--out", &ge)) {
     unlink(tmp_png);
     return drape_fail(e, DRAPE_EIO, "%s; no plot (the CSV and JSON files are complete; "
                       "--no-plot skips it)", ge.msg);
@@ -659,7 +659,7 @@ static int plot(const cmp_opts *o, const cmp_result *r, int n, drape_err *e) {
  * none of the files written there is a folder, device, FIFO, link or the
  * scene itself (exit 2 at once, not after every solver ran). */
 static int check_out(const cmp_opts *o, const drape_solver_kind *solvers, int n, drape_err *e) {
-  int rc = drape_out_dir_check(o->out_dir, "--out", e);
+  int rc = dr_out_dir_check(o->out_dir, "--out", e);
   struct stat st;
   if (rc || stat(o->out_dir, &st) != 0) return rc;
   const char *inputs[1] = {o->scene_path};
@@ -667,11 +667,11 @@ static int check_out(const cmp_opts *o, const drape_solver_kind *solvers, int n,
   char path[4300];
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) {
     snprintf(path, sizeof path, "%s/%s", o->out_dir, fixed[i]);
-    if ((rc = drape_out_file_check(path, "--out", inputs, 1, e))) return rc;
+    if ((rc = dr_out_file_check(path, "--out", inputs, 1, e))) return rc;
   }
   for (int i = 0; i < n; i++) {
     snprintf(path, sizeof path, "%s/series_%s.csv", o->out_dir, drape_solver_name(solvers[i]));
-    if ((rc = drape_out_file_check(path, "--out", inputs, 1, e))) return rc;
+    if ((rc = dr_out_file_check(path, "--out", inputs, 1, e))) return rc;
   }
   return DRAPE_OK;
 }
@@ -681,7 +681,7 @@ static void cell(char *buf, size_t cap, const cmp_result *r) {
   else snprintf(buf, cap, "DIVERGED t=%.3gs", r->diverged_frame * r->h * r->substeps);
 }
 
-int cmd_compare(drape_app *app, int argc, char **argv) {
+int cmd_compare(dr_app *app, int argc, char **argv) {
   cmp_opts o;
   memset(&o, 0, sizeof o);
   o.out_dir = "compare";
@@ -751,13 +751,13 @@ int cmd_compare(drape_app *app, int argc, char **argv) {
     set_solver(&sc, run_s[i]);
     if (drape_scene_validate(&sc, &e)) { code = drape_app_report(&e); goto out; }
   }
-  if (check_out(&o, run_s, n_run, &e) || drape_make_dirs(o.out_dir, "--out", &e)) {
+  if (check_out(&o, run_s, n_run, &e) || dr_make_dirs(o.out_dir, "--out", &e)) {
     code = drape_app_report(&e);
     goto out;
   }
   /* SIGINT/SIGTERM end the runs at the next frame; nothing is written
    * then, so the folder keeps its last complete results. */
-  drape_interrupt_install();
+  dr_interrupt_install();
   const char *device = "CPU reference (1 thread)";
   if (o.backend == DRAPE_BACKEND_CL) {
     int want = -1;
@@ -847,11 +847,11 @@ int cmd_compare(drape_app *app, int argc, char **argv) {
   printf("\nwrote %s/compare.csv, sweep.csv, series_*.csv, compare.json%s\n", o.out_dir,
          o.plot ? ", compare.png" : "");
 out:
-  if (drape_interrupted()) {
-    int sig = drape_interrupted();
+  if (dr_interrupted()) {
+    int sig = dr_interrupted();
     fprintf(stderr, "drape compare: interrupted by %s; %s\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
             code ? "nothing written" : "the outputs were complete");
-    if (code) code = drape_interrupt_exit_code(sig);
+    if (code) code = dr_interrupt_exit_code(sig);
   }
   for (int i = 0; i < n_main; i++) free(main_r[i].series);
   free(sw);

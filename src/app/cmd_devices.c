@@ -4,7 +4,7 @@
 #include "app/app.h"
 #include "cl/runtime.h"
 
-int cmd_devices(drape_app *app, int argc, char **argv) {
+int cmd_devices(dr_app *app, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--help")) {
       printf("usage: drape [--device N] devices\n"

@@ -29,7 +29,7 @@
 #include "io/io.h"
 #include "cl/runtime.h"
 #include "drape/world.h"
-#include "render/interop.h"
+#include "drape/interop.h"
 #include "render/run_hook.h"
 
 static const char *usage_text =
@@ -48,7 +48,7 @@ static int bad_render(const char *flag, const char *value, const char *what) {
 /* One of the render flags (--png-dir, --video, --every, --size, --samples,
  * --interop, --png-level, --no-progress) with its value: the argv entries
  * taken (0: not a render flag), or -1 after printing what is allowed. */
-static int render_arg(drape_run_render_flags *f, int argc, char **argv, int i) {
+static int render_arg(dr_run_render_flags *f, int argc, char **argv, int i) {
   static const char *flags[] = {"--png-dir", "--video",   "--every",   "--size", "--samples",
                                 "--interop", "--png-level", "--no-progress"};
   const char *a = argv[i];
@@ -68,21 +68,21 @@ static int render_arg(drape_run_render_flags *f, int argc, char **argv, int i) {
     if (!v || !*v) return bad_render(a, v, "expected a video file name (e.g. out.mp4)");
     f->video = v;
   } else if (!strcmp(a, "--every")) {
-    if (!drape_parse_long(v, 1, 1000000, &n))
+    if (!dr_parse_long(v, 1, 1000000, &n))
       return bad_render(a, v, "expected a whole number of frames, 1..1000000 (render every K-th frame)");
     f->every = (int)n;
     f->every_set = 1;
   } else if (!strcmp(a, "--size")) {
-    if (!drape_parse_size(v, 16, 8192, &f->width, &f->height))
+    if (!dr_parse_size(v, 16, 8192, &f->width, &f->height))
       return bad_render(a, v, "expected WIDTHxHEIGHT in pixels, each 16..8192 (e.g. 1280x720)");
     f->size_set = 1;
   } else if (!strcmp(a, "--samples")) {
-    if (!drape_parse_long(v, 1, 16, &n))
+    if (!dr_parse_long(v, 1, 16, &n))
       return bad_render(a, v, "expected multisampling samples per pixel, 1..16 (1 = off)");
     f->samples = (int)n;
     f->samples_set = 1;
   } else if (!strcmp(a, "--png-level")) {
-    if (!drape_parse_long(v, 1, 9, &n)) return bad_render(a, v, "expected a PNG compression level, 1..9");
+    if (!dr_parse_long(v, 1, 9, &n)) return bad_render(a, v, "expected a PNG compression level, 1..9");
     f->png_level = (int)n;
   } else if (!strcmp(a, "--interop")) {
     drape_err e = {0};
@@ -159,7 +159,7 @@ typedef struct run_ctx {
   int device;
   drape_backend backend;
   int overwrite;
-  int digits;                /* frame number digits (drape_frame_digits)   */
+  int digits;                /* frame number digits (dr_frame_digits)   */
   int done;                  /* frames whose outputs were all written      */
   int obj_written;
   /* manifest (run.json) */
@@ -178,8 +178,8 @@ typedef struct run_ctx {
   char stats_tmp[4200];
   int stats_first;
   /* rendered frames: PNG files, video (src/render/run_hook.h) */
-  drape_run_render_flags render_flags;
-  drape_run_render *render;
+  dr_run_render_flags render_flags;
+  dr_run_render *render;
 } run_ctx;
 
 static int bad(const char *flag, const char *value, const char *what) {
@@ -205,7 +205,7 @@ static int obj_frame(run_ctx *r, drape_err *e) {
 /* `, "key": number` (null when not finite: JSON has no NaN) */
 static void json_field(FILE *f, const char *key, double v) {
   fprintf(f, ", \"%s\": ", key);
-  drape_json_num(f, v);
+  dr_json_num(f, v);
 }
 
 static int stats_begin(run_ctx *r, drape_err *e) {
@@ -220,9 +220,9 @@ static int stats_begin(run_ctx *r, drape_err *e) {
   drape_sim_get_params(r->sim, &p);
   FILE *f = r->stats;
   fputs("{\n  \"scene\": ", f);
-  drape_json_str(f, r->scene_path);
+  dr_json_str(f, r->scene_path);
   fprintf(f, ",\n  \"backend\": \"%s\",\n  \"device\": ", r->backend == DRAPE_BACKEND_CPU ? "cpu" : "cl");
-  drape_json_str(f, drape_world_device_name(r->world));
+  dr_json_str(f, drape_world_device_name(r->world));
   fprintf(f, ",\n  \"kernel_form\": \"%s\"", drape_sim_kernel_form(r->sim));
   fprintf(f, ",\n  \"dt\": %.9g, \"substeps\": %d, \"iterations\": %d,\n", r->scene.dt, p.substeps,
           p.iterations);
@@ -236,7 +236,7 @@ static int stats_begin(run_ctx *r, drape_err *e) {
     drape_world_get_object(r->world, i, &o, NULL);
     if (o.kind == DRAPE_WORLD_STRING) continue;
     fputs(n++ ? ", {\"name\": " : "{\"name\": ", f);
-    drape_json_str(f, o.name);
+    dr_json_str(f, o.name);
     fprintf(f, ", \"kind\": \"%s\"%s, \"particles\": %d}",
             o.kind == DRAPE_WORLD_CLOTH ? "cloth" : "rope",
             o.kind == DRAPE_WORLD_CABLE ? ", \"solver\": \"implicit\"" : "", o.n_points);
@@ -257,9 +257,9 @@ static int stats_frame(run_ctx *r, drape_err *e) {
   fprintf(f, "%s    {\"frame\": %d, \"time\": %.9g, \"kinetic_energy\": ", r->stats_first ? "" : ",\n",
           st.frame, st.time);
   r->stats_first = 0;
-  drape_json_num(f, st.kinetic_energy);
+  dr_json_num(f, st.kinetic_energy);
   fputs(", \"min_sphere_clearance\": ", f);
-  drape_json_num(f, st.min_sphere_clearance);
+  dr_json_num(f, st.min_sphere_clearance);
   json_field(f, "min_floor_clearance", st.min_floor_clearance);
   fputs(",\n     \"objects\": [", f);
   for (int i = 0, n = 0; i < st.n_objects; i++) {
@@ -268,7 +268,7 @@ static int stats_frame(run_ctx *r, drape_err *e) {
     if (o.kind == DRAPE_WORLD_STRING) continue;
     const drape_world_object_stats *os = &st.objects[i];
     fputs(n++ ? ", {\"name\": " : "{\"name\": ", f);
-    drape_json_str(f, o.name);
+    dr_json_str(f, o.name);
     json_field(f, "max_strain", os->max_strain);
     json_field(f, "mean_strain", os->mean_strain);
     json_field(f, "mean_abs_strain", os->mean_abs_strain);
@@ -283,10 +283,10 @@ static int stats_frame(run_ctx *r, drape_err *e) {
     fputc('}', f);
   }
   fputs("],\n     \"ms\": {\"frame\": ", f);
-  drape_json_num(f, tm.ms_frame);
+  dr_json_num(f, tm.ms_frame);
   for (int s = 0; s < DRAPE_STAGE_COUNT; s++) {
     fprintf(f, ", \"%s\": ", drape_stage_name((drape_stage)s));
-    if (tm.stage_times_valid) drape_json_num(f, tm.ms[s]);
+    if (tm.stage_times_valid) dr_json_num(f, tm.ms[s]);
     else fputs("null", f);
   }
   fprintf(f, "},\n     \"bytes_to_device\": %llu}", (unsigned long long)tm.bytes_to_device);
@@ -300,7 +300,7 @@ static int stats_end(run_ctx *r, const char *status, const char *error, drape_er
   FILE *f = r->stats;
   fprintf(f, "\n  ],\n  \"frames_requested\": %d, \"frames_done\": %d,\n  \"status\": \"%s\", "
           "\"error\": ", r->frames, r->done, status);
-  if (error) drape_json_str(f, error);
+  if (error) dr_json_str(f, error);
   else fputs("null", f);
   fputs("\n}\n", f);
   int bad_io = ferror(f);
@@ -310,7 +310,7 @@ static int stats_end(run_ctx *r, const char *status, const char *error, drape_er
     remove(r->stats_tmp);
     return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", r->stats_tmp, strerror(errno));
   }
-  return drape_out_commit(r->stats_tmp, r->stats_path, "--stats", e);
+  return dr_out_commit(r->stats_tmp, r->stats_path, "--stats", e);
 }
 
 static void stats_abort(run_ctx *r) {
@@ -323,10 +323,10 @@ static void stats_abort(run_ctx *r) {
 /* ---- hook: rendered frames, PNG files and video (src/render/run_hook.c) ---- */
 
 static int render_begin(run_ctx *r, drape_err *e) {
-  return drape_run_render_begin(r->render, r->sim, e);
+  return dr_run_render_begin(r->render, r->sim, e);
 }
 static int render_frame(run_ctx *r, drape_err *e) {
-  return drape_run_render_frame(r->render, r->sim, r->frame, e);
+  return dr_run_render_frame(r->render, r->sim, r->frame, e);
 }
 
 /* ---- the hook table: outputs of the frame loop, in call order ----
@@ -387,13 +387,13 @@ static int check_outputs(run_ctx *r, drape_err *e) {
   const char *inputs[1] = {r->scene_path};
   const char *video = r->render_flags.video, *png_dir = r->render_flags.png_dir;
   int rc;
-  if (r->stats_path && (rc = drape_out_file_check(r->stats_path, "--stats", inputs, 1, e)))
+  if (r->stats_path && (rc = dr_out_file_check(r->stats_path, "--stats", inputs, 1, e)))
     return rc;
-  if (video && (rc = drape_out_file_check(video, "--video", inputs, 1, e))) return rc;
+  if (video && (rc = dr_out_file_check(video, "--video", inputs, 1, e))) return rc;
   if (video && r->stats_path && !strcmp(video, r->stats_path))
     return drape_fail(e, DRAPE_EINVAL, "--stats \"%s\": the same file as --video", r->stats_path);
-  if (r->obj_dir && (rc = drape_out_dir_check(r->obj_dir, "--obj-dir", e))) return rc;
-  if (png_dir && (rc = drape_out_dir_check(png_dir, "--png-dir", e))) return rc;
+  if (r->obj_dir && (rc = dr_out_dir_check(r->obj_dir, "--obj-dir", e))) return rc;
+  if (png_dir && (rc = dr_out_dir_check(png_dir, "--png-dir", e))) return rc;
   r->n_fdirs = 0;
   if (r->obj_dir) r->fdirs[r->n_fdirs++] = (frame_dir){r->obj_dir, 1, 0};
   if (png_dir) {
@@ -412,12 +412,12 @@ static int check_outputs(run_ctx *r, drape_err *e) {
       snprintf(parent, sizeof parent, "%.*s", slash ? (int)(slash - files[k]) : 1,
                slash ? files[k] : ".");
       if (slash == files[k]) snprintf(parent, sizeof parent, "/");
-      if (drape_is_frame_file(slash ? slash + 1 : files[k]) && same_dir(parent, d->dir))
+      if (dr_is_frame_file(slash ? slash + 1 : files[k]) && same_dir(parent, d->dir))
         return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": is a name drape uses in the %s folder",
                           k ? "--video" : "--stats", files[k], flag);
     }
     char first[300];
-    int n = drape_frame_files_scan(d->dir, first, sizeof first);
+    int n = dr_frame_files_scan(d->dir, first, sizeof first);
     if (n < 0)
       return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": cannot read the folder: %s", flag, d->dir,
                         strerror(errno));
@@ -440,7 +440,7 @@ static int prepare_folders(run_ctx *r, drape_err *e) {
     const frame_dir *d = &r->fdirs[i];
     const char *flag = d->obj ? "--obj-dir" : "--png-dir";
     if (r->overwrite) {
-      int n = drape_frame_files_remove(d->dir, flag, e);
+      int n = dr_frame_files_remove(d->dir, flag, e);
       if (n < 0) return e->code;
       if (n > 0) fprintf(stderr, "drape run: --overwrite: removed %d earlier files from %s\n", n,
                          d->dir);
@@ -448,11 +448,11 @@ static int prepare_folders(run_ctx *r, drape_err *e) {
        * files (a folder or FIFO called frame_0001.obj); a rename would
        * replace them, so refuse. */
       char first[300];
-      if (drape_frame_files_scan(d->dir, first, sizeof first) > 0)
+      if (dr_frame_files_scan(d->dir, first, sizeof first) > 0)
         return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": %s there is not a regular file; drape "
                           "neither removes nor replaces it", flag, d->dir, first);
     }
-    int rc = drape_make_dirs(d->dir, flag, e);
+    int rc = dr_make_dirs(d->dir, flag, e);
     if (rc) return rc;
   }
   return DRAPE_OK;
@@ -462,7 +462,7 @@ static int prepare_folders(run_ctx *r, drape_err *e) {
  * `status`: running, complete, diverged, interrupted or failed. */
 static int manifest_write(run_ctx *r, const char *status, const char *error, drape_err *e) {
   char finished[32] = "";
-  if (strcmp(status, "running")) drape_utc_now(finished, sizeof finished);
+  if (strcmp(status, "running")) dr_utc_now(finished, sizeof finished);
   const int every = r->render_flags.every > 0 ? r->render_flags.every : 1;
   const int png_written = r->done > 0 ? (r->done - 1) / every + 1 : 0;
   for (int i = 0; i < r->n_fdirs; i++) {
@@ -476,10 +476,10 @@ static int manifest_write(run_ctx *r, const char *status, const char *error, dra
                         tmp, strerror(errno));
     fprintf(f, "{\n  \"drape\": \"%s\",\n  \"status\": \"%s\",\n  \"error\": ", drape_version(),
             status);
-    if (error) drape_json_str(f, error);
+    if (error) dr_json_str(f, error);
     else fputs("null", f);
     fputs(",\n  \"scene\": ", f);
-    drape_json_str(f, r->scene_path);
+    dr_json_str(f, r->scene_path);
     /* FNV-1a 64 tells scene files apart; it is not a cryptographic hash. */
     fprintf(f, ",\n  \"scene_fnv1a64\": \"%016" PRIx64 "\",\n  \"backend\": \"%s\",\n"
             "  \"frames_requested\": %d,\n  \"frames_done\": %d,\n  \"outputs\": [",
@@ -500,7 +500,7 @@ static int manifest_write(run_ctx *r, const char *status, const char *error, dra
       unlink(tmp);
       return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", tmp, strerror(errno));
     }
-    int rc = drape_out_commit(tmp, path, d->obj ? "--obj-dir" : "--png-dir", e);
+    int rc = dr_out_commit(tmp, path, d->obj ? "--obj-dir" : "--png-dir", e);
     if (rc) return rc;
   }
   return DRAPE_OK;
@@ -515,7 +515,7 @@ static int parse_args(run_ctx *r, int argc, char **argv) {
       help();
       return -1;
     } else if (!strcmp(a, "--frames")) {
-      if (!drape_parse_int(val, 1, 10000000, &r->frames))
+      if (!dr_parse_int(val, 1, 10000000, &r->frames))
         return bad("--frames", val, "expected a whole number of frames, 1..10000000");
       i++;
     } else if (!strcmp(a, "--obj-dir")) {
@@ -527,7 +527,7 @@ static int parse_args(run_ctx *r, int argc, char **argv) {
       r->stats_path = val;
       i++;
     } else if (!strcmp(a, "--device")) {
-      if (!drape_parse_int(val, 0, 1000000, &r->device))
+      if (!dr_parse_int(val, 0, 1000000, &r->device))
         return bad("--device", val, "expected a device index (0, 1, ...; see `drape devices`)");
       i++;
     } else if (!strcmp(a, "--overwrite")) {
@@ -578,13 +578,13 @@ static int finish_outputs(run_ctx *r, const char *status, const char *error, dra
   if (r->render) {
     const char *video = r->render_flags.video;
     if (failed) {
-      if (drape_run_render_abort(r->render) && video)
+      if (dr_run_render_abort(r->render) && video)
         fprintf(stderr, "drape run: removed the unfinished video %s (the run failed)\n", video);
     } else {
       int rendered, drc;
       double a, b;
-      drape_run_render_timings(r->render, &rendered, &a, &b);
-      if ((drc = drape_run_render_end(r->render, e2))) {
+      dr_run_render_timings(r->render, &rendered, &a, &b);
+      if ((drc = dr_run_render_end(r->render, e2))) {
         rc = drc;
         if (video) fprintf(stderr, "drape run: the video %s was removed: %s\n", video, e2->msg);
       } else if (video && strcmp(status, "complete")) {
@@ -632,7 +632,7 @@ static int finish_outputs(run_ctx *r, const char *status, const char *error, dra
   return rc;
 }
 
-int cmd_run(drape_app *app, int argc, char **argv) {
+int cmd_run(dr_app *app, int argc, char **argv) {
   run_ctx r;
   memset(&r, 0, sizeof r);
   r.device = -1;
@@ -640,7 +640,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   int prc = parse_args(&r, argc, argv);
   if (prc) return prc < 0 ? 0 : prc;
   /* From here on SIGINT/SIGTERM only set a flag, looked at per frame. */
-  drape_interrupt_install();
+  dr_interrupt_install();
   drape_err e = {0};
   if (r.device < 0) r.device = app->device;
   int want = -1;
@@ -657,15 +657,15 @@ int cmd_run(drape_app *app, int argc, char **argv) {
     drape_scene_free(&r.scene);
     return bad("--frames", "", "missing: the scene has no \"frames\" key, so give --frames N");
   }
-  r.digits = drape_frame_digits(r.frames);
+  r.digits = dr_frame_digits(r.frames);
   r.render_flags.frame_digits = r.digits;
   /* Every output path before anything is made or run. */
   if (check_outputs(&r, &e) || prepare_folders(&r, &e)) {
     drape_scene_free(&r.scene);
     return drape_app_report(&e);
   }
-  if (drape_hash_file_fnv1a64(r.scene_path, &r.scene_hash) != 0) r.scene_hash = 0;
-  drape_utc_now(r.started, sizeof r.started);
+  if (dr_hash_file_fnv1a64(r.scene_path, &r.scene_hash) != 0) r.scene_hash = 0;
+  dr_utc_now(r.started, sizeof r.started);
 
   drape_sim_opts o = drape_sim_opts_default(); /* the renderer may set o.cl */
   o.backend = r.backend;
@@ -674,7 +674,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   int rc = manifest_write(&r, "running", NULL, &e);
   /* The renderer first: it checks its outputs and may make the OpenCL
    * context (GL sharing), which the solver then uses through o.cl. */
-  if (!rc) rc = drape_run_render_prepare(&r.render_flags, &r.scene, &r.view, r.frames, &o,
+  if (!rc) rc = dr_run_render_prepare(&r.render_flags, &r.scene, &r.view, r.frames, &o,
                                          &r.render, &e);
   if (!rc) {
     drape_world_def wd = drape_world_def_default();
@@ -694,7 +694,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   double last = t0;
   int sig = 0;
   for (r.frame = 1; !rc && r.frame <= r.frames; r.frame++) {
-    if ((sig = drape_interrupted())) break;
+    if ((sig = dr_interrupted())) break;
     /* Every object first (the world: strings on a worker thread while
      * this one steps the device, then the implicit ropes). A failure of any
      * (DRAPE_EUNSTABLE: diverged) stops the run before any output of this
@@ -702,7 +702,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
     rc = drape_world_step(r.world, &e);
     for (int k = 0; !rc && r.render && k < drape_world_string_count(r.world); k++) {
       const drape_string *st = drape_world_string(r.world, k);
-      rc = drape_run_render_set_string(r.render, k, drape_string_positions(st),
+      rc = dr_run_render_set_string(r.render, k, drape_string_positions(st),
                                        drape_string_node_count(st), drape_world_string_z(r.world, k),
                                        &e);
     }
@@ -714,7 +714,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
       float *xyz = malloc(sizeof(float) * 3 * (size_t)wo.n_points);
       rc = xyz ? drape_world_read_points(r.world, k, xyz, &e)
                : drape_fail(&e, DRAPE_ENOMEM, "out of memory");
-      if (!rc) rc = drape_run_render_set_cable(r.render, c++, xyz, wo.n_points, &e);
+      if (!rc) rc = dr_run_render_set_cable(r.render, c++, xyz, wo.n_points, &e);
       free(xyz);
     }
     if (rc) break;
@@ -723,7 +723,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
       if (hooks[k].frame) rc = hooks[k].frame(&r, &e);
     if (rc) break;
     r.done = r.frame;
-    if (!drape_run_render_owns_progress(r.render)) progress(&r, t0, &last, r.frame == r.frames);
+    if (!dr_run_render_owns_progress(r.render)) progress(&r, t0, &last, r.frame == r.frames);
   }
   const char *status = sig ? "interrupted" : !rc ? "complete"
                        : rc == DRAPE_EUNSTABLE ? "diverged" : "failed";
@@ -734,7 +734,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
   else
     snprintf(error, sizeof error, "%s", e.msg);
   if (sig) {
-    if (!drape_run_render_owns_progress(r.render) && r.done > 0) progress(&r, t0, &last, 1);
+    if (!dr_run_render_owns_progress(r.render) && r.done > 0) progress(&r, t0, &last, 1);
     fprintf(stderr, "drape run: %s; stopping\n", error);
   }
   drape_err fe = {0};
@@ -744,7 +744,7 @@ int cmd_run(drape_app *app, int argc, char **argv) {
     fprintf(stderr, "drape run: frames 1..%d were written; frame %d and later were not\n", r.done,
             r.done + 1);
   drape_world_destroy(r.world);
-  drape_run_render_free(r.render); /* after the solver: it may own the OpenCL runtime */
+  dr_run_render_free(r.render); /* after the solver: it may own the OpenCL runtime */
   drape_scene_free(&r.scene);
   if (rc) {
     if (frc) fprintf(stderr, "drape: %s\n", fe.msg);
@@ -754,5 +754,5 @@ int cmd_run(drape_app *app, int argc, char **argv) {
     return drape_app_report(&named);
   }
   if (frc) return drape_app_report(&fe);
-  return sig ? drape_interrupt_exit_code(sig) : 0;
+  return sig ? dr_interrupt_exit_code(sig) : 0;
 }

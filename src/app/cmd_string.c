@@ -155,7 +155,7 @@ static void dump(FILE *f, double t, const drape_string *s) {
             v[2 * i + 1]);
 }
 
-int cmd_string(drape_app *app, int argc, char **argv) {
+int cmd_string(dr_app *app, int argc, char **argv) {
   (void)app;
   drape_string_params p = drape_string_params_default();
   int have_anchor = 0, hold = 0, hold_xy = 0, stats = 0;
@@ -328,7 +328,7 @@ int cmd_string(drape_app *app, int argc, char **argv) {
 
   /* --out before the run: a folder, device, FIFO or link, or a missing or
    * read-only folder, is refused now (exit 2), not after the run. */
-  if (out_path && drape_out_file_check(out_path, "--out", NULL, 0, &e))
+  if (out_path && dr_out_file_check(out_path, "--out", NULL, 0, &e))
     return drape_app_report(&e);
   drape_string *s = NULL;
   if (drape_string_create(&p, &s, &e)) return drape_app_report(&e);
@@ -402,10 +402,10 @@ int cmd_string(drape_app *app, int argc, char **argv) {
    * the temporary behind. */
   char tmp[4300];
   snprintf(tmp, sizeof tmp, "%s.tmp%ld", out_path, (long)getpid());
-  drape_signals_block();
+  dr_signals_block();
   FILE *f = fopen(tmp, "wb");
   if (!f) {
-    drape_signals_unblock();
+    dr_signals_unblock();
     drape_fail(&e, DRAPE_EIO, "--out \"%s\": cannot create %s: %s", out_path, tmp,
                strerror(errno));
     free(text);
@@ -419,9 +419,9 @@ int cmd_string(drape_app *app, int argc, char **argv) {
     unlink(tmp);
     rc_out = drape_fail(&e, DRAPE_EIO, "--out \"%s\": write failed", out_path);
   } else {
-    rc_out = drape_out_commit(tmp, out_path, "--out", &e);
+    rc_out = dr_out_commit(tmp, out_path, "--out", &e);
   }
-  drape_signals_unblock();
+  dr_signals_unblock();
   if (rc_out) return drape_app_report(&e);
   return run_err.code ? drape_app_report(&run_err) : 0;
 }

@@ -108,7 +108,7 @@ static int check_out_file(const char *flag, const char *path) {
   /* Never a folder, device, FIFO or link: the PNG is renamed into place
    * (core/outpath.c, issue 13 item 6). */
   drape_err oe = {0};
-  if (drape_out_file_check(path, flag, NULL, 0, &oe)) {
+  if (dr_out_file_check(path, flag, NULL, 0, &oe)) {
     fprintf(stderr, "drape view: %s\n", oe.msg);
     return 2;
   }
@@ -129,7 +129,7 @@ static int parse_args(viewer *v, view_args *a, int argc, char **argv) {
       help();
       return -1;
     } else if (!strcmp(s, "--device")) {
-      if (!drape_parse_long(val, 0, 1000000, &n))
+      if (!dr_parse_long(val, 0, 1000000, &n))
         return bad(s, val, "expected a device index (0, 1, ...; see `drape devices`)");
       v->device = (int)n;
       i++;
@@ -146,12 +146,12 @@ static int parse_args(viewer *v, view_args *a, int argc, char **argv) {
       }
       i++;
     } else if (!strcmp(s, "--size")) {
-      if (!drape_parse_size(val, 64, 8192, &v->width, &v->height))
+      if (!dr_parse_size(val, 64, 8192, &v->width, &v->height))
         return bad(s, val, "expected WIDTHxHEIGHT in screen coordinates, each 64..8192");
       a->size_set = 1;
       i++;
     } else if (!strcmp(s, "--samples")) {
-      if (!drape_parse_long(val, 1, 16, &n)) return bad(s, val, "expected 1..16 (1 = off)");
+      if (!dr_parse_long(val, 1, 16, &n)) return bad(s, val, "expected 1..16 (1 = off)");
       v->samples = (int)n;
       i++;
     } else if (!strcmp(s, "--budget")) {
@@ -162,7 +162,7 @@ static int parse_args(viewer *v, view_args *a, int argc, char **argv) {
       v->budget_s = ms * 1e-3;
       i++;
     } else if (!strcmp(s, "--frames")) {
-      if (!drape_parse_long(val, 1, 10000000, &n))
+      if (!dr_parse_long(val, 1, 10000000, &n))
         return bad(s, val, "expected a whole number of frames, 1..10000000");
       v->frames = (int)n;
       i++;
@@ -387,7 +387,7 @@ static int save_png(const char *path, int w, int h, drape_err *e) {
     return drape_fail(e, DRAPE_EIO, "--screenshot \"%s\": writing %s failed", path, tmp);
   }
   /* Only over a regular file (or none): never replaces a device or FIFO. */
-  return drape_out_commit(tmp, path, "--screenshot", e);
+  return dr_out_commit(tmp, path, "--screenshot", e);
 }
 
 /* ---------------------------------------------------------------- */
@@ -494,7 +494,7 @@ static void teardown(viewer *v) {
   v->gl = NULL;
 }
 
-int cmd_view(drape_app *app, int argc, char **argv) {
+int cmd_view(dr_app *app, int argc, char **argv) {
   viewer *v = calloc(1, sizeof *v);
   if (!v) {
     fprintf(stderr, "drape view: out of memory\n");

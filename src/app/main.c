@@ -69,7 +69,7 @@ int drape_app_parse_device(const char *text, int *out, drape_err *e) {
 }
 
 int main(int argc, char **argv) {
-  drape_app app = {.device = -1, .argv0 = argv[0]};
+  dr_app app = {.device = -1, .argv0 = argv[0]};
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     const char *a = argv[i];

@@ -35,7 +35,7 @@
 #include "drape/scene.h"
 #include "drape/string.h"
 #include "drape/world.h"
-#include "render/interop.h"
+#include "drape/interop.h"
 
 /* ---------------------------------------------------------------- */
 /* Camera and ray maths (viewer_camera.c)                            */

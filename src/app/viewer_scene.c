@@ -190,7 +190,7 @@ static int build_cloth_mesh(viewer *v, drape_err *e) {
   }
   v->n_objects = m->n_objects;
   v->tear_possible = 0;
-  drape_run_render_objects(m, v->host_pos, v->objects, uv);
+  dr_run_render_objects(m, v->host_pos, v->objects, uv);
   for (int i = 0; i < v->scene.n_cloth; i++) v->tear_possible |= v->scene.cloth[i].tear_ratio > 0;
   drape_render_mesh_desc d = {m->n_particles, m->tris, m->n_tris, m->lines, m->n_lines,
                               uv, v->objects, v->n_objects};

@@ -4,14 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct drape_cl_prof_rec {
+struct dr_cl_prof_rec {
   cl_event ev;
   int stage, colour, part;
 };
 
 /* ---- kernels ---- */
 
-static void free_names(drape_cl_kern *k) {
+static void free_names(dr_cl_kern *k) {
   if (k->arg_names)
     for (cl_uint i = 0; i < k->n_args; i++) free(k->arg_names[i]);
   free(k->arg_names);
@@ -21,7 +21,7 @@ static void free_names(drape_cl_kern *k) {
 /* The argument names, or none at all: a program built without
  * -cl-kernel-arg-info (or a platform that keeps no names) answers
  * CL_KERNEL_ARG_INFO_NOT_AVAILABLE, and then only the count is checked. */
-static void read_names(drape_cl_kern *k) {
+static void read_names(dr_cl_kern *k) {
   k->arg_names = calloc(k->n_args ? k->n_args : 1, sizeof *k->arg_names);
   if (!k->arg_names) return;
   for (cl_uint i = 0; i < k->n_args; i++) {
@@ -36,13 +36,13 @@ static void read_names(drape_cl_kern *k) {
   }
 }
 
-int drape_cl_kern_wrap(cl_kernel kernel, const char *name, drape_cl_kern *out, drape_err *e) {
+int dr_cl_kern_wrap(cl_kernel kernel, const char *name, dr_cl_kern *out, drape_err *e) {
   memset(out, 0, sizeof *out);
   out->k = kernel;
   out->name = name;
   cl_int rc = clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof out->n_args, &out->n_args, NULL);
   if (rc != CL_SUCCESS) {
-    drape_cl_kern_release(out);
+    dr_cl_kern_release(out);
     return drape_fail(e, DRAPE_ECL, "clGetKernelInfo(%s, CL_KERNEL_NUM_ARGS): %s", name,
                       drape_cl_errstr(rc));
   }
@@ -50,14 +50,14 @@ int drape_cl_kern_wrap(cl_kernel kernel, const char *name, drape_cl_kern *out, d
   return DRAPE_OK;
 }
 
-int drape_cl_kern_create(drape_cl *cl, const char *name, drape_cl_kern *out, drape_err *e) {
+int dr_cl_kern_create(drape_cl *cl, const char *name, dr_cl_kern *out, drape_err *e) {
   cl_kernel k;
   memset(out, 0, sizeof *out);
-  int rc = drape_cl_kernel(cl, name, &k, e);
-  return rc ? rc : drape_cl_kern_wrap(k, name, out, e);
+  int rc = dr_cl_kernel(cl, name, &k, e);
+  return rc ? rc : dr_cl_kern_wrap(k, name, out, e);
 }
 
-void drape_cl_kern_release(drape_cl_kern *k) {
+void dr_cl_kern_release(dr_cl_kern *k) {
   free_names(k);
   if (k->k) clReleaseKernel(k->k);
   k->k = NULL;
@@ -65,7 +65,7 @@ void drape_cl_kern_release(drape_cl_kern *k) {
 
 /* ---- arguments ---- */
 
-int drape_cl_bind(drape_cl_kern *k, cl_uint first, const drape_cl_arg *args, int n,
+int dr_cl_bind(dr_cl_kern *k, cl_uint first, const dr_cl_arg *args, int n,
                   drape_err *e) {
   if (n <= 0) return DRAPE_OK;
   if (first + (cl_uint)n > k->n_args)
@@ -90,7 +90,7 @@ int drape_cl_bind(drape_cl_kern *k, cl_uint first, const drape_cl_arg *args, int
 
 /* ---- buffers ---- */
 
-int drape_cl_buffer(drape_cl *cl, size_t bytes, const void *init, const char *what,
+int dr_cl_buffer(drape_cl *cl, size_t bytes, const void *init, const char *what,
                     uint64_t *held, uint64_t *uploaded, cl_mem *out, drape_err *e) {
   cl_int rc;
   if (bytes == 0) { /* zero-size buffers are invalid: a placeholder, nothing to copy */
@@ -109,30 +109,30 @@ int drape_cl_buffer(drape_cl *cl, size_t bytes, const void *init, const char *wh
   return DRAPE_OK;
 }
 
-void drape_cl_buffer_release(cl_mem *m) {
+void dr_cl_buffer_release(cl_mem *m) {
   if (*m) clReleaseMemObject(*m);
   *m = NULL;
 }
 
 /* ---- the profile ---- */
 
-void drape_cl_prof_init(drape_cl_prof *p) {
+void dr_cl_prof_init(dr_cl_prof *p) {
   memset(p, 0, sizeof *p);
   p->colour = -1;
   p->part = -1;
 }
 
-void drape_cl_prof_free(drape_cl_prof *p) {
+void dr_cl_prof_free(dr_cl_prof *p) {
   for (int i = 0; i < p->n; i++) clReleaseEvent(p->rec[i].ev);
   free(p->rec);
   p->rec = NULL;
   p->n = p->cap = 0;
 }
 
-int drape_cl_prof_keep(drape_cl_prof *p, cl_event ev, drape_err *e) {
+int dr_cl_prof_keep(dr_cl_prof *p, cl_event ev, drape_err *e) {
   if (p->n == p->cap) {
     int cap = p->cap ? 2 * p->cap : 1024;
-    struct drape_cl_prof_rec *r = realloc(p->rec, sizeof *r * (size_t)cap);
+    struct dr_cl_prof_rec *r = realloc(p->rec, sizeof *r * (size_t)cap);
     if (!r) {
       clReleaseEvent(ev);
       return drape_fail(e, DRAPE_ENOMEM, "out of memory (profiling events)");
@@ -140,7 +140,7 @@ int drape_cl_prof_keep(drape_cl_prof *p, cl_event ev, drape_err *e) {
     p->rec = r;
     p->cap = cap;
   }
-  p->rec[p->n++] = (struct drape_cl_prof_rec){ev, p->stage, p->colour, p->part};
+  p->rec[p->n++] = (struct dr_cl_prof_rec){ev, p->stage, p->colour, p->part};
   return DRAPE_OK;
 }
 
@@ -157,12 +157,12 @@ static int event_ms(cl_event ev, double *ms, drape_err *e) {
   return DRAPE_OK;
 }
 
-int drape_cl_prof_collect(drape_cl_prof *p, drape_timings *tm, double *part_ms,
+int dr_cl_prof_collect(dr_cl_prof *p, drape_timings *tm, double *part_ms,
                           double *total_ms, drape_err *e) {
   int rc = DRAPE_OK;
   double total = 0.0;
   for (int i = 0; i < p->n; i++) {
-    const struct drape_cl_prof_rec *r = &p->rec[i];
+    const struct dr_cl_prof_rec *r = &p->rec[i];
     double ms;
     drape_err later = {0}; /* the first failure's message is the one kept */
     if (event_ms(r->ev, &ms, rc ? &later : e)) {
@@ -185,7 +185,7 @@ int drape_cl_prof_collect(drape_cl_prof *p, drape_timings *tm, double *part_ms,
 
 /* ---- launches ---- */
 
-size_t drape_cl_kern_local(const drape_cl *cl, const drape_cl_kern *k) {
+size_t dr_cl_kern_local(const drape_cl *cl, const dr_cl_kern *k) {
   size_t multiple = 0, kernel_max = 0;
   if (clGetKernelWorkGroupInfo(k->k, cl->device, CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE,
                                sizeof multiple, &multiple, NULL) != CL_SUCCESS)
@@ -200,8 +200,8 @@ size_t drape_cl_kern_local(const drape_cl *cl, const drape_cl_kern *k) {
   return cap / multiple * multiple;
 }
 
-int drape_cl_launch(drape_cl *cl, const drape_cl_kern *k, size_t n, size_t local,
-                    drape_cl_prof *prof, drape_err *e) {
+int dr_cl_launch(drape_cl *cl, const dr_cl_kern *k, size_t n, size_t local,
+                    dr_cl_prof *prof, drape_err *e) {
   if (n == 0) return DRAPE_OK;
   if (!local) {
     local = 64;
@@ -215,14 +215,14 @@ int drape_cl_launch(drape_cl *cl, const drape_cl_kern *k, size_t n, size_t local
   if (rc != CL_SUCCESS)
     return drape_fail(e, DRAPE_ECL, "clEnqueueNDRangeKernel(%s, %zu items): %s", k->name, n,
                       drape_cl_errstr(rc));
-  return keep ? drape_cl_prof_keep(prof, ev, e) : DRAPE_OK;
+  return keep ? dr_cl_prof_keep(prof, ev, e) : DRAPE_OK;
 }
 
-int drape_cl_fill0(drape_cl *cl, cl_mem m, size_t bytes, drape_cl_prof *prof, drape_err *e) {
+int dr_cl_fill0(drape_cl *cl, cl_mem m, size_t bytes, dr_cl_prof *prof, drape_err *e) {
   const cl_uint zero = 0;
   cl_event ev = NULL;
   const int keep = prof && cl->profiling;
   DRAPE_CL_TRY(e, clEnqueueFillBuffer(cl->queue, m, &zero, sizeof zero, 0, bytes, 0, NULL,
                                       keep ? &ev : NULL));
-  return keep ? drape_cl_prof_keep(prof, ev, e) : DRAPE_OK;
+  return keep ? dr_cl_prof_keep(prof, ev, e) : DRAPE_OK;
 }

@@ -35,7 +35,7 @@ typedef struct cl_state {
   drape_cl *cl;
   drape_cl own;             /* used when the sim created the runtime      */
   int owns_cl;
-  drape_cl_kern k[K_COUNT];
+  dr_cl_kern k[K_COUNT];
   int gpu;                  /* the GPU kernel form runs (s->kernel_form)  */
   size_t local[K_COUNT];    /* work-group size per kernel; 0: the default */
   size_t cons_pad;          /* entries past the constraints: the vector
@@ -52,7 +52,7 @@ typedef struct cl_state {
   size_t np_pad;            /* particles rounded up to DR_PARTICLE_LANES
                                (vector form), else n_particles            */
   int *stage_i;             /* host staging for constraint copies         */
-  drape_cl_prof prof;       /* launch events with their stage and colour  */
+  dr_cl_prof prof;       /* launch events with their stage and colour  */
   selfcol_cl sc;            /* self-collision stage (selfcol_cl.c)        */
   int has_sc;
 } cl_state;
@@ -62,7 +62,7 @@ typedef struct cl_state {
 static int mk(drape_sim *s, cl_mem *out, size_t bytes, const void *init, const char *what,
               drape_err *e) {
   cl_state *c = ST(s);
-  return drape_cl_buffer(c->cl, bytes, init, what, &c->bytes, &s->tm.bytes_to_device, out, e);
+  return dr_cl_buffer(c->cl, bytes, init, what, &c->bytes, &s->tm.bytes_to_device, out, e);
 }
 
 /* Enqueues kernel k over n items; with profiling, the event is kept with
@@ -72,7 +72,7 @@ static int launch(drape_sim *s, int k, size_t n, drape_err *e) {
   c->prof.stage = s->cur_stage;
   c->prof.colour = s->cur_stage == DRAPE_STAGE_PROJECT ? s->cur_colour : -1;
   c->prof.part = -1;
-  return drape_cl_launch(c->cl, &c->k[k], n, c->local[k], &c->prof, e);
+  return dr_cl_launch(c->cl, &c->k[k], n, c->local[k], &c->prof, e);
 }
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
@@ -147,7 +147,7 @@ static int cl_ensure(drape_sim *s, drape_err *e) {
   }
   if (s->cap_kin > c->cap_kin) {
     if (c->kin) c->bytes -= sizeof(dr_kinematic) * (size_t)c->cap_kin;
-    drape_cl_buffer_release(&c->kin);
+    dr_cl_buffer_release(&c->kin);
     if ((rc = mk(s, &c->kin, sizeof(dr_kinematic) * (size_t)s->cap_kin, NULL, "kinematics", e)))
       return rc;
     c->cap_kin = s->cap_kin;
@@ -346,7 +346,7 @@ static int cl_end(drape_sim *s, drape_err *e) {
   cl_state *c = ST(s);
   DRAPE_CL_TRY(e, clFinish(c->cl->queue));
   if (!c->cl->profiling) return DRAPE_OK;
-  int rc = drape_cl_prof_collect(&c->prof, &s->tm, c->has_sc ? c->sc.ms : NULL, NULL, e);
+  int rc = dr_cl_prof_collect(&c->prof, &s->tm, c->has_sc ? c->sc.ms : NULL, NULL, e);
   if (!rc) s->tm.stage_times_valid = 1;
   return rc;
 }
@@ -454,27 +454,27 @@ static void cl_destroy(drape_sim *s) {
   if (!c) return;
   if (c->cl && c->cl->queue) clFinish(c->cl->queue);
   if (c->has_sc) selfcol_cl_destroy(&c->sc);
-  drape_cl_prof_free(&c->prof);
+  dr_cl_prof_free(&c->prof);
   free(c->stage_i);
-  for (int k = 0; k < K_COUNT; k++) drape_cl_kern_release(&c->k[k]);
+  for (int k = 0; k < K_COUNT; k++) dr_cl_kern_release(&c->k[k]);
   cl_mem *all[] = {&c->x, &c->p, &c->v, &c->n, &c->obj, &c->mat, &c->ca, &c->cb, &c->crest,
                    &c->ccomp, &c->lambda, &c->sph,
                    &c->kin, &c->tris, &c->tri_edge, &c->vt_off, &c->vt_list, &c->tri_force,
                    &c->tpin, &c->trest, &c->cpat, &c->bad,
                    &c->sp_off, &c->sp_j, &c->sp_prm, &c->sp_vn, &c->sp_div};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) drape_cl_buffer_release(all[i]);
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dr_cl_buffer_release(all[i]);
   free(c->group_off);
   if (c->owns_cl) drape_cl_release(&c->own);
   free(c);
   s->bs = NULL;
 }
 
-int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e);
-int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
+int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e);
+int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
   cl_state *c = calloc(1, sizeof *c);
   if (!c) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   s->bs = c;
-  drape_cl_prof_init(&c->prof);
+  dr_cl_prof_init(&c->prof);
   int rc;
   if (o->cl) {
     c->cl = o->cl;
@@ -496,16 +496,16 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
   c->cons_pad = c->gpu ? 0 : DR_PROJECT_PAD;
   for (int k = 0; k < K_COUNT; k++) {
     const char *name = c->gpu && gpu_kernel_names[k] ? gpu_kernel_names[k] : kernel_names[k];
-    if ((rc = drape_cl_kern_create(c->cl, name, &c->k[k], e))) {
+    if ((rc = dr_cl_kern_create(c->cl, name, &c->k[k], e))) {
       cl_destroy(s);
       return rc;
     }
     /* the vector form keeps the launcher's default groups (measured on PoCL) */
-    if (c->gpu) c->local[k] = drape_cl_kern_local(c->cl, &c->k[k]);
+    if (c->gpu) c->local[k] = dr_cl_kern_local(c->cl, &c->k[k]);
   }
   c->stage_i = malloc(4 * ((size_t)s->m.n_cons + 1));
   if (!c->stage_i) { cl_destroy(s); return drape_fail(e, DRAPE_ENOMEM, "out of memory"); }
-  const drape_model *m = &s->m;
+  const dr_model *m = &s->m;
   size_t f4 = sizeof(dr_float4);
   size_t slots = (size_t)m->tether_slots;
   /* vector form: particle arrays padded to whole groups of DR_PARTICLE_LANES */
@@ -557,7 +557,7 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
   }
   free(obj_pad); free(tpin_pad); free(trest_pad);
   if (!c->gpu) { /* memory pattern of each lane group of project_distance */
-    int n_groups = drape_colour_n_groups(m->colour_off, m->n_colours);
+    int n_groups = dr_colour_n_groups(m->colour_off, m->n_colours);
     unsigned char *pat = malloc((size_t)n_groups + 1);
     c->group_off = malloc(sizeof *c->group_off * ((size_t)m->n_colours + 1));
     if (!pat || !c->group_off) {
@@ -565,7 +565,7 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
       cl_destroy(s);
       return drape_fail(e, DRAPE_ENOMEM, "out of memory");
     }
-    drape_colour_lane_patterns(m->cons, m->colour_off, m->n_colours, pat, c->group_off, NULL);
+    dr_colour_lane_patterns(m->cons, m->colour_off, m->n_colours, pat, c->group_off, NULL);
     rc = mk(s, &c->cpat, (size_t)n_groups, pat, "constraint group patterns", e);
     free(pat);
     if (rc) { cl_destroy(s); return rc; }
@@ -579,14 +579,14 @@ int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
   return DRAPE_OK;
 }
 
-uint64_t drape_backend_cl_bytes(const drape_sim *s);
-uint64_t drape_backend_cl_bytes(const drape_sim *s) { return ST(s)->bytes + ST(s)->sc.bytes; }
+uint64_t dr_backend_cl_bytes(const drape_sim *s);
+uint64_t dr_backend_cl_bytes(const drape_sim *s) { return ST(s)->bytes + ST(s)->sc.bytes; }
 
-struct drape_cl *drape_backend_cl_runtime(const drape_sim *s);
-struct drape_cl *drape_backend_cl_runtime(const drape_sim *s) { return ST(s)->cl; }
+struct drape_cl *dr_backend_cl_runtime(const drape_sim *s);
+struct drape_cl *dr_backend_cl_runtime(const drape_sim *s) { return ST(s)->cl; }
 
-int drape_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out);
-int drape_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out) {
+int dr_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out);
+int dr_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out) {
   cl_state *c = ST(s);
   out->positions = c->x;
   out->normals = c->n;
@@ -596,7 +596,7 @@ int drape_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out) {
   return DRAPE_OK;
 }
 
-const sim_backend drape_backend_cl = {
+const sim_backend dr_backend_cl = {
     .name = "cl",
     .host_timed = 0,
     .reset = cl_reset,

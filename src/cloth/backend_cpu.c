@@ -220,8 +220,8 @@ static void cpu_destroy(drape_sim *s) {
   s->bs = NULL;
 }
 
-int drape_backend_cpu_init(drape_sim *s, drape_err *e);
-int drape_backend_cpu_init(drape_sim *s, drape_err *e) {
+int dr_backend_cpu_init(drape_sim *s, drape_err *e);
+int dr_backend_cpu_init(drape_sim *s, drape_err *e) {
   cpu_state *c = calloc(1, sizeof *c);
   if (!c) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   s->bs = c;
@@ -249,7 +249,7 @@ int drape_backend_cpu_init(drape_sim *s, drape_err *e) {
   return DRAPE_OK;
 }
 
-const sim_backend drape_backend_cpu = {
+const sim_backend dr_backend_cpu = {
     .name = "cpu",
     .host_timed = 1,
     .reset = cpu_reset,

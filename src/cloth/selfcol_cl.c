@@ -20,13 +20,13 @@ static const char *const sk_names[SK_COUNT] = {
 /* n work items, local size `local` (0: the runtime's default of 64). */
 static int launch(selfcol_cl *s, int k, size_t n, size_t local, drape_err *e) {
   if (n == 0) return DRAPE_OK;
-  int rc = drape_cl_launch(s->cl, &s->k[k], n, local, s->prof, e);
+  int rc = dr_cl_launch(s->cl, &s->k[k], n, local, s->prof, e);
   if (!rc) s->launches++;
   return rc;
 }
 
 static int fill0(selfcol_cl *s, cl_mem m, size_t bytes, drape_err *e) {
-  int rc = drape_cl_fill0(s->cl, m, bytes, s->prof, e);
+  int rc = dr_cl_fill0(s->cl, m, bytes, s->prof, e);
   if (!rc) s->launches++;
   return rc;
 }
@@ -35,10 +35,10 @@ static int mk(selfcol_cl *s, cl_mem *out, size_t bytes, const void *init, const 
               drape_err *e) {
   char label[96];
   snprintf(label, sizeof label, "self-collision %s", what);
-  return drape_cl_buffer(s->cl, bytes, init, label, &s->bytes, NULL, out, e);
+  return dr_cl_buffer(s->cl, bytes, init, label, &s->bytes, NULL, out, e);
 }
 
-static void rel(cl_mem *m) { drape_cl_buffer_release(m); }
+static void rel(cl_mem *m) { dr_cl_buffer_release(m); }
 
 /* Tags the launches that follow with their part. */
 static void part(selfcol_cl *s, int p) { s->prof->part = p; }
@@ -150,14 +150,14 @@ static int pick_local(drape_cl *cl, cl_kernel k, size_t *out, drape_err *e) {
 int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_err *e) {
   memset(s, 0, sizeof *s);
   s->cl = cl;
-  drape_cl_prof_init(&s->own);
+  dr_cl_prof_init(&s->own);
   s->own.stage = DRAPE_STAGE_SELF_COLLISION;
   s->prof = &s->own;
   s->cpu_forms = scan_chunked_for(cl);
   int rc = selfcol_tables_build(d, &s->tb, e);
   if (rc) return rc;
   for (int k = 0; k < SK_COUNT; k++)
-    if ((rc = drape_cl_kern_create(cl, sk_names[k], &s->k[k], e))) goto fail;
+    if ((rc = dr_cl_kern_create(cl, sk_names[k], &s->k[k], e))) goto fail;
   if ((rc = pick_local(cl, s->k[SK_SCAN_BLOCK].k, &s->local, e))) goto fail;
   const selfcol_tables *t = &s->tb;
   size_t n = (size_t)(t->n > 0 ? t->n : 1), nt = (size_t)(t->n_tris > 0 ? t->n_tris : 1);
@@ -206,7 +206,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = fill0(s, s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, e)))
     goto fail;
   DRAPE_CL_TRY(e, clFinish(cl->queue));
-  drape_cl_prof_free(&s->own); /* the fills above are set-up, not a part */
+  dr_cl_prof_free(&s->own); /* the fills above are set-up, not a part */
   return DRAPE_OK;
 fail:
   selfcol_cl_destroy(s);
@@ -217,8 +217,8 @@ void selfcol_cl_destroy(selfcol_cl *s) {
   if (s->cl && s->cl->queue && (s->own.n || s->caps_ev)) clFinish(s->cl->queue);
   if (s->caps_ev) clReleaseEvent(s->caps_ev);
   free(s->caps_host);
-  drape_cl_prof_free(&s->own);
-  for (int k = 0; k < SK_COUNT; k++) drape_cl_kern_release(&s->k[k]);
+  dr_cl_prof_free(&s->own);
+  for (int k = 0; k < SK_COUNT; k++) dr_cl_kern_release(&s->k[k]);
   cl_mem *all[] = {&s->sobj,   &s->tobj,  &s->objp,  &s->objf,    &s->rest,  &s->pkey,
                    &s->prank,  &s->pcount, &s->pvals, &s->delta, &s->wsc,  &s->ncon,  &s->maxbits,
                    &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
@@ -232,7 +232,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
   memset(s, 0, sizeof *s);
 }
 
-void selfcol_cl_share_profile(selfcol_cl *s, drape_cl_prof *prof) {
+void selfcol_cl_share_profile(selfcol_cl *s, dr_cl_prof *prof) {
   s->prof = prof;
   prof->part = -1;
 }
@@ -408,7 +408,7 @@ int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol
 }
 
 int selfcol_cl_collect(selfcol_cl *s, double *total_ms, drape_err *e) {
-  return drape_cl_prof_collect(s->prof, NULL, s->ms, total_ms, e);
+  return dr_cl_prof_collect(s->prof, NULL, s->ms, total_ms, e);
 }
 
 int selfcol_cl_scan_host(drape_cl *cl, uint32_t *data, size_t n, uint32_t *total, drape_err *e) {
@@ -421,7 +421,7 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
   selfcol_cl s;
   memset(&s, 0, sizeof s);
   s.cl = cl;
-  drape_cl_prof_init(&s.own);
+  dr_cl_prof_init(&s.own);
   s.prof = &s.own;
   cl_mem buf = NULL;
   int rc;
@@ -429,7 +429,7 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
   static const int scan_kernels[] = {SK_SCAN_BLOCK, SK_SCAN_ADD, SK_SCAN_CHUNKS, SK_SCAN_TOTALS,
                                      SK_SCAN_CHUNKS_ADD};
   for (size_t q = 0; q < sizeof scan_kernels / sizeof scan_kernels[0]; q++)
-    if ((rc = drape_cl_kern_create(cl, sk_names[scan_kernels[q]], &s.k[scan_kernels[q]], e)))
+    if ((rc = dr_cl_kern_create(cl, sk_names[scan_kernels[q]], &s.k[scan_kernels[q]], e)))
       goto done;
   if ((rc = pick_local(cl, s.k[SK_SCAN_BLOCK].k, &s.local, e)) ||
       (rc = scan_plan_form(&s, &s.scan_c, n + 1, chunked, e)) ||
@@ -452,9 +452,9 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
     rc = drape_fail(e, DRAPE_ECL, "clEnqueueReadBuffer(scan test): %s", drape_cl_errstr(cr));
 done:
   if (cl->queue) clFinish(cl->queue);
-  drape_cl_prof_free(&s.own);
+  dr_cl_prof_free(&s.own);
   rel(&buf);
   scan_free(&s.scan_c);
-  for (int k = 0; k < SK_COUNT; k++) drape_cl_kern_release(&s.k[k]);
+  for (int k = 0; k < SK_COUNT; k++) dr_cl_kern_release(&s.k[k]);
   return rc;
 }

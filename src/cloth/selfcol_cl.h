@@ -36,7 +36,7 @@ typedef struct selfcol_cl {
                                    (kernels/hash.cl says why)                 */
   selfcol_tables tb;
   size_t local;                 /* work-group size of the scan (power of 2)  */
-  drape_cl_kern k[SK_COUNT];
+  dr_cl_kern k[SK_COUNT];
   cl_mem sobj, tobj, objp, objf, rest;
   /* particle hash: pcount is scanned in place into the bucket starts;
    * key and rank (in its bucket) of each entry */
@@ -59,8 +59,8 @@ typedef struct selfcol_cl {
   /* profiling (when the queue has it): events tagged with their part, in
    * the stage's own profile or, inside the solver, in the solver's one
    * (selfcol_cl_share_profile) */
-  drape_cl_prof own;
-  drape_cl_prof *prof;
+  dr_cl_prof own;
+  dr_cl_prof *prof;
   double ms[SELFCOL_T_COUNT];   /* per part, summed since create: by
                                    selfcol_cl_collect, or by the solver's
                                    collect when the profile is shared       */
@@ -70,7 +70,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
 void selfcol_cl_destroy(selfcol_cl *s);
 /* From now on the stage's launches go to prof (the solver's), tagged with
  * prof's stage and their part; the solver collects them. */
-void selfcol_cl_share_profile(selfcol_cl *s, drape_cl_prof *prof);
+void selfcol_cl_share_profile(selfcol_cl *s, dr_cl_prof *prof);
 
 /* The whole stage (enqueued; nothing waits). col may be NULL (no floor, no
  * spheres); spheres: the dr_sphere buffer of col->n_spheres (or NULL). */

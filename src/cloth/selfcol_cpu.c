@@ -136,7 +136,7 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     if (ob->enabled && !(ob->thickness > 0.0f)) {
       if (ob->spacing > 0.0f) /* filled by the solver: name the scene key */
         return drape_fail(e, DRAPE_EINVAL, "%s[%d].thickness = %s (as a float): must be > 0",
-                          ob->rope ? "rope" : "cloth", ob->index, drape_num_f(ob->thickness));
+                          ob->rope ? "rope" : "cloth", ob->index, dr_num_f(ob->thickness));
       return drape_fail(e, DRAPE_EINVAL, "self-collision: object %d thickness = %.9g: must be > 0",
                         o, (double)ob->thickness);
     }
@@ -186,8 +186,8 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
                           "cloth[%d].thickness = %s: with self_collision at most %g x its grid "
                           "spacing %s m (closer, its own vertex-triangle pairs at rest touch): "
                           "allowed > 0 and <= %s",
-                          ob->index, drape_num_f(ob->thickness), (double)SELFCOL_MAX_OWN,
-                          drape_num_f(ob->spacing), drape_num_f(SELFCOL_MAX_OWN * ob->spacing));
+                          ob->index, dr_num_f(ob->thickness), (double)SELFCOL_MAX_OWN,
+                          dr_num_f(ob->spacing), dr_num_f(SELFCOL_MAX_OWN * ob->spacing));
       selfcol_tables_free(t);
       return rc;
     }
@@ -198,9 +198,9 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
                         "%s[%d].thickness = %s: the self-collision hash cell is 2 x the largest "
                         "thickness, which may be at most %g x the %s of every colliding %s "
                         "(%s[%d]: %s m): allowed > 0 and <= %s",
-                        om->rope ? "rope" : "cloth", om->index, drape_num_f(om->thickness),
-                        (double)ratio, sp, kind, kind, ob->index, drape_num_f(ob->spacing),
-                        drape_num_f(ratio * ob->spacing));
+                        om->rope ? "rope" : "cloth", om->index, dr_num_f(om->thickness),
+                        (double)ratio, sp, kind, kind, ob->index, dr_num_f(ob->spacing),
+                        dr_num_f(ratio * ob->spacing));
     selfcol_tables_free(t);
     return rc;
   }

@@ -11,11 +11,11 @@
 #include "cloth/solver_variants.h"
 #include "core/validate.h"
 
-int drape_backend_cpu_init(drape_sim *s, drape_err *e);
-int drape_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e);
-uint64_t drape_backend_cl_bytes(const drape_sim *s);
-struct drape_cl *drape_backend_cl_runtime(const drape_sim *s);
-int drape_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out);
+int dr_backend_cpu_init(drape_sim *s, drape_err *e);
+int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e);
+uint64_t dr_backend_cl_bytes(const drape_sim *s);
+struct drape_cl *dr_backend_cl_runtime(const drape_sim *s);
+int dr_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out);
 
 static const char *const stage_names[DRAPE_STAGE_COUNT] = {
     "wind", "predict", "drive", "self_collision", "project",
@@ -42,7 +42,7 @@ drape_sim_opts drape_sim_opts_default(void) {
 }
 
 const char *drape_sim_kernel_form(const drape_sim *s) {
-  if (!s || s->be != &drape_backend_cl) return "cpu-reference";
+  if (!s || s->be != &dr_backend_cl) return "cpu-reference";
   return s->kernel_form == DRAPE_KERNEL_FORM_GPU ? "gpu" : "vector";
 }
 
@@ -83,7 +83,7 @@ void drape_sim_destroy(drape_sim *s) {
   if (!s) return;
   sim_variant_destroy(s); /* before the backend: it may own the OpenCL context */
   if (s->be && s->bs) s->be->destroy(s);
-  drape_model_free(&s->m);
+  dr_model_free(&s->m);
   free(s->mat); free(s->compliance); free(s->spheres); free(s->spheres0); free(s->sph);
   free(s->kin); free(s->grabs); free(s->hx); free(s->hv); free(s->ostats); free(s->hcons);
   free(s->htris);
@@ -114,7 +114,7 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
 
   drape_sim *s = calloc(1, sizeof *s);
   if (!s) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
-  if ((rc = drape_model_build(sc, &s->m, e))) { free(s); return rc; }
+  if ((rc = dr_model_build(sc, &s->m, e))) { free(s); return rc; }
   s->params = p;
   s->dt = sc->dt;
   s->wind_in_scene = p.wind_enabled;
@@ -122,7 +122,7 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   s->floor_y = sc->floor_height;
   s->floor_friction = sc->floor_friction;
   s->n_spheres = sc->n_sphere;
-  const drape_model *m = &s->m;
+  const dr_model *m = &s->m;
   for (int ob = 0; ob < m->n_objects; ob++) s->any_tear |= m->mat[ob].tear_ratio > 0;
   s->cap_kin = m->n_paths + 8;
   size_t np = (size_t)(m->n_particles > 0 ? m->n_particles : 1);
@@ -196,11 +196,11 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
                               m->tris,        m->n_objects, s->sc_objects, 0, 0, 0};
 
   if (o.backend == DRAPE_BACKEND_CPU) {
-    s->be = &drape_backend_cpu;
-    rc = drape_backend_cpu_init(s, e);
+    s->be = &dr_backend_cpu;
+    rc = dr_backend_cpu_init(s, e);
   } else {
-    s->be = &drape_backend_cl;
-    rc = drape_backend_cl_init(s, &o, e);
+    s->be = &dr_backend_cl;
+    rc = dr_backend_cl_init(s, &o, e);
   }
   if (rc || (rc = s->be->reset(s, e)) || (rc = sim_variant_create(s, sc, e))) {
     drape_sim_destroy(s);
@@ -282,11 +282,11 @@ int drape_sim_write_velocities(drape_sim *s, const float *v, drape_err *e) {
 
 int drape_sim_cl_buffers(const drape_sim *s, drape_sim_buffers *out) {
   memset(out, 0, sizeof *out);
-  if (s->be != &drape_backend_cl) return DRAPE_EINVAL;
-  return drape_backend_cl_buffers(s, out);
+  if (s->be != &dr_backend_cl) return DRAPE_EINVAL;
+  return dr_backend_cl_buffers(s, out);
 }
 struct drape_cl *drape_sim_cl(const drape_sim *s) {
-  return s->be == &drape_backend_cl ? drape_backend_cl_runtime(s) : NULL;
+  return s->be == &dr_backend_cl ? dr_backend_cl_runtime(s) : NULL;
 }
 
 /* ---- parameters ---- */
@@ -472,12 +472,12 @@ int drape_sim_pick(drape_sim *s, const double o[3], const double d[3], double ma
 
 void drape_sim_timings(const drape_sim *s, drape_timings *out) {
   *out = s->tm;
-  out->device_bytes = s->be == &drape_backend_cl ? drape_backend_cl_bytes(s) : 0;
+  out->device_bytes = s->be == &dr_backend_cl ? dr_backend_cl_bytes(s) : 0;
 }
 
 int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {
   memset(out, 0, sizeof *out);
-  const drape_model *m = &s->m;
+  const dr_model *m = &s->m;
   int rc = ensure_hx(s, e);
   if (rc || (rc = drape_sim_read_velocities(s, s->hv, e))) return rc;
   const dr_distance *cons = m->cons;
@@ -544,7 +544,7 @@ int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {
 /* ---- OBJ ---- */
 
 int drape_sim_write_obj(drape_sim *s, const char *path, drape_err *e) {
-  const drape_model *m = &s->m;
+  const dr_model *m = &s->m;
   int rc = ensure_hx(s, e);
   if (rc) return rc;
   /* never a file of NaN: the step's check stops a diverged run first, and

@@ -110,8 +110,8 @@ typedef struct sim_backend {
   void (*destroy)(drape_sim *s);
 } sim_backend;
 
-extern const sim_backend drape_backend_cpu;
-extern const sim_backend drape_backend_cl;
+extern const sim_backend dr_backend_cpu;
+extern const sim_backend dr_backend_cl;
 
 typedef struct sim_grab {
   int active;
@@ -121,7 +121,7 @@ typedef struct sim_grab {
 } sim_grab;
 
 struct drape_sim {
-  drape_model m;
+  dr_model m;
   const sim_backend *be;
   void *bs;                     /* backend state                       */
   int kernel_form;              /* OpenCL: DRAPE_KERNEL_FORM_GPU or _CPU

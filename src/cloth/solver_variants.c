@@ -20,11 +20,11 @@ struct sim_variant {
   int diverged;             /* particle of the divergence reported, or -1              */
 };
 
-drape_solver_kind drape_sim_solver(const drape_sim *s) {
+drape_solver_kind dr_sim_solver(const drape_sim *s) {
   return s->var ? s->var->solver : DRAPE_SOLVER_XPBD;
 }
 int sim_variant_n_springs(const drape_sim *s) { return s->var ? s->var->n_adj / 2 : 0; }
-double drape_sim_springs_h_limit(const drape_sim *s) {
+double dr_sim_springs_h_limit(const drape_sim *s) {
   return s->var && s->var->solver == DRAPE_SOLVER_SPRINGS ? s->var->h_limit : 0.0;
 }
 
@@ -41,7 +41,7 @@ void sim_variant_destroy(drape_sim *s) {
  * bend_stiffness > 0), gathered into a CSR list in constraint order. */
 static int build_adjacency(drape_sim *s, const drape_scene *sc, drape_err *e) {
   sim_variant *v = s->var;
-  const drape_model *m = &s->m;
+  const dr_model *m = &s->m;
   const int np = m->n_particles;
   v->adj_off = calloc((size_t)np + 1, sizeof *v->adj_off);
   double *ksum = calloc((size_t)np + 1, sizeof *ksum);
@@ -143,7 +143,7 @@ int sim_variant_reset(drape_sim *s, drape_err *e) {
 /* The divergence message: which object, which frame, the step and a hint. */
 static int report_unstable(drape_sim *s, int i, drape_err *e) {
   sim_variant *v = s->var;
-  const drape_model *m = &s->m;
+  const dr_model *m = &s->m;
   const int ob = i >= 0 && i < m->n_particles ? m->obj[i] : 0;
   const drape_object_info *inf = &m->info[ob];
   const int li = i - inf->first_particle;

@@ -37,7 +37,7 @@ void sim_variant_destroy(drape_sim *s);
 int sim_variant_reset(drape_sim *s, drape_err *e);
 
 /* The solver a sim runs (DRAPE_SOLVER_XPBD, _JAKOBSEN or _SPRINGS). */
-drape_solver_kind drape_sim_solver(const drape_sim *s);
+drape_solver_kind dr_sim_solver(const drape_sim *s);
 /* Springs in the springs solver's lists (0 for the other solvers). */
 int sim_variant_n_springs(const drape_sim *s);
 /* Springs: before a frame, the divergence already reported (it stays
@@ -51,6 +51,6 @@ int sim_variant_check_after(drape_sim *s, drape_err *e);
  * sqrt(2 m_i / sum_j k_ij) for every particle (Gershgorin bound on the
  * largest eigenvalue of M^-1 K: omega^2 <= 2 sum k / m, stable for
  * h omega < 2). 0 for the other solvers. */
-double drape_sim_springs_h_limit(const drape_sim *s);
+double dr_sim_springs_h_limit(const drape_sim *s);
 
 #endif

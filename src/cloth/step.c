@@ -46,7 +46,7 @@
 
 /* Kinematic targets for this frame: scripted pin paths evaluated at the
  * frame's start and end (in double), then the grabs. */
-static void path_at(const drape_model_path *p, double t, double out[3]) {
+static void path_at(const dr_model_path *p, double t, double out[3]) {
   const double(*k)[4] = (const double(*)[4])p->keys;
   int n = p->n_keys;
   if (t <= k[0][0]) { memcpy(out, &k[0][1], 3 * sizeof(double)); return; }
@@ -114,7 +114,7 @@ static int begin_frame(drape_sim *s, drape_err *e) {
  * message names the object, the frame, the time and the particle, and is
  * kept, so every later step returns it until drape_sim_reset. */
 static int sim_diverged(drape_sim *s, int i, drape_err *e) {
-  const drape_model *m = &s->m;
+  const dr_model *m = &s->m;
   const int ob = i < m->n_particles ? m->obj[i] : 0;
   const drape_object_info *inf = &m->info[ob];
   const int li = i - inf->first_particle;
@@ -265,7 +265,7 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   s->tm.n_colours = s->m.n_colours;
   s->cur_colour = -1;
   const drape_sim_params *pr = &s->params;
-  const drape_solver_kind solver = drape_sim_solver(s);
+  const drape_solver_kind solver = dr_sim_solver(s);
   frame_plan f;
   memset(&f, 0, sizeof f);
   f.S = pr->substeps;

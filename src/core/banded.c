@@ -60,7 +60,7 @@ BANDED_INLINE void solve_impl(const double *band, int n, const int w, double *x)
   }
 }
 
-int drape_banded_factor(double *band, int n, int w) {
+int dr_banded_factor(double *band, int n, int w) {
   switch (w) {
     case 0: return factor_impl(band, n, 0);
     case 1: return factor_impl(band, n, 1);
@@ -73,7 +73,7 @@ int drape_banded_factor(double *band, int n, int w) {
   }
 }
 
-void drape_banded_solve(const double *band, int n, int w, double *x) {
+void dr_banded_solve(const double *band, int n, int w, double *x) {
   switch (w) {
     case 0: solve_impl(band, n, 0, x); break;
     case 1: solve_impl(band, n, 1, x); break;
@@ -86,7 +86,7 @@ void drape_banded_solve(const double *band, int n, int w, double *x) {
   }
 }
 
-void drape_banded_mul(const double *band, int n, int w, const double *x, double *y) {
+void dr_banded_mul(const double *band, int n, int w, const double *x, double *y) {
   const size_t s = (size_t)w + 1;
   for (int i = 0; i < n; i++) y[i] = 0.0;
   for (int i = 0; i < n; i++) {

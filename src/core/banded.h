@@ -14,9 +14,9 @@
  *     row 2:  A22  A21  A20
  *     row 3:  A33  A32  A31
  *
- * drape_banded_factor() overwrites the band with the Cholesky factor L
+ * dr_banded_factor() overwrites the band with the Cholesky factor L
  * (A = L L^T, L lower triangular with the same bandwidth), in place;
- * drape_banded_solve() then solves A x = b in place. Neither allocates: the
+ * dr_banded_solve() then solves A x = b in place. Neither allocates: the
  * caller owns the band array (drape_banded_len() doubles) and the vector, so
  * a solver can preallocate everything once and factor every step.
  * Cost: factor O(n w^2), solve O(n w) — linear in n for a fixed bandwidth.
@@ -41,14 +41,14 @@ static inline double *drape_banded_at(double *band, int w, int i, int j) {
 /* Factors A = L L^T in place. Returns 0 on success, or row+1 of the first
  * pivot that is not positive and finite (A not positive definite, or NaN in
  * the input); the band is then partly overwritten. n >= 0, w >= 0. */
-int drape_banded_factor(double *band, int n, int w);
+int dr_banded_factor(double *band, int n, int w);
 
 /* Solves L L^T x = b in place (x holds b on entry), with L from
- * drape_banded_factor(). */
-void drape_banded_solve(const double *band, int n, int w, double *x);
+ * dr_banded_factor(). */
+void dr_banded_solve(const double *band, int n, int w, double *x);
 
 /* y = A x for the symmetric matrix in band storage (before factoring); for
  * residual checks and Newton's method. x and y must not overlap. */
-void drape_banded_mul(const double *band, int n, int w, const double *x, double *y);
+void dr_banded_mul(const double *band, int n, int w, const double *x, double *y);
 
 #endif

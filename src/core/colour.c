@@ -20,12 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-int drape_colour_greedy(const dr_distance *c, int n, int n_particles, int *colour,
+int dr_colour_greedy(const dr_distance *c, int n, int n_particles, int *colour,
                         int *n_colours, drape_err *e) {
-  return drape_colour_greedy_ordered(c, n, n_particles, NULL, colour, n_colours, e);
+  return dr_colour_greedy_ordered(c, n, n_particles, NULL, colour, n_colours, e);
 }
 
-int drape_colour_greedy_ordered(const dr_distance *c, int n, int n_particles, const int *order,
+int dr_colour_greedy_ordered(const dr_distance *c, int n, int n_particles, const int *order,
                                 int *colour, int *n_colours, drape_err *e) {
   uint64_t *used = calloc((size_t)(n_particles > 0 ? n_particles : 1), sizeof *used);
   if (!used) return drape_fail(e, DRAPE_ENOMEM, "out of memory colouring %d particles", n_particles);
@@ -74,7 +74,7 @@ static int group_pattern(const dr_distance *c) {
                                                                      : DR_GROUP_GATHER;
 }
 
-int drape_colour_sort(dr_distance *c, int n, const int *colour, int n_colours, int *offsets,
+int dr_colour_sort(dr_distance *c, int n, const int *colour, int n_colours, int *offsets,
                       int *new_index, drape_err *e) {
   dr_distance *tmp = malloc((size_t)(n > 0 ? n : 1) * sizeof *tmp);
   int *fill = calloc((size_t)n_colours + 1, sizeof *fill);
@@ -128,7 +128,7 @@ int drape_colour_sort(dr_distance *c, int n, const int *colour, int n_colours, i
   return DRAPE_OK;
 }
 
-int drape_colour_valid(const dr_distance *c, const int *offsets, int n_colours, int n_particles,
+int dr_colour_valid(const dr_distance *c, const int *offsets, int n_colours, int n_particles,
                        int *bad_colour) {
   int *stamp = malloc((size_t)(n_particles > 0 ? n_particles : 1) * sizeof *stamp);
   if (!stamp) return 0;
@@ -151,14 +151,14 @@ int drape_colour_valid(const dr_distance *c, const int *offsets, int n_colours, 
   return ok;
 }
 
-int drape_colour_n_groups(const int *offsets, int n_colours) {
+int dr_colour_n_groups(const int *offsets, int n_colours) {
   int g = 0;
   for (int k = 0; k < n_colours; k++)
     g += (offsets[k + 1] - offsets[k] + DR_PROJECT_LANES - 1) / DR_PROJECT_LANES;
   return g;
 }
 
-void drape_colour_lane_patterns(const dr_distance *c, const int *offsets, int n_colours,
+void dr_colour_lane_patterns(const dr_distance *c, const int *offsets, int n_colours,
                                 unsigned char *pattern, int *group_off, long long counts[4]) {
   if (counts) memset(counts, 0, 4 * sizeof *counts);
   int g = 0;

@@ -26,7 +26,7 @@ static void put(dr_distance *out, unsigned char *type, int *n, int a, int b, dou
   (*n)++;
 }
 
-int drape_grid_constraints(int rows, int cols, double spacing, int first, drape_grid_order order,
+int dr_grid_constraints(int rows, int cols, double spacing, int first, dr_grid_order order,
                            const double compliance[3], dr_distance *out, unsigned char *type) {
   int n = 0;
   const double s = spacing, d = spacing * sqrt(2.0), b2 = 2.0 * spacing;
@@ -76,7 +76,7 @@ static int tri_edge_index(int rows, int cols, edge_kind k, int r, int c) {
   }
 }
 
-int drape_rope_constraints(int segments, double rest, double compliance, int first,
+int dr_rope_constraints(int segments, double rest, double compliance, int first,
                            dr_distance *out, unsigned char *type) {
   int n = 0;
   for (int i = 0; i < segments; i++)
@@ -87,7 +87,7 @@ int drape_rope_constraints(int segments, double rest, double compliance, int fir
 /* ---- validation of what the builder relies on ---- */
 
 /* Messages print numbers so that they read back as the value used
- * (drape_num, core/util.h): a tear_ratio of 1.0000001 is not shown as 1. */
+ * (dr_num, core/util.h): a tear_ratio of 1.0000001 is not shown as 1. */
 
 /* x rounded up to 5 significant digits: a "smallest value allowed" that
  * one can copy and that passes. */
@@ -120,7 +120,7 @@ static int mass_ok(double mass) {
 
 /* ---- the builder ---- */
 
-void drape_model_free(drape_model *m) {
+void dr_model_free(dr_model *m) {
   if (!m) return;
   free(m->x0); free(m->mass); free(m->obj);
   free(m->cons); free(m->cons_type); free(m->cons_obj); free(m->colour_off);
@@ -161,7 +161,7 @@ static int cmp_pin_dist(const void *a, const void *b) {
  * diagonal families a wedge growing from the edge ends up alternating by
  * column: half of those colours then lose the runs of consecutive
  * particles that project_distance loads as vectors (colour.c). */
-static int *colour_order(const drape_model *m) {
+static int *colour_order(const dr_model *m) {
   const int n = m->n_cons, buckets = 16 * (m->n_objects > 0 ? m->n_objects : 1);
   int *order = malloc(sizeof *order * (size_t)(n > 0 ? n : 1));
   int *key = malloc(sizeof *key * (size_t)(n > 0 ? n : 1));
@@ -194,7 +194,7 @@ static int *colour_order(const drape_model *m) {
   return order;
 }
 
-int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
+int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
   memset(m, 0, sizeof *m);
   int rc = drape_scene_validate(s, e);
   if (rc || (rc = check_supported(s, e))) return rc;
@@ -205,7 +205,7 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
     const drape_cloth_def *c = &s->cloth[i];
     double comp[3] = {0, 0, 0};
     np += (long long)c->rows * c->cols;
-    nc += drape_grid_constraints(c->rows, c->cols, c->spacing, 0, DRAPE_GRID_BY_FAMILY, comp, NULL, NULL);
+    nc += dr_grid_constraints(c->rows, c->cols, c->spacing, 0, DRAPE_GRID_BY_FAMILY, comp, NULL, NULL);
     nt += 2LL * (c->rows - 1) * (c->cols - 1);
     npaths += c->n_pin_paths;
   }
@@ -235,7 +235,7 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
       !m->tri_edge || !m->lines || !m->vt_off || !m->vt_list || !m->info || !m->mat ||
       !m->damping_rate || !m->strain_off || !m->paths || !new_index || !colour) {
     free(new_index); free(colour);
-    drape_model_free(m);
+    dr_model_free(m);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory building %lld particles", np);
   }
 
@@ -277,14 +277,14 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
                             "cloth[%d].particle_mass = %s: not a normal float, its inverse would "
                             "not be finite (the solver computes in float); the smallest value "
                             "allowed is %s (or 0 for mass_per_area)",
-                            k, drape_num(c->particle_mass), drape_num(DRAPE_FLOAT_MIN));
+                            k, dr_num(c->particle_mass), dr_num(DRAPE_FLOAT_MIN));
           else
             rc = drape_fail(e, DRAPE_EINVAL,
                             "cloth[%d].mass_per_area = %s: particle (row %d, col %d) gets %s kg, "
                             "which would underflow (the solver computes in float); the smallest "
                             "value allowed is %s (with grid.spacing = %s)",
-                            k, drape_num(c->mass_per_area), r, col, drape_num(mass),
-                            drape_num(up5(4 * DRAPE_FLOAT_MIN / (c->spacing * c->spacing))), drape_num(c->spacing));
+                            k, dr_num(c->mass_per_area), r, col, dr_num(mass),
+                            dr_num(up5(4 * DRAPE_FLOAT_MIN / (c->spacing * c->spacing))), dr_num(c->spacing));
           goto fail;
         }
         m->mass[i] = (float)mass;
@@ -294,13 +294,13 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
     for (int q = 0; q < c->n_pins; q++) m->x0[pi + c->pins[q][0] * c->cols + c->pins[q][1]].w = 0;
     for (int q = 0; q < c->n_pin_paths; q++) {
       const drape_pin_path *pp = &c->pin_paths[q];
-      drape_model_path *mp = &m->paths[pathi++];
+      dr_model_path *mp = &m->paths[pathi++];
       mp->particle = pi + pp->row * c->cols + pp->col;
       mp->n_keys = pp->n_keys;
       mp->keys = malloc((size_t)pp->n_keys * sizeof *mp->keys);
       if (!mp->keys) {
         free(new_index); free(colour);
-        drape_model_free(m);
+        dr_model_free(m);
         return drape_fail(e, DRAPE_ENOMEM, "out of memory");
       }
       memcpy(mp->keys, pp->keys, (size_t)pp->n_keys * sizeof *mp->keys);
@@ -310,7 +310,7 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
     /* Jakobsen (seeds 002/004): full-strength projections, no compliance */
     if (c->solver == DRAPE_SOLVER_JAKOBSEN) comp[0] = comp[1] = comp[2] = 0;
     int first_c = ci;
-    int made = drape_grid_constraints(c->rows, c->cols, c->spacing, pi, DRAPE_GRID_BY_FAMILY, comp,
+    int made = dr_grid_constraints(c->rows, c->cols, c->spacing, pi, DRAPE_GRID_BY_FAMILY, comp,
                                       m->cons + ci, m->cons_type + ci);
     for (int q = 0; q < made; q++) m->cons_obj[ci + q] = oi;
     ci += made;
@@ -361,8 +361,8 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
                         "rope[%d].mass_per_length = %s: node %d gets %s kg, which would underflow "
                         "(the solver computes in float); the smallest value allowed is %s (with "
                         "links of length / segments = %s m)",
-                        k, drape_num(r->mass_per_length), j, drape_num(mass), drape_num(up5(2 * DRAPE_FLOAT_MIN / rest)),
-                        drape_num(rest));
+                        k, dr_num(r->mass_per_length), j, dr_num(mass), dr_num(up5(2 * DRAPE_FLOAT_MIN / rest)),
+                        dr_num(rest));
         goto fail;
       }
       m->mass[i] = (float)mass;
@@ -375,7 +375,7 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
     if (r->pin_start) m->x0[pi].w = 0;
     if (r->pin_end) m->x0[pi + r->segments].w = 0;
     const double rcomp = r->solver == DRAPE_SOLVER_JAKOBSEN ? 0.0 : r->compliance;
-    int made = drape_rope_constraints(r->segments, rest, rcomp, pi, m->cons + ci,
+    int made = dr_rope_constraints(r->segments, rest, rcomp, pi, m->cons + ci,
                                       m->cons_type + ci);
     for (int q = 0; q < made; q++) m->cons_obj[ci + q] = oi;
     ci += made;
@@ -391,7 +391,7 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
   {
     int *order = colour_order(m);
     if (!order) { rc = drape_fail(e, DRAPE_ENOMEM, "out of memory"); goto fail; }
-    rc = drape_colour_greedy_ordered(m->cons, m->n_cons, m->n_particles, order, colour,
+    rc = dr_colour_greedy_ordered(m->cons, m->n_cons, m->n_particles, order, colour,
                                      &m->n_colours, e);
     free(order);
     if (rc) goto fail;
@@ -405,7 +405,7 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
    * substep was measured too: it pumps energy into the cloth. */
   for (int i = 0; i < m->n_cons; i++) colour[i] = m->n_colours - 1 - colour[i];
   if (!ALLOC(m->colour_off, m->n_colours + 1)) { rc = drape_fail(e, DRAPE_ENOMEM, "out of memory"); goto fail; }
-  if ((rc = drape_colour_sort(m->cons, m->n_cons, colour, m->n_colours, m->colour_off, new_index, e)))
+  if ((rc = dr_colour_sort(m->cons, m->n_cons, colour, m->n_colours, m->colour_off, new_index, e)))
     goto fail;
   {
     unsigned char *tt = malloc((size_t)(nc > 0 ? nc : 1));
@@ -517,6 +517,6 @@ int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e) {
 fail:
   free(new_index);
   free(colour);
-  drape_model_free(m);
+  dr_model_free(m);
   return rc;
 }

@@ -13,13 +13,13 @@
 
 /* A pinned particle that follows keyframes (t, x, y, z), linear between
  * them, held before the first and after the last. */
-typedef struct drape_model_path {
+typedef struct dr_model_path {
   int particle;
   int n_keys;
   double (*keys)[4];
-} drape_model_path;
+} dr_model_path;
 
-typedef struct drape_model {
+typedef struct dr_model {
   int n_particles;
   dr_float4 *x0;            /* initial position, inverse mass (0 = pinned)  */
   float *mass;              /* kg, also for pinned particles                */
@@ -52,22 +52,22 @@ typedef struct drape_model {
   int *strain_idx;          /* sorted indices of stretch/rope links         */
 
   int n_paths;
-  drape_model_path *paths;
-} drape_model;
+  dr_model_path *paths;
+} dr_model;
 
-int drape_model_build(const drape_scene *s, drape_model *m, drape_err *e);
-void drape_model_free(drape_model *m);
+int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e);
+void dr_model_free(dr_model *m);
 
 /* Grid constraints of one cloth (seed 002): structural, shear, bending.
  * DRAPE_GRID_BY_FAMILY emits each family and direction in turn, row by
  * row (the builder's order: 12 colours); DRAPE_GRID_PER_PARTICLE emits
  * them particle by particle as seed 002's loop does. out/type may be NULL
  * to count. Returns the number of constraints. */
-typedef enum { DRAPE_GRID_BY_FAMILY = 0, DRAPE_GRID_PER_PARTICLE = 1 } drape_grid_order;
-int drape_grid_constraints(int rows, int cols, double spacing, int first, drape_grid_order order,
+typedef enum { DRAPE_GRID_BY_FAMILY = 0, DRAPE_GRID_PER_PARTICLE = 1 } dr_grid_order;
+int dr_grid_constraints(int rows, int cols, double spacing, int first, dr_grid_order order,
                            const double compliance[3], dr_distance *out, unsigned char *type);
 /* Rope links i-(i+1) of `segments` links, first particle `first`. */
-int drape_rope_constraints(int segments, double rest, double compliance, int first,
+int dr_rope_constraints(int segments, double rest, double compliance, int first,
                            dr_distance *out, unsigned char *type);
 
 #endif

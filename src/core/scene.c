@@ -163,7 +163,7 @@ static int get_vec(drape_err *e, const char *path, const cJSON *v, double *out, 
   int i = 0;
   for (const cJSON *c = v->child; c; c = c->next, i++) {
     char p[256];
-    drape_pathf(p, sizeof p, "%s[%d]", path, i);
+    dr_pathf(p, sizeof p, "%s[%d]", path, i);
     if (get_num(e, p, c, &out[i])) return DRAPE_EINVAL;
   }
   return 0;
@@ -185,9 +185,9 @@ static int get_cell(drape_err *e, const char *path, const cJSON *v, int out[2]) 
   if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2)
     return failv(e, path, v, "expected [row, col] (two integers)");
   char p[256];
-  drape_pathf(p, sizeof p, "%s[0]", path);
+  dr_pathf(p, sizeof p, "%s[0]", path);
   if (get_int(e, p, v->child, &out[0])) return DRAPE_EINVAL;
-  drape_pathf(p, sizeof p, "%s[1]", path);
+  dr_pathf(p, sizeof p, "%s[1]", path);
   return get_int(e, p, v->child->next, &out[1]);
 }
 
@@ -229,7 +229,7 @@ static int check_keys(drape_err *e, const char *path, const cJSON *obj, const ch
   if (!cJSON_IsObject(obj)) return failv(e, path[0] ? path : "scene", obj, "expected an object {...}");
   for (const cJSON *c = obj->child; c; c = c->next) {
     char p[256];
-    drape_pathf(p, sizeof p, "%s%s%s", path, path[0] ? "." : "", c->string);
+    dr_pathf(p, sizeof p, "%s%s%s", path, path[0] ? "." : "", c->string);
     int known = 0;
     for (int i = 0; allowed[i]; i++)
       if (strcmp(c->string, allowed[i]) == 0) known = 1;
@@ -249,7 +249,7 @@ static int check_keys(drape_err *e, const char *path, const cJSON *obj, const ch
 }
 
 #define KEY(name) (strcmp(k->string, (name)) == 0)
-#define SUB(p, parent, key) drape_pathf((p), sizeof(p), "%s.%s", (parent), (key))
+#define SUB(p, parent, key) dr_pathf((p), sizeof(p), "%s.%s", (parent), (key))
 
 /* ---- objects (pass 1) --------------------------------------------------- */
 
@@ -298,7 +298,7 @@ static int parse_pin_path(drape_err *e, const char *path, const cJSON *o, drape_
   int i = 0;
   for (const cJSON *c = keys->child; c; c = c->next, i++) {
     char q[256];
-    drape_pathf(q, sizeof q, "%s[%d]", p, i);
+    dr_pathf(q, sizeof q, "%s[%d]", p, i);
     if (get_vec(e, q, c, pp->keys[i], 4, "[t, x, y, z]")) return DRAPE_EINVAL;
   }
   return 0;
@@ -373,7 +373,7 @@ static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_clo
       c->n_pins = n;
       int i = 0;
       for (const cJSON *g = k->child; g && !r; g = g->next, i++) {
-        drape_pathf(q, sizeof q, "%s[%d]", p, i);
+        dr_pathf(q, sizeof q, "%s[%d]", p, i);
         r = get_cell(e, q, g, c->pins[i]);
       }
     } else if (KEY("pin_paths")) {
@@ -386,7 +386,7 @@ static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_clo
       c->n_pin_paths = n;
       int i = 0;
       for (const cJSON *g = k->child; g && !r; g = g->next, i++) {
-        drape_pathf(q, sizeof q, "%s[%d]", p, i);
+        dr_pathf(q, sizeof q, "%s[%d]", p, i);
         r = parse_pin_path(e, q, g, &c->pin_paths[i]);
       }
     } else if (KEY("color_front")) {
@@ -466,7 +466,7 @@ static int parse_string(drape_err *e, const char *path, const cJSON *o, drape_st
       d->n_hand = n;
       int i = 0;
       for (const cJSON *g = k->child; g && !r; g = g->next, i++) {
-        drape_pathf(q, sizeof q, "%s[%d]", p, i);
+        dr_pathf(q, sizeof q, "%s[%d]", p, i);
         r = get_vec(e, q, g, d->hand[i], 3, "[t, x, y]");
       }
     } else r = get_color(e, p, k, d->color);
@@ -556,7 +556,7 @@ static int parse_top(drape_err *e, const cJSON *root, drape_scene *s, drape_rend
       }
       int i = 0;
       for (const cJSON *g = k->child; g && !r; g = g->next, i++) {
-        drape_pathf(p, sizeof p, "%s[%d]", key, i);
+        dr_pathf(p, sizeof p, "%s[%d]", key, i);
         if (KEY("cloth")) {
           drape_cloth_def d = drape_cloth_def_default();
           drape_cloth_def *c = drape_scene_add_cloth(s, &d);
@@ -599,7 +599,7 @@ static int with_label(drape_err *e, const char *label, int code) {
   if (e && label && label[0]) {
     char tmp[sizeof e->msg];
     memcpy(tmp, e->msg, sizeof tmp);
-    drape_pathf(e->msg, sizeof e->msg, "%s: %s", label, tmp);
+    dr_pathf(e->msg, sizeof e->msg, "%s: %s", label, tmp);
   }
   return code;
 }
@@ -866,7 +866,7 @@ int drape_scene_load(const char *path, drape_scene *out, drape_err *e) {
   int r = read_scene_text(path, &text, e);
   if (r) return r;
   char label[512];
-  drape_pathf(label, sizeof label, "scene file '%s'", path);
+  dr_pathf(label, sizeof label, "scene file '%s'", path);
   r = drape_scene_parse(text, label, out, e);
   free(text);
   return r;
@@ -878,7 +878,7 @@ int drape_render_def_load(const char *scene_path, drape_render_def *out, drape_e
   int r = read_scene_text(scene_path, &text, e);
   if (r) return r;
   char label[512];
-  drape_pathf(label, sizeof label, "scene file '%s'", scene_path);
+  dr_pathf(label, sizeof label, "scene file '%s'", scene_path);
   r = drape_render_def_parse(text, label, out, e);
   free(text);
   return r;

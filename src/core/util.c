@@ -12,7 +12,7 @@
 #include "drape/scene.h" /* drape_fmt_double */
 
 #define NUM_BUFS 8
-const char *drape_num(double v) {
+const char *dr_num(double v) {
   static _Thread_local char buf[NUM_BUFS][40];
   static _Thread_local unsigned next;
   char *b = buf[next++ % NUM_BUFS];
@@ -20,7 +20,7 @@ const char *drape_num(double v) {
   return b;
 }
 
-const char *drape_num_f(float v) {
+const char *dr_num_f(float v) {
   static _Thread_local char buf[NUM_BUFS][32];
   static _Thread_local unsigned next;
   char *b = buf[next++ % NUM_BUFS];
@@ -31,7 +31,7 @@ const char *drape_num_f(float v) {
   return b;
 }
 
-void drape_pathf(char *dst, size_t cap, const char *fmt, ...) {
+void dr_pathf(char *dst, size_t cap, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(dst, cap, fmt, ap);

@@ -11,13 +11,13 @@
 #include "drape/base.h"
 
 /* Numbers in messages, from a few rotating thread-local buffers so that one
- * message can show several: drape_num as drape_fmt_double prints it (reads
- * back as the same double), drape_num_f the shortest of %.6g .. %.9g that
+ * message can show several: dr_num as drape_fmt_double prints it (reads
+ * back as the same double), dr_num_f the shortest of %.6g .. %.9g that
  * reads back as the same float (the limits the solver compares in float:
  * 0.01, not 0.00999999978; 1.0000001, not 1). */
-const char *drape_num(double v);
-const char *drape_num_f(float v);
+const char *dr_num(double v);
+const char *dr_num_f(float v);
 /* snprintf for key paths in messages: a too-long path is cut, never overflows. */
-void drape_pathf(char *dst, size_t cap, const char *fmt, ...) DRAPE_PRINTF(3, 4);
+void dr_pathf(char *dst, size_t cap, const char *fmt, ...) DRAPE_PRINTF(3, 4);
 
 #endif

@@ -69,7 +69,7 @@ static int chk(drape_err *e, const char *path, double v, double lo, int lo_incl,
 static int chk_vec(drape_err *e, const char *path, const double *v, int n, double bound) {
   char p[256];
   for (int i = 0; i < n; i++) {
-    drape_pathf(p, sizeof p, "%s[%d]", path, i);
+    dr_pathf(p, sizeof p, "%s[%d]", path, i);
     if (chk(e, p, v[i], -bound, 1, bound, 1)) return DRAPE_EINVAL;
   }
   return 0;
@@ -78,7 +78,7 @@ static int chk_vec(drape_err *e, const char *path, const double *v, int n, doubl
 static int chk_color(drape_err *e, const char *path, const float *c) {
   char p[256];
   for (int i = 0; i < 3; i++) {
-    drape_pathf(p, sizeof p, "%s[%d]", path, i);
+    dr_pathf(p, sizeof p, "%s[%d]", path, i);
     if (chk(e, p, c[i], 0, 1, 1, 1)) return DRAPE_EINVAL;
   }
   return 0;
@@ -205,11 +205,11 @@ static int chk_cloth_float(drape_err *e, int i, const drape_cloth_def *c) {
   if (by_area && sqrt(4 * DRAPE_FLOAT_MIN / c->mass_per_area) > lo) {
     lo = sqrt(4 * DRAPE_FLOAT_MIN / c->mass_per_area);
     fmt_num(a, sizeof a, c->mass_per_area);
-    drape_pathf(ctx, sizeof ctx, "with mass_per_area = %s", a);
+    dr_pathf(ctx, sizeof ctx, "with mass_per_area = %s", a);
     lo_ctx = ctx;
   }
   if (lo > DRAPE_FLOAT_MIN) lo = round_up_5(lo); /* FLT_MIN itself is printed exactly */
-  drape_pathf(p, sizeof p, "cloth[%d].grid.spacing", i);
+  dr_pathf(p, sizeof p, "cloth[%d].grid.spacing", i);
   if (!(c->spacing >= DRAPE_FLOAT_MIN))
     return fail_small(e, p, c->spacing, lo, lo_ctx,
                       "below the smallest normal float, it would underflow to %s",
@@ -222,7 +222,7 @@ static int chk_cloth_float(drape_err *e, int i, const drape_cloth_def *c) {
                       k, a);
   }
   if (!by_area) {
-    drape_pathf(p, sizeof p, "cloth[%d].particle_mass", i);
+    dr_pathf(p, sizeof p, "cloth[%d].particle_mass", i);
     return chk_normal(e, p, c->particle_mass, 1);
   }
   const double corner = c->mass_per_area * c->spacing * c->spacing / 4;
@@ -233,10 +233,10 @@ static int chk_cloth_float(drape_err *e, int i, const drape_cloth_def *c) {
     return fail_small(e, p, c->spacing, lo, lo_ctx,
                       "a corner particle's mass, mass_per_area x spacing^2 / 4 = %s kg, would "
                       "underflow, and no mass_per_area <= %s avoids that (or give particle_mass)",
-                      a, drape_num(DRAPE_MAX_MASS_PER_AREA));
+                      a, dr_num(DRAPE_MAX_MASS_PER_AREA));
   fmt_num(b, sizeof b, c->spacing);
-  drape_pathf(ctx, sizeof ctx, "with grid.spacing = %s", b);
-  drape_pathf(p, sizeof p, "cloth[%d].mass_per_area", i);
+  dr_pathf(ctx, sizeof ctx, "with grid.spacing = %s", b);
+  dr_pathf(p, sizeof p, "cloth[%d].mass_per_area", i);
   return fail_small(e, p, c->mass_per_area, need, ctx,
                     "a corner particle's mass, mass_per_area x spacing^2 / 4 = %s kg, would underflow",
                     a);
@@ -257,19 +257,19 @@ static int chk_rope_float(drape_err *e, int i, const drape_rope_def *r) {
   const double cmax = max_abs3(ends, 2);
   double lo = DRAPE_FLOAT_MIN * seg;
   const char *lo_ctx;
-  drape_pathf(ctx, sizeof ctx, "with segments = %d", r->segments);
+  dr_pathf(ctx, sizeof ctx, "with segments = %d", r->segments);
   if (k * cmax * seg > lo) {
     lo = k * cmax * seg;
-    drape_pathf(ctx, sizeof ctx, "with segments = %d and this start and end", r->segments);
+    dr_pathf(ctx, sizeof ctx, "with segments = %d and this start and end", r->segments);
   }
   if (2 * DRAPE_FLOAT_MIN / r->mass_per_length * seg > lo) {
     lo = 2 * DRAPE_FLOAT_MIN / r->mass_per_length * seg;
     fmt_num(a, sizeof a, r->mass_per_length);
-    drape_pathf(ctx, sizeof ctx, "with segments = %d and mass_per_length = %s", r->segments, a);
+    dr_pathf(ctx, sizeof ctx, "with segments = %d and mass_per_length = %s", r->segments, a);
   }
   lo_ctx = ctx;
   lo = round_up_5(lo);
-  drape_pathf(p, sizeof p, "rope[%d].length", i);
+  dr_pathf(p, sizeof p, "rope[%d].length", i);
   fmt_num(a, sizeof a, rest);
   if (!(rest >= DRAPE_FLOAT_MIN))
     return fail_small(e, p, r->length, lo, lo_ctx,
@@ -289,9 +289,9 @@ static int chk_rope_float(drape_err *e, int i, const drape_rope_def *r) {
     return fail_small(e, p, r->length, lo, lo_ctx,
                       "an end node's mass, mass_per_length x length / segments / 2 = %s kg, would "
                       "underflow, and no mass_per_length <= %s avoids that",
-                      b, drape_num(DRAPE_MAX_MASS_PER_LENGTH));
-  drape_pathf(ctx, sizeof ctx, "with links of length / segments = %s m", a);
-  drape_pathf(p, sizeof p, "rope[%d].mass_per_length", i);
+                      b, dr_num(DRAPE_MAX_MASS_PER_LENGTH));
+  dr_pathf(ctx, sizeof ctx, "with links of length / segments = %s m", a);
+  dr_pathf(p, sizeof p, "rope[%d].mass_per_length", i);
   return fail_small(e, p, r->mass_per_length, need, ctx,
                     "an end node's mass, mass_per_length x length / segments / 2 = %s kg, would "
                     "underflow",
@@ -341,7 +341,7 @@ static int chk_alpha(drape_err *e, const char *path, double c, double h) {
 /* h > 0: also compliance / h^2 (drape_scene_validate knows h). */
 static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) {
   char p[256];
-#define P(...) (drape_pathf(p, sizeof p, __VA_ARGS__), p)
+#define P(...) (dr_pathf(p, sizeof p, __VA_ARGS__), p)
 #define CHK(path, v, lo, loi, hi, hii) \
   do {                                 \
     if (chk(e, path, v, lo, loi, hi, hii)) return DRAPE_EINVAL; \
@@ -389,7 +389,7 @@ static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) 
                         "cloth[%d].thickness = %s: with self_collision at most %g x its grid "
                         "spacing %s m (closer, its own vertex-triangle pairs at rest touch): "
                         "allowed > 0 and <= %s",
-                        i, drape_num(c->thickness), DRAPE_SELFCOL_MAX_OWN, drape_num_f(sp), drape_num_f(most));
+                        i, dr_num(c->thickness), DRAPE_SELFCOL_MAX_OWN, dr_num_f(sp), dr_num_f(most));
   }
   CHK(P("cloth[%d].self_friction", i), c->self_friction, 0, 1, DRAPE_MAX_FRICTION, 1);
   if (c->self_mode != DRAPE_SELF_VERTEX_TRIANGLE && c->self_mode != DRAPE_SELF_PARTICLE)
@@ -398,7 +398,7 @@ static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) 
   if (!isfinite(c->tear_ratio) ||
       (c->tear_ratio != 0 && !(c->tear_ratio > 1 && c->tear_ratio <= DRAPE_MAX_TEAR_RATIO)))
     return faild(e, P("cloth[%d].tear_ratio", i), c->tear_ratio,
-                 "must be 0 (no tearing) or > 1 and <= %s (a stretch ratio)", drape_num(DRAPE_MAX_TEAR_RATIO));
+                 "must be 0 (no tearing) or > 1 and <= %s (a stretch ratio)", dr_num(DRAPE_MAX_TEAR_RATIO));
   /* the kernels compare against (float)tear_ratio * rest: 1.00000001
    * would become 1 and tear every link at the first stretch */
   if (c->tear_ratio != 0 && !((float)c->tear_ratio > 1.0f))
@@ -521,7 +521,7 @@ int drape_string_def_validate(const drape_string_def *d, int i, drape_err *e) {
   if (!isfinite(d->release_at) || d->release_at > DRAPE_MAX_KEY_TIME)
     return faild(e, P("string[%d].release_at", i), d->release_at,
                  "must be a finite time in s, at most %s (< 0 = never released)",
-                 drape_num(DRAPE_MAX_KEY_TIME));
+                 dr_num(DRAPE_MAX_KEY_TIME));
   if (d->release_at >= 0 && d->n_hand == 0)
     return faild(e, P("string[%d].release_at", i), d->release_at,
                  "nothing is held: give a \"hand\" list, or leave release_at out");
@@ -578,7 +578,7 @@ static int scene_fields_check(const drape_scene *s, drape_err *e) {
   const double h = s->dt / s->substeps;
   if (!(h >= DRAPE_H_MIN)) {
     char ctx[64], hs[40];
-    drape_pathf(ctx, sizeof ctx, "with substeps = %d", s->substeps);
+    dr_pathf(ctx, sizeof ctx, "with substeps = %d", s->substeps);
     fmt_num(hs, sizeof hs, h);
     return fail_small(e, "dt", s->dt, round_up_5(DRAPE_H_MIN * s->substeps), ctx,
                       "the substep h = dt / substeps = %s s is below %g s, where 1/h^2 no longer "
@@ -628,9 +628,9 @@ static int selfcol_cell_check(const drape_scene *s, drape_err *e) {
                       "thickness, which may be at most %g x the %s of every colliding %s "
                       "(%s[%d]: %s m): allowed > 0 and <= %s",
                       max_rope ? "rope" : "cloth", max_i,
-                      drape_num(max_rope ? s->rope[max_i].thickness : s->cloth[max_i].thickness),
+                      dr_num(max_rope ? s->rope[max_i].thickness : s->cloth[max_i].thickness),
                       (double)ratio, rope ? "link rest length" : "grid spacing", kind, kind, i,
-                      drape_num_f(sp), drape_num_f(ratio * sp));
+                      dr_num_f(sp), dr_num_f(ratio * sp));
   }
   return 0;
 }
@@ -691,7 +691,7 @@ int drape_sim_params_validate(const drape_sim_params *p, double dt, drape_err *e
                       "substeps = %d: the substep h = dt / substeps = %s s is below %g s, where "
                       "1/h^2 no longer fits in a float (the solver computes in float); the largest "
                       "value allowed with dt = %s s is %.0f",
-                      p->substeps, hs, DRAPE_H_MIN, drape_num(dt), n);
+                      p->substeps, hs, DRAPE_H_MIN, dr_num(dt), n);
   }
   return chk_air(e, p->gravity, p->wind, p->wind_drag);
 }

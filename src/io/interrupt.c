@@ -21,7 +21,7 @@ static void on_signal(int sig) {
   if (!g_signal) g_signal = sig;
 }
 
-void drape_interrupt_install(void) {
+void dr_interrupt_install(void) {
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_signal;
@@ -36,11 +36,11 @@ void drape_interrupt_install(void) {
   }
 }
 
-int drape_interrupted(void) { return (int)g_signal; }
+int dr_interrupted(void) { return (int)g_signal; }
 
-int drape_interrupt_exit_code(int sig) { return 128 + sig; }
+int dr_interrupt_exit_code(int sig) { return 128 + sig; }
 
-void drape_signals_block(void) {
+void dr_signals_block(void) {
   sigset_t s;
   sigemptyset(&s);
   sigaddset(&s, SIGINT);
@@ -48,7 +48,7 @@ void drape_signals_block(void) {
   pthread_sigmask(SIG_BLOCK, &s, NULL);
 }
 
-void drape_signals_unblock(void) {
+void dr_signals_unblock(void) {
   sigset_t s;
   sigemptyset(&s);
   sigaddset(&s, SIGINT);

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int drape_parse_long(const char *text, long lo, long hi, long *out) {
+int dr_parse_long(const char *text, long lo, long hi, long *out) {
   if (!text || !*text) return 0;
   char *end = NULL;
   errno = 0;
@@ -20,14 +20,14 @@ int drape_parse_long(const char *text, long lo, long hi, long *out) {
   return 1;
 }
 
-int drape_parse_int(const char *text, long lo, long hi, int *out) {
+int dr_parse_int(const char *text, long lo, long hi, int *out) {
   long v;
-  if (!drape_parse_long(text, lo, hi, &v)) return 0;
+  if (!dr_parse_long(text, lo, hi, &v)) return 0;
   *out = (int)v;
   return 1;
 }
 
-int drape_parse_size(const char *text, long lo, long hi, int *w, int *h) {
+int dr_parse_size(const char *text, long lo, long hi, int *w, int *h) {
   if (!text) return 0;
   const char *x = strpbrk(text, "xX");
   if (!x) return 0;
@@ -38,13 +38,13 @@ int drape_parse_size(const char *text, long lo, long hi, int *w, int *h) {
   a[la] = 0;
   memcpy(b, x + 1, lb + 1);
   long lw, lh;
-  if (!drape_parse_long(a, lo, hi, &lw) || !drape_parse_long(b, lo, hi, &lh)) return 0;
+  if (!dr_parse_long(a, lo, hi, &lw) || !dr_parse_long(b, lo, hi, &lh)) return 0;
   *w = (int)lw;
   *h = (int)lh;
   return 1;
 }
 
-int drape_mkdir_p(const char *path) {
+int dr_mkdir_p(const char *path) {
   char buf[4096];
   if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) {
     errno = ENAMETOOLONG;
@@ -62,8 +62,8 @@ int drape_mkdir_p(const char *path) {
   return 0;
 }
 
-int drape_make_dirs(const char *path, const char *flag, drape_err *e) {
-  if (drape_mkdir_p(path) != 0)
+int dr_make_dirs(const char *path, const char *flag, drape_err *e) {
+  if (dr_mkdir_p(path) != 0)
     return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": cannot create the folder: %s", flag, path,
                       strerror(errno));
   struct stat st;
@@ -74,12 +74,12 @@ int drape_make_dirs(const char *path, const char *flag, drape_err *e) {
   return DRAPE_OK;
 }
 
-void drape_json_num(FILE *f, double v) {
+void dr_json_num(FILE *f, double v) {
   if (isfinite(v)) fprintf(f, "%.9g", v);
   else fputs("null", f);
 }
 
-void drape_json_str(FILE *f, const char *s) {
+void dr_json_str(FILE *f, const char *s) {
   fputc('"', f);
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
@@ -90,7 +90,7 @@ void drape_json_str(FILE *f, const char *s) {
   fputc('"', f);
 }
 
-void drape_gp_str(FILE *f, const char *s) {
+void dr_gp_str(FILE *f, const char *s) {
   fputc('\'', f);
   for (; *s; s++) {
     if (*s == '\'') fputc('\'', f);

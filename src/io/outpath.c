@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-int drape_dir_writable(const char *dir, int *err) {
+int dr_dir_writable(const char *dir, int *err) {
   char probe[4300];
   if (snprintf(probe, sizeof probe, "%s/.drape-probe-%ld", dir, (long)getpid()) >=
       (int)sizeof probe) {
@@ -57,7 +57,7 @@ static const char *kind_of(mode_t m) {
                        : "not a regular file";
 }
 
-int drape_out_file_check(const char *path, const char *flag, const char *const *inputs,
+int dr_out_file_check(const char *path, const char *flag, const char *const *inputs,
                          int n_inputs, drape_err *e) {
   if (!path || !*path) return drape_fail(e, DRAPE_EINVAL, "%s \"\": expected a file name", flag);
   size_t n = strlen(path);
@@ -95,13 +95,13 @@ int drape_out_file_check(const char *path, const char *flag, const char *const *
   if (!S_ISDIR(st.st_mode))
     return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": \"%s\" is not a folder", flag, path, dir);
   int err = 0;
-  if (!drape_dir_writable(dir, &err))
+  if (!dr_dir_writable(dir, &err))
     return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": cannot create files in folder \"%s\": %s",
                       flag, path, dir, strerror(err));
   return DRAPE_OK;
 }
 
-int drape_out_dir_check(const char *dir, const char *flag, drape_err *e) {
+int dr_out_dir_check(const char *dir, const char *flag, drape_err *e) {
   if (!dir || !*dir) return drape_fail(e, DRAPE_EINVAL, "%s \"\": expected a folder", flag);
   if (strlen(dir) > 3800)
     return drape_fail(e, DRAPE_EINVAL, "%s: folder name longer than 3800 characters", flag);
@@ -111,7 +111,7 @@ int drape_out_dir_check(const char *dir, const char *flag, drape_err *e) {
     if (!S_ISDIR(st.st_mode))
       return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": exists and is %s, expected a folder", flag,
                         dir, kind_of(st.st_mode));
-    if (!drape_dir_writable(dir, &err))
+    if (!dr_dir_writable(dir, &err))
       return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": cannot create files in the folder: %s",
                         flag, dir, strerror(err));
     return DRAPE_OK;
@@ -136,13 +136,13 @@ int drape_out_dir_check(const char *dir, const char *flag, drape_err *e) {
   if (!S_ISDIR(st.st_mode))
     return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": cannot create the folder: \"%s\" is %s", flag,
                       dir, up, kind_of(st.st_mode));
-  if (!drape_dir_writable(up, &err))
+  if (!dr_dir_writable(up, &err))
     return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": cannot create the folder in \"%s\": %s", flag,
                       dir, up, strerror(err));
   return DRAPE_OK;
 }
 
-int drape_out_commit(const char *tmp, const char *path, const char *flag, drape_err *e) {
+int dr_out_commit(const char *tmp, const char *path, const char *flag, drape_err *e) {
   struct stat st;
   if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     unlink(tmp);
@@ -160,7 +160,7 @@ int drape_out_commit(const char *tmp, const char *path, const char *flag, drape_
 
 /* ---- frame folders ---- */
 
-int drape_frame_digits(long frames) {
+int dr_frame_digits(long frames) {
   int d = 1;
   for (long f = frames; f >= 10; f /= 10) d++;
   return d < 4 ? 4 : d;
@@ -180,7 +180,7 @@ static int is_tmp_pid(const char *s) {
   return p && !*p;
 }
 
-int drape_is_frame_file(const char *name) {
+int dr_is_frame_file(const char *name) {
   if (!strcmp(name, "run.json")) return 1;
   if (!strncmp(name, "run.json", 8) && is_tmp_pid(name + 8)) return 1;
   if (!strncmp(name, ".frame_", 7)) { /* capture.c's PNG temporaries */
@@ -199,21 +199,21 @@ int drape_is_frame_file(const char *name) {
   return !*p || is_tmp_pid(p);
 }
 
-int drape_frame_files_scan(const char *dir, char *first, size_t cap) {
+int dr_frame_files_scan(const char *dir, char *first, size_t cap) {
   if (first && cap) first[0] = 0;
   DIR *d = opendir(dir);
   if (!d) return errno == ENOENT ? 0 : -1;
   int n = 0;
   struct dirent *de;
   while ((de = readdir(d)) != NULL)
-    if (drape_is_frame_file(de->d_name)) {
+    if (dr_is_frame_file(de->d_name)) {
       if (n++ == 0 && first && cap) snprintf(first, cap, "%s", de->d_name);
     }
   closedir(d);
   return n;
 }
 
-int drape_frame_files_remove(const char *dir, const char *flag, drape_err *e) {
+int dr_frame_files_remove(const char *dir, const char *flag, drape_err *e) {
   DIR *d = opendir(dir);
   if (!d) {
     if (errno == ENOENT) return 0;
@@ -224,7 +224,7 @@ int drape_frame_files_remove(const char *dir, const char *flag, drape_err *e) {
   struct dirent *de;
   char path[4400];
   while ((de = readdir(d)) != NULL) {
-    if (!drape_is_frame_file(de->d_name)) continue;
+    if (!dr_is_frame_file(de->d_name)) continue;
     snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
     struct stat st;
     /* Only regular files: a folder or a device that happens to have a
@@ -243,7 +243,7 @@ int drape_frame_files_remove(const char *dir, const char *flag, drape_err *e) {
 
 /* ---- hashes and times ---- */
 
-int drape_hash_file_fnv1a64(const char *path, uint64_t *out) {
+int dr_hash_file_fnv1a64(const char *path, uint64_t *out) {
   /* FNV-1a, 64-bit (Fowler, Noll, Vo): offset basis and prime from the
    * reference description; enough to tell two scene files apart. */
   FILE *f = fopen(path, "rb");
@@ -266,7 +266,7 @@ int drape_hash_file_fnv1a64(const char *path, uint64_t *out) {
   return 0;
 }
 
-void drape_utc_now(char *buf, size_t cap) {
+void dr_utc_now(char *buf, size_t cap) {
   time_t now = time(NULL);
   struct tm tm;
   gmtime_r(&now, &tm);

@@ -20,16 +20,16 @@
 
 extern char **environ;
 
-drape_spawn_opts drape_spawn_opts_default(void) {
-  drape_spawn_opts o;
+dr_spawn_opts dr_spawn_opts_default(void) {
+  dr_spawn_opts o;
   memset(&o, 0, sizeof o);
   o.stdin_fd = -1;
   o.stdout_fd = -1;
   return o;
 }
 
-int drape_spawn(const char *const *argv, const drape_spawn_opts *o, pid_t *pid, drape_err *e) {
-  drape_spawn_opts def = drape_spawn_opts_default();
+int dr_spawn(const char *const *argv, const dr_spawn_opts *o, pid_t *pid, drape_err *e) {
+  dr_spawn_opts def = dr_spawn_opts_default();
   if (!o) o = &def;
   posix_spawn_file_actions_t fa;
   posix_spawnattr_t at;
@@ -75,20 +75,20 @@ int drape_spawn(const char *const *argv, const drape_spawn_opts *o, pid_t *pid, 
   return DRAPE_OK;
 }
 
-int drape_spawn_wait(pid_t pid) {
+int dr_spawn_wait(pid_t pid) {
   int st = 0;
   while (waitpid(pid, &st, 0) < 0)
     if (errno != EINTR) return -1;
   return st;
 }
 
-int drape_spawn_run(const char *const *argv, const drape_spawn_opts *o, const char *what,
+int dr_spawn_run(const char *const *argv, const dr_spawn_opts *o, const char *what,
                     drape_err *e) {
   pid_t pid;
   drape_err se = {0};
-  int rc = drape_spawn(argv, o, &pid, &se);
+  int rc = dr_spawn(argv, o, &pid, &se);
   if (rc) return drape_fail(e, rc, "%s: %s", what, se.msg);
-  int st = drape_spawn_wait(pid);
+  int st = dr_spawn_wait(pid);
   if (st < 0)
     return drape_fail(e, DRAPE_EIO, "%s: waiting for %s failed: %s", what, argv[0],
                       strerror(errno));

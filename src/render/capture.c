@@ -113,14 +113,14 @@ static int check_dir(const char *flag, const char *dir, int create, drape_err *e
   if (stat(dir, &st) != 0) {
     if (!create)
       return drape_fail(e, DRAPE_EINVAL, "%s: folder \"%s\" does not exist", flag, dir);
-    if (drape_mkdir_p(dir) != 0)
+    if (dr_mkdir_p(dir) != 0)
       return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": cannot create the folder: %s", flag, dir,
                         strerror(errno));
   } else if (!S_ISDIR(st.st_mode)) {
     return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": exists and is not a folder", flag, dir);
   }
   int err = 0;
-  if (!drape_dir_writable(dir, &err))
+  if (!dr_dir_writable(dir, &err))
     return drape_fail(e, DRAPE_EINVAL, "%s \"%s\": folder is not writable: %s", flag, dir,
                       strerror(err));
   return DRAPE_OK;
@@ -234,13 +234,13 @@ static int start_ffmpeg(drape_capture *c, const char *exe, drape_err *e) {
   /* An argument vector, no shell (core/spawn.c); ffmpeg in its own process
    * group, so a terminal's Ctrl-C reaches drape only, which then ends the
    * video cleanly by closing the pipe. */
-  drape_spawn_opts so = drape_spawn_opts_default();
+  dr_spawn_opts so = dr_spawn_opts_default();
   so.stdin_fd = fds[0];
   so.stdout_null = 1;
   so.own_group = 1;
   pid_t pid = -1;
   drape_err se = {0};
-  int rc = drape_spawn(argv, &so, &pid, &se);
+  int rc = dr_spawn(argv, &so, &pid, &se);
   close(fds[0]);
   if (rc) {
     close(fds[1]);
@@ -497,7 +497,7 @@ int drape_capture_close(drape_capture *c, int ok, drape_err *e) {
   if (c->ffmpeg_pid > 0) {
     if (c->pipe_fd >= 0) close(c->pipe_fd); /* EOF: ffmpeg finishes the file */
     c->pipe_fd = -1;
-    int st = drape_spawn_wait(c->ffmpeg_pid); /* reaped: no zombie */
+    int st = dr_spawn_wait(c->ffmpeg_pid); /* reaped: no zombie */
     c->ffmpeg_pid = 0;
     int good = WIFEXITED(st) && WEXITSTATUS(st) == 0;
     if (!good && !rc) {
@@ -511,7 +511,7 @@ int drape_capture_close(drape_capture *c, int ok, drape_err *e) {
     }
     if (ok && !rc && c->video_count > 0) {
       /* Never over a device or FIFO that appeared since the check. */
-      rc = drape_out_commit(c->video_tmp, c->video_final, "--video", e);
+      rc = dr_out_commit(c->video_tmp, c->video_final, "--video", e);
     } else {
       unlink(c->video_tmp);
     }

@@ -26,7 +26,7 @@ static int compile(const char *name, GLenum type, const char *src, GLuint *out, 
   return DRAPE_OK;
 }
 
-int drape_gl_program(const char *name, const char *vs, const char *fs, GLuint *out,
+int dr_gl_program(const char *name, const char *vs, const char *fs, GLuint *out,
                      drape_err *e) {
   GLuint v = 0, f = 0;
   int rc = compile(name, GL_VERTEX_SHADER, vs, &v, e);

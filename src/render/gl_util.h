@@ -23,7 +23,7 @@
 /* Compiles and links a program from a vertex and a fragment shader (the
  * shared GLSL prelude is prepended to both); the compiler's log and the
  * shader's name are in the message on failure. */
-int drape_gl_program(const char *name, const char *vs, const char *fs, GLuint *out,
+int dr_gl_program(const char *name, const char *vs, const char *fs, GLuint *out,
                      drape_err *e);
 
 /* Uniform location that may be -1 (optimised out): setting -1 is a no-op

@@ -1,5 +1,6 @@
 /* OpenCL -> OpenGL transfer (interop.h). */
-#include "render/interop.h"
+#include "drape/interop.h"
+#include "cl/runtime.h"
 
 #include <CL/cl_gl.h>
 #include <epoxy/gl.h>
@@ -131,7 +132,7 @@ int drape_interop_create(drape_cl *cl, int shared, drape_render_mesh *m, int for
       return drape_fail(e, DRAPE_ECL, "clCreateFromGLBuffer failed: %s", drape_cl_errstr(rc));
     }
   } else if (p == DRAPE_XFER_HOSTPTR) {
-    int grc = drape_render_mesh_persistent(m, &ip->map_pos, &ip->map_nrm, e);
+    int grc = dr_render_mesh_persistent(m, &ip->map_pos, &ip->map_nrm, e);
     if (grc) {
       drape_interop_destroy(ip);
       return grc;

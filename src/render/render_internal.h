@@ -9,28 +9,28 @@
 
 /* Overlay text: glyph quads (from stb_easy_font) queued as triangles in
  * framebuffer pixels, drawn in one call per frame. */
-typedef struct drape_text_vertex {
+typedef struct dr_text_vertex {
   float x, y;
   uint8_t rgba[4];
-} drape_text_vertex;
+} dr_text_vertex;
 
-typedef struct drape_text_batch {
-  drape_text_vertex *v;
+typedef struct dr_text_batch {
+  dr_text_vertex *v;
   int n, cap;
   GLuint vao, vbo;
-} drape_text_batch;
+} dr_text_batch;
 
-int drape_text_init(drape_text_batch *b, drape_err *e);
-void drape_text_free(drape_text_batch *b);
+int dr_text_init(dr_text_batch *b, drape_err *e);
+void dr_text_free(dr_text_batch *b);
 /* panel: a translucent dark box behind light text with a drop shadow. */
-void drape_text_add(drape_text_batch *b, float x, float y, float scale, const float rgba[4],
+void dr_text_add(dr_text_batch *b, float x, float y, float scale, const float rgba[4],
                     const char *text, int panel);
-int drape_text_draw(drape_text_batch *b, GLuint prog, int fb_w, int fb_h, drape_err *e);
+int dr_text_draw(dr_text_batch *b, GLuint prog, int fb_w, int fb_h, drape_err *e);
 
 /* Re-creates the mesh's position and normal buffers as immutable storage,
  * mapped for writing persistently and coherently (GL 4.4 or
  * ARB_buffer_storage), and returns the mapped pointers (valid until the
  * mesh is destroyed). DRAPE_EGL when GL lacks buffer storage. */
-int drape_render_mesh_persistent(drape_render_mesh *m, float **pos, float **nrm, drape_err *e);
+int dr_render_mesh_persistent(drape_render_mesh *m, float **pos, float **nrm, drape_err *e);
 
 #endif

@@ -47,7 +47,7 @@ struct drape_renderer {
   GLuint shadow_fbo, shadow_tex;
   drape_render_mesh *meshes[MAX_MESHES];
   int n_meshes;
-  drape_text_batch text;
+  dr_text_batch text;
 };
 
 drape_render_opts drape_render_opts_default(void) {
@@ -193,24 +193,24 @@ int drape_renderer_create(const drape_render_opts *o, drape_renderer **out, drap
   if (r->opts.shadow_size > 8192) r->opts.shadow_size = 8192;
   glGetError(); /* clear any error left by the context's creator */
   int rc;
-  if ((rc = drape_gl_program("surface", drape_glsl_surface_vs, drape_glsl_lit_fs,
+  if ((rc = dr_gl_program("surface", dr_glsl_surface_vs, dr_glsl_lit_fs,
                              &r->prog_surface, e)) ||
-      (rc = drape_gl_program("tube", drape_glsl_tube_vs, drape_glsl_lit_fs, &r->prog_tube, e)) ||
-      (rc = drape_gl_program("sphere", drape_glsl_sphere_vs, drape_glsl_lit_fs, &r->prog_sphere,
+      (rc = dr_gl_program("tube", dr_glsl_tube_vs, dr_glsl_lit_fs, &r->prog_tube, e)) ||
+      (rc = dr_gl_program("sphere", dr_glsl_sphere_vs, dr_glsl_lit_fs, &r->prog_sphere,
                              e)) ||
-      (rc = drape_gl_program("surface shadow", drape_glsl_surface_vs, drape_glsl_depth_fs,
+      (rc = dr_gl_program("surface shadow", dr_glsl_surface_vs, dr_glsl_depth_fs,
                              &r->prog_surface_d, e)) ||
-      (rc = drape_gl_program("tube shadow", drape_glsl_tube_vs, drape_glsl_depth_fs,
+      (rc = dr_gl_program("tube shadow", dr_glsl_tube_vs, dr_glsl_depth_fs,
                              &r->prog_tube_d, e)) ||
-      (rc = drape_gl_program("sphere shadow", drape_glsl_sphere_vs, drape_glsl_depth_fs,
+      (rc = dr_gl_program("sphere shadow", dr_glsl_sphere_vs, dr_glsl_depth_fs,
                              &r->prog_sphere_d, e)) ||
-      (rc = drape_gl_program("floor", drape_glsl_floor_vs, drape_glsl_floor_fs, &r->prog_floor,
+      (rc = dr_gl_program("floor", dr_glsl_floor_vs, dr_glsl_floor_fs, &r->prog_floor,
                              e)) ||
-      (rc = drape_gl_program("sky", drape_glsl_sky_vs, drape_glsl_sky_fs, &r->prog_sky, e)) ||
-      (rc = drape_gl_program("text", drape_glsl_text_vs, drape_glsl_text_fs, &r->prog_text, e)) ||
+      (rc = dr_gl_program("sky", dr_glsl_sky_vs, dr_glsl_sky_fs, &r->prog_sky, e)) ||
+      (rc = dr_gl_program("text", dr_glsl_text_vs, dr_glsl_text_fs, &r->prog_text, e)) ||
       (rc = build_capsule(r, e)) || (rc = build_sphere(r, e)) ||
       (r->opts.shadows && (rc = build_shadow_map(r, e))) ||
-      (rc = drape_text_init(&r->text, e))) {
+      (rc = dr_text_init(&r->text, e))) {
     drape_renderer_destroy(r);
     return rc;
   }
@@ -236,7 +236,7 @@ void drape_renderer_destroy(drape_renderer *r) {
   glDeleteVertexArrays(2, vaos);
   if (r->shadow_fbo) glDeleteFramebuffers(1, &r->shadow_fbo);
   if (r->shadow_tex) glDeleteTextures(1, &r->shadow_tex);
-  drape_text_free(&r->text);
+  dr_text_free(&r->text);
   glGetError(); /* tear-down: nothing useful to report */
   free(r);
 }
@@ -401,7 +401,7 @@ int drape_render_mesh_set_topology(drape_render_mesh *m, const drape_render_mesh
   return rc ? rc : upload_topology(m, d, e);
 }
 
-int drape_render_mesh_persistent(drape_render_mesh *m, float **pos, float **nrm, drape_err *e) {
+int dr_render_mesh_persistent(drape_render_mesh *m, float **pos, float **nrm, drape_err *e) {
   *pos = *nrm = NULL;
   if (!(epoxy_gl_version() >= 44 || epoxy_has_gl_extension("GL_ARB_buffer_storage")))
     return drape_fail(e, DRAPE_EGL, "persistent buffer mapping needs OpenGL 4.4 or "
@@ -781,14 +781,14 @@ int drape_render_draw(drape_renderer *r, const drape_render_scene *s, int fb_w, 
 
 void drape_render_text(drape_renderer *r, float x, float y, float scale, const float rgba[4],
                        const char *text) {
-  drape_text_add(&r->text, x, y, scale, rgba, text, 0);
+  dr_text_add(&r->text, x, y, scale, rgba, text, 0);
 }
 
 void drape_render_text_panel(drape_renderer *r, float x, float y, float scale,
                              const char *text) {
-  drape_text_add(&r->text, x, y, scale, NULL, text, 1);
+  dr_text_add(&r->text, x, y, scale, NULL, text, 1);
 }
 
 int drape_render_overlay(drape_renderer *r, int fb_w, int fb_h, drape_err *e) {
-  return drape_text_draw(&r->text, r->prog_text, fb_w, fb_h, e);
+  return dr_text_draw(&r->text, r->prog_text, fb_w, fb_h, e);
 }

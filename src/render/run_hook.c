@@ -8,7 +8,7 @@
 
 #include "cl/runtime.h"
 #include "io/io.h"
-#include "render/interop.h"
+#include "drape/interop.h"
 
 #define MAX_SPHERES 64
 
@@ -20,7 +20,7 @@ typedef struct run_string {
   float color[3];
 } run_string;
 
-struct drape_run_render {
+struct dr_run_render {
   /* flags (defaults filled in) */
   const char *png_dir, *video;
   int every, width, height, samples, png_level, progress_on, digits;
@@ -68,17 +68,17 @@ struct drape_run_render {
   double ms_xfer, ms_draw;
 };
 
-int drape_run_render_active(const drape_run_render *rr) { return rr != NULL; }
+int dr_run_render_active(const dr_run_render *rr) { return rr != NULL; }
 
-int drape_run_render_owns_progress(const drape_run_render *rr) {
-  return drape_run_render_active(rr);
+int dr_run_render_owns_progress(const dr_run_render *rr) {
+  return dr_run_render_active(rr);
 }
 
 /* ---- set-up ---- */
 
-int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene *scene,
+int dr_run_render_prepare(const dr_run_render_flags *f, const drape_scene *scene,
                              const drape_render_def *view, int total_frames, drape_sim_opts *opts,
-                             drape_run_render **out, drape_err *e) {
+                             dr_run_render **out, drape_err *e) {
   *out = NULL;
   const drape_render_def view_default = drape_render_def_default();
   if (!view) view = &view_default;
@@ -88,7 +88,7 @@ int drape_run_render_prepare(const drape_run_render_flags *f, const drape_scene 
               "--png-dir or --video\n");
     return DRAPE_OK;
   }
-  drape_run_render *rr = calloc(1, sizeof *rr);
+  dr_run_render *rr = calloc(1, sizeof *rr);
   if (!rr) return drape_fail(e, DRAPE_ENOMEM, "out of memory (renderer)");
   *out = rr;
   rr->png_dir = f->png_dir;
@@ -229,7 +229,7 @@ static void grow(float bmin[3], float bmax[3], const float p[3], float pad) {
 
 /* Strings as tubes; a string's object draws nothing until its positions
  * were set (count 0), see strings_topology(). */
-static int build_strings_mesh(drape_run_render *rr, drape_err *e) {
+static int build_strings_mesh(dr_run_render *rr, drape_err *e) {
   if (rr->n_lines == 0) return DRAPE_OK;
   int nl = rr->string_vertices - rr->n_lines;
   rr->slines = malloc(sizeof(uint32_t) * 2 * (size_t)nl);
@@ -260,7 +260,7 @@ static int build_strings_mesh(drape_run_render *rr, drape_err *e) {
 }
 
 /* Shows the strings whose positions have been set. */
-static int strings_topology(drape_run_render *rr, drape_err *e) {
+static int strings_topology(dr_run_render *rr, drape_err *e) {
   int changed = 0;
   for (int k = 0; k < rr->n_lines; k++) {
     int want = rr->strings[k].fed ? rr->strings[k].nodes - 1 : 0;
@@ -273,7 +273,7 @@ static int strings_topology(drape_run_render *rr, drape_err *e) {
   return drape_render_mesh_set_topology(rr->smesh, &d, e);
 }
 
-void drape_run_render_objects(const drape_mesh *m, const float *pos4, drape_render_object *objs,
+void dr_run_render_objects(const drape_mesh *m, const float *pos4, drape_render_object *objs,
                               float *uv) {
   for (int i = 0; i < m->n_objects; i++) {
     const drape_object_info *o = &m->objects[i];
@@ -311,8 +311,8 @@ void drape_run_render_objects(const drape_mesh *m, const float *pos4, drape_rend
   }
 }
 
-int drape_run_render_begin(drape_run_render *rr, drape_sim *sim, drape_err *e) {
-  if (!drape_run_render_active(rr)) return DRAPE_OK;
+int dr_run_render_begin(dr_run_render *rr, drape_sim *sim, drape_err *e) {
+  if (!dr_run_render_active(rr)) return DRAPE_OK;
   const drape_mesh *m = drape_sim_mesh(sim);
   rr->n_particles = m->n_particles;
   rr->n_tris = m->n_tris;
@@ -333,7 +333,7 @@ int drape_run_render_begin(drape_run_render *rr, drape_sim *sim, drape_err *e) {
     return rc;
   }
   rr->n_objects = m->n_objects;
-  drape_run_render_objects(m, rr->host_pos, rr->objects, uv);
+  dr_run_render_objects(m, rr->host_pos, rr->objects, uv);
   drape_render_mesh_desc d = {m->n_particles, m->tris, m->n_tris, m->lines, m->n_lines,
                               uv, rr->objects, rr->n_objects};
   /* No cloth or rope (a string-only scene): no solver mesh to draw. */
@@ -405,9 +405,9 @@ int drape_run_render_begin(drape_run_render *rr, drape_sim *sim, drape_err *e) {
   return DRAPE_OK;
 }
 
-int drape_run_render_set_string(drape_run_render *rr, int k, const double *xy, int n_nodes,
+int dr_run_render_set_string(dr_run_render *rr, int k, const double *xy, int n_nodes,
                                 double z, drape_err *e) {
-  if (!drape_run_render_active(rr)) return DRAPE_OK;
+  if (!dr_run_render_active(rr)) return DRAPE_OK;
   if (k < 0 || k >= rr->n_strings || n_nodes != rr->strings[k].nodes)
     return drape_fail(e, DRAPE_EINVAL, "render: string %d with %d nodes, expected one of %d "
                       "strings with its node count", k, n_nodes, rr->n_strings);
@@ -423,9 +423,9 @@ int drape_run_render_set_string(drape_run_render *rr, int k, const double *xy, i
   return DRAPE_OK;
 }
 
-int drape_run_render_set_cable(drape_run_render *rr, int c, const float *xyz, int n_nodes,
+int dr_run_render_set_cable(dr_run_render *rr, int c, const float *xyz, int n_nodes,
                                drape_err *e) {
-  if (!drape_run_render_active(rr)) return DRAPE_OK;
+  if (!dr_run_render_active(rr)) return DRAPE_OK;
   const int k = rr->n_strings + c;
   if (c < 0 || k >= rr->n_lines || n_nodes != rr->strings[k].nodes)
     return drape_fail(e, DRAPE_EINVAL, "render: cable %d with %d nodes, expected one of %d "
@@ -440,8 +440,8 @@ int drape_run_render_set_cable(drape_run_render *rr, int c, const float *xyz, in
   return DRAPE_OK;
 }
 
-int drape_run_render_frame(drape_run_render *rr, drape_sim *sim, int frame, drape_err *e) {
-  if (!drape_run_render_active(rr)) return DRAPE_OK;
+int dr_run_render_frame(dr_run_render *rr, drape_sim *sim, int frame, drape_err *e) {
+  if (!dr_run_render_active(rr)) return DRAPE_OK;
   if ((frame - 1) % rr->every != 0) {
     drape_progress_update(&rr->prog, frame);
     return DRAPE_OK;
@@ -514,8 +514,8 @@ int drape_run_render_frame(drape_run_render *rr, drape_sim *sim, int frame, drap
   return DRAPE_OK;
 }
 
-int drape_run_render_end(drape_run_render *rr, drape_err *e) {
-  if (!drape_run_render_active(rr)) return DRAPE_OK;
+int dr_run_render_end(dr_run_render *rr, drape_err *e) {
+  if (!dr_run_render_active(rr)) return DRAPE_OK;
   drape_progress_end(&rr->prog);
   drape_capture *c = rr->cap;
   rr->cap = NULL;
@@ -533,7 +533,7 @@ int drape_run_render_end(drape_run_render *rr, drape_err *e) {
   return DRAPE_OK;
 }
 
-void drape_run_render_timings(const drape_run_render *rr, int *frames, double *ms_transfer,
+void dr_run_render_timings(const dr_run_render *rr, int *frames, double *ms_transfer,
                               double *ms_draw) {
   int n = rr ? rr->rendered : 0;
   *frames = n;
@@ -541,7 +541,7 @@ void drape_run_render_timings(const drape_run_render *rr, int *frames, double *m
   *ms_draw = n ? rr->ms_draw / n : 0;
 }
 
-int drape_run_render_abort(drape_run_render *rr) {
+int dr_run_render_abort(dr_run_render *rr) {
   if (!rr) return 0;
   if (rr->prog.enabled) drape_progress_end(&rr->prog);
   if (!rr->cap) return 0;
@@ -550,9 +550,9 @@ int drape_run_render_abort(drape_run_render *rr) {
   return 1;
 }
 
-void drape_run_render_free(drape_run_render *rr) {
+void dr_run_render_free(dr_run_render *rr) {
   if (!rr) return;
-  drape_run_render_abort(rr);
+  dr_run_render_abort(rr);
   drape_interop_destroy(rr->ip);
   if (rr->gl) drape_gl_make_current(rr->gl, NULL);
   drape_render_mesh_destroy(rr->mesh);

@@ -1,4 +1,4 @@
-/* GLSL sources of the renderer. drape_gl_program() prepends
+/* GLSL sources of the renderer. dr_gl_program() prepends
  * "#version 330 core".
  *
  * Lighting model (all in linear RGB, converted to sRGB at the end):
@@ -74,7 +74,7 @@
   "  return 0.5 - 0.5 * i.x * i.y;\n"                                                      \
   "}\n"
 
-const char drape_glsl_surface_vs[] =
+const char dr_glsl_surface_vs[] =
     "layout(location = 0) in vec4 a_pos;\n"
     "layout(location = 1) in vec4 a_nrm;\n"
     "layout(location = 2) in vec2 a_uv;\n"
@@ -95,7 +95,7 @@ const char drape_glsl_surface_vs[] =
  * join as a smooth round tube whatever the angle between them. Positions
  * come from the mesh's float4 buffer through a buffer texture, so the same
  * GL buffer the solver writes feeds both cloth and ropes. */
-const char drape_glsl_tube_vs[] =
+const char dr_glsl_tube_vs[] =
     "layout(location = 0) in vec4 a_local;\n"
     "layout(location = 1) in uvec2 a_seg;\n"
     "uniform samplerBuffer u_positions;\n"
@@ -120,7 +120,7 @@ const char drape_glsl_tube_vs[] =
     "  gl_Position = u_vp * vec4(v_pos, 1.0);\n"
     "}\n";
 
-const char drape_glsl_sphere_vs[] =
+const char dr_glsl_sphere_vs[] =
     "layout(location = 0) in vec3 a_unit;\n"
     "uniform vec4 u_sphere; // centre xyz, radius w\n"
     "uniform mat4 u_vp;\n"
@@ -134,7 +134,7 @@ const char drape_glsl_sphere_vs[] =
     "  gl_Position = u_vp * vec4(v_pos, 1.0);\n"
     "}\n";
 
-const char drape_glsl_lit_fs[] =
+const char dr_glsl_lit_fs[] =
     COMMON_FS
     "in vec3 v_pos;\n"
     "in vec3 v_nrm;\n"
@@ -177,12 +177,12 @@ const char drape_glsl_lit_fs[] =
     "  o_color = vec4(to_srgb(fog(col, v_pos)), 1.0);\n"
     "}\n";
 
-const char drape_glsl_depth_fs[] =
+const char dr_glsl_depth_fs[] =
     "void main() {}\n";
 
 /* A square of half-size u_floor.z around (u_floor.x, u_floor.w) at height
  * u_floor.y, drawn as a 4-vertex strip from gl_VertexID. */
-const char drape_glsl_floor_vs[] =
+const char dr_glsl_floor_vs[] =
     "uniform vec4 u_floor; // centre x, height y, half size, centre z\n"
     "uniform mat4 u_vp;\n"
     "out vec3 v_pos;\n"
@@ -192,7 +192,7 @@ const char drape_glsl_floor_vs[] =
     "  gl_Position = u_vp * vec4(v_pos, 1.0);\n"
     "}\n";
 
-const char drape_glsl_floor_fs[] =
+const char dr_glsl_floor_fs[] =
     COMMON_FS
     "in vec3 v_pos;\n"
     "uniform float u_cell;\n"
@@ -212,7 +212,7 @@ const char drape_glsl_floor_fs[] =
 
 /* One triangle that covers the screen; the fragment shader turns each
  * pixel back into a view ray to shade the sky by its elevation. */
-const char drape_glsl_sky_vs[] =
+const char dr_glsl_sky_vs[] =
     "out vec2 v_ndc;\n"
     "void main() {\n"
     "  vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2)) * 2.0 - 1.0;\n"
@@ -220,7 +220,7 @@ const char drape_glsl_sky_vs[] =
     "  gl_Position = vec4(p, 1.0, 1.0);\n"
     "}\n";
 
-const char drape_glsl_sky_fs[] =
+const char dr_glsl_sky_fs[] =
     "in vec2 v_ndc;\n"
     "uniform mat4 u_inv_vp;\n"
     "uniform vec3 u_eye;\n"
@@ -240,7 +240,7 @@ const char drape_glsl_sky_fs[] =
     "  o_color = vec4(to_srgb(col), 1.0);\n"
     "}\n";
 
-const char drape_glsl_text_vs[] =
+const char dr_glsl_text_vs[] =
     "layout(location = 0) in vec2 a_pos;   // framebuffer pixels, y down\n"
     "layout(location = 1) in vec4 a_color; // sRGB, normalized bytes\n"
     "uniform vec2 u_fb;\n"
@@ -250,7 +250,7 @@ const char drape_glsl_text_vs[] =
     "  gl_Position = vec4(a_pos.x / u_fb.x * 2.0 - 1.0, 1.0 - a_pos.y / u_fb.y * 2.0, 0.0, 1.0);\n"
     "}\n";
 
-const char drape_glsl_text_fs[] =
+const char dr_glsl_text_fs[] =
     "in vec4 v_color;\n"
     "out vec4 o_color;\n"
     "void main() { o_color = v_color; }\n";

@@ -12,7 +12,7 @@
 #define ROPE_SEGS 40
 #define RIBBON_N 24
 
-static int grid_n(const drape_synth *s) { return (int)lroundf(sqrtf((float)s->cloth_vertices)); }
+static int grid_n(const dr_synth *s) { return (int)lroundf(sqrtf((float)s->cloth_vertices)); }
 
 /* Height of the draped sheet over (x, z): resting on the cap of the sphere
  * inside the contact radius, then falling away along the tangent, with
@@ -40,7 +40,7 @@ static void drape_point(float x, float z, float phase, float out[3]) {
   out[2] = z * k;
 }
 
-void drape_synth_pose(drape_synth *s, float phase) {
+void dr_synth_pose(dr_synth *s, float phase) {
   int n = grid_n(s);
   for (int i = 0; i < n; i++)
     for (int j = 0; j < n; j++) {
@@ -79,7 +79,7 @@ void drape_synth_pose(drape_synth *s, float phase) {
   drape_render_compute_normals(s->pos, s->n_vertices, s->tris, s->n_tris, s->nrm);
 }
 
-int drape_synth_build(drape_synth *s, int n, float phase, drape_err *e) {
+int dr_synth_build(dr_synth *s, int n, float phase, drape_err *e) {
   memset(s, 0, sizeof *s);
   if (n < 2 || n > 4096)
     return drape_fail(e, DRAPE_EINVAL, "synthetic cloth: %d particles per side, expected 2..4096",
@@ -96,7 +96,7 @@ int drape_synth_build(drape_synth *s, int n, float phase, drape_err *e) {
   s->tris = malloc(sizeof(uint32_t) * 3 * (size_t)s->n_tris);
   s->lines = malloc(sizeof(uint32_t) * 2 * (size_t)s->n_lines);
   if (!s->pos || !s->nrm || !s->uv || !s->tris || !s->lines) {
-    drape_synth_free(s);
+    dr_synth_free(s);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory (synthetic cloth %dx%d)", n, n);
   }
   uint32_t *t = s->tris;
@@ -139,11 +139,11 @@ int drape_synth_build(drape_synth *s, int n, float phase, drape_err *e) {
   float bmin[3] = {-0.95f, 0.0f, -0.8f}, bmax[3] = {0.95f, 1.6f, 0.7f};
   memcpy(s->bmin, bmin, sizeof bmin);
   memcpy(s->bmax, bmax, sizeof bmax);
-  drape_synth_pose(s, phase);
+  dr_synth_pose(s, phase);
   return DRAPE_OK;
 }
 
-void drape_synth_free(drape_synth *s) {
+void dr_synth_free(dr_synth *s) {
   free(s->pos);
   free(s->nrm);
   free(s->uv);
@@ -152,13 +152,13 @@ void drape_synth_free(drape_synth *s) {
   memset(s, 0, sizeof *s);
 }
 
-drape_render_mesh_desc drape_synth_desc(const drape_synth *s) {
+drape_render_mesh_desc dr_synth_desc(const dr_synth *s) {
   drape_render_mesh_desc d = {s->n_vertices, s->tris,    s->n_tris,  s->lines,
                               s->n_lines,    s->uv,      s->objects, s->n_objects};
   return d;
 }
 
-drape_render_scene drape_synth_scene(const drape_synth *s, float aspect) {
+drape_render_scene dr_synth_scene(const dr_synth *s, float aspect) {
   drape_render_scene sc;
   memset(&sc, 0, sizeof sc);
   sc.has_floor = 1;

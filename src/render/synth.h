@@ -7,7 +7,7 @@
 
 #include "drape/render.h"
 
-typedef struct drape_synth {
+typedef struct dr_synth {
   int n_vertices;
   float *pos, *nrm, *uv;          /* float4, float4, float2 per vertex      */
   uint32_t *tris, *lines;
@@ -18,17 +18,17 @@ typedef struct drape_synth {
   drape_render_sphere sphere;
   float floor_y;
   float bmin[3], bmax[3];         /* bounds of the scene (floor included)   */
-} drape_synth;
+} dr_synth;
 
 /* n x n cloth particles (n >= 2). phase in [0, 1]: 0 = flat sheet above the
  * sphere, 1 = fully draped; in between it sinks and wraps (so frames of an
  * animation differ). */
-int drape_synth_build(drape_synth *s, int n, float phase, drape_err *e);
+int dr_synth_build(dr_synth *s, int n, float phase, drape_err *e);
 /* Recomputes positions and normals for another phase (same topology). */
-void drape_synth_pose(drape_synth *s, float phase);
-void drape_synth_free(drape_synth *s);
-drape_render_mesh_desc drape_synth_desc(const drape_synth *s);
+void dr_synth_pose(dr_synth *s, float phase);
+void dr_synth_free(dr_synth *s);
+drape_render_mesh_desc dr_synth_desc(const dr_synth *s);
 /* A scene description with floor, sphere, bounds and a framing camera. */
-drape_render_scene drape_synth_scene(const drape_synth *s, float aspect);
+drape_render_scene dr_synth_scene(const dr_synth *s, float aspect);
 
 #endif

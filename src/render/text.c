@@ -15,7 +15,7 @@
 #include <stb_easy_font.h>
 #pragma GCC diagnostic pop
 
-int drape_text_init(drape_text_batch *b, drape_err *e) {
+int dr_text_init(dr_text_batch *b, drape_err *e) {
   memset(b, 0, sizeof *b);
   stb_easy_font_spacing(0.0f);
   DRAPE_GL_TRY(e, glGenVertexArrays(1, &b->vao));
@@ -23,41 +23,41 @@ int drape_text_init(drape_text_batch *b, drape_err *e) {
   DRAPE_GL_TRY(e, glBindVertexArray(b->vao));
   DRAPE_GL_TRY(e, glBindBuffer(GL_ARRAY_BUFFER, b->vbo));
   DRAPE_GL_TRY(e, glEnableVertexAttribArray(0));
-  DRAPE_GL_TRY(e, glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(drape_text_vertex),
+  DRAPE_GL_TRY(e, glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, sizeof(dr_text_vertex),
                                         (void *)0));
   DRAPE_GL_TRY(e, glEnableVertexAttribArray(1));
   DRAPE_GL_TRY(e, glVertexAttribPointer(1, 4, GL_UNSIGNED_BYTE, GL_TRUE,
-                                        sizeof(drape_text_vertex),
-                                        (void *)offsetof(drape_text_vertex, rgba)));
+                                        sizeof(dr_text_vertex),
+                                        (void *)offsetof(dr_text_vertex, rgba)));
   DRAPE_GL_TRY(e, glBindVertexArray(0));
   DRAPE_GL_TRY(e, glBindBuffer(GL_ARRAY_BUFFER, 0));
   return DRAPE_OK;
 }
 
-void drape_text_free(drape_text_batch *b) {
+void dr_text_free(dr_text_batch *b) {
   if (b->vbo) glDeleteBuffers(1, &b->vbo);
   if (b->vao) glDeleteVertexArrays(1, &b->vao);
   free(b->v);
   memset(b, 0, sizeof *b);
 }
 
-static int reserve(drape_text_batch *b, int more) {
+static int reserve(dr_text_batch *b, int more) {
   if (b->n + more <= b->cap) return 1;
   int cap = b->cap ? b->cap : 4096;
   while (cap < b->n + more) cap *= 2;
-  drape_text_vertex *v = realloc(b->v, sizeof *v * (size_t)cap);
+  dr_text_vertex *v = realloc(b->v, sizeof *v * (size_t)cap);
   if (!v) return 0; /* text is decoration: drop it rather than fail a frame */
   b->v = v;
   b->cap = cap;
   return 1;
 }
 
-static void quad(drape_text_batch *b, float x0, float y0, float x1, float y1,
+static void quad(dr_text_batch *b, float x0, float y0, float x1, float y1,
                  const uint8_t c[4]) {
   if (!reserve(b, 6)) return;
   float xs[6] = {x0, x1, x1, x0, x1, x0}, ys[6] = {y0, y0, y1, y0, y1, y1};
   for (int i = 0; i < 6; i++) {
-    drape_text_vertex *v = &b->v[b->n++];
+    dr_text_vertex *v = &b->v[b->n++];
     v->x = xs[i];
     v->y = ys[i];
     memcpy(v->rgba, c, 4);
@@ -67,7 +67,7 @@ static void quad(drape_text_batch *b, float x0, float y0, float x1, float y1,
 /* stb_easy_font writes 4 vertices (x, y, z, rgba) of 16 bytes per quad. */
 typedef struct { float x, y, z; uint8_t c[4]; } easy_vertex;
 
-static void glyphs(drape_text_batch *b, float x, float y, float scale, const uint8_t c[4],
+static void glyphs(dr_text_batch *b, float x, float y, float scale, const uint8_t c[4],
                    char *text) {
   size_t len = strlen(text);
   size_t cap = 300 * (len + 1); /* ~270 bytes per character, per stb's notes */
@@ -93,7 +93,7 @@ void drape_render_text_size(const char *text, float scale, float *w, float *h) {
   free(t);
 }
 
-void drape_text_add(drape_text_batch *b, float x, float y, float scale, const float rgba[4],
+void dr_text_add(dr_text_batch *b, float x, float y, float scale, const float rgba[4],
                     const char *text, int panel) {
   if (!text || !*text) return;
   if (scale <= 0) scale = 1;
@@ -120,7 +120,7 @@ void drape_text_add(drape_text_batch *b, float x, float y, float scale, const fl
   free(t);
 }
 
-int drape_text_draw(drape_text_batch *b, GLuint prog, int fb_w, int fb_h, drape_err *e) {
+int dr_text_draw(dr_text_batch *b, GLuint prog, int fb_w, int fb_h, drape_err *e) {
   if (b->n == 0) return DRAPE_OK;
   int n = b->n;
   b->n = 0;
@@ -136,7 +136,7 @@ int drape_text_draw(drape_text_batch *b, GLuint prog, int fb_w, int fb_h, drape_
   DRAPE_GL_TRY(e, glBindVertexArray(b->vao));
   DRAPE_GL_TRY(e, glBindBuffer(GL_ARRAY_BUFFER, b->vbo));
   /* Orphan and refill: the batch changes every frame. */
-  DRAPE_GL_TRY(e, glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(sizeof(drape_text_vertex) * (size_t)n),
+  DRAPE_GL_TRY(e, glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(sizeof(dr_text_vertex) * (size_t)n),
                                b->v, GL_STREAM_DRAW));
   DRAPE_GL_TRY(e, glDrawArrays(GL_TRIANGLES, 0, n));
   DRAPE_GL_TRY(e, glBindVertexArray(0));

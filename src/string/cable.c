@@ -339,14 +339,14 @@ static int newton(drape_cable *c, double hh, int max_iter, double tol, int *iter
     double reg = 0.0;
     int ok = 0;
     for (int tries = 0; tries < 30; tries++) {
-      if (drape_banded_factor(c->band, nd, c->w) == 0) { ok = 1; break; }
+      if (dr_banded_factor(c->band, nd, c->w) == 0) { ok = 1; break; }
       reg = reg == 0.0 ? 1e-6 * c->k / c->m[1 % c->n] : reg * 10.0;
       assemble(c, c->x, hh, reg);
     }
     if (!ok)
       return drape_fail(e, DRAPE_EUNSTABLE, "cable Newton: Hessian not positive definite");
     for (int i = 0; i < nd; i++) c->dir[i] = -c->grad[i];
-    drape_banded_solve(c->band, nd, c->w, c->dir);
+    dr_banded_solve(c->band, nd, c->w, c->dir);
     double slope = 0;
     for (int i = 0; i < nd; i++) slope += c->grad[i] * c->dir[i];
     double f0 = objective(c, c->x, hh), alpha = 1.0;

@@ -167,7 +167,7 @@ void drape_string_reset(drape_string *s) {
   s->tick_substeps = 0;
   s->script_released = 0;
   memset(&s->stats, 0, sizeof s->stats);
-  drape__string_energy_baseline(s);
+  dr_string_energy_baseline(s);
 }
 
 int drape_string_create(const drape_string_params *p, drape_string **out, drape_err *e) {
@@ -274,7 +274,7 @@ int drape_string_set_state(drape_string *s, const double *r, const double *v, dr
   }
   s->tick_left = 0.0;
   s->tick_substeps = 0;
-  drape__string_energy_baseline(s);
+  dr_string_energy_baseline(s);
   return DRAPE_OK;
 }
 
@@ -308,7 +308,7 @@ void drape_string_target(const drape_string *s, double out[2]) {
 int drape_string_tick(drape_string *s, drape_err *e) {
   int done = 0;
   while (!done) {
-    int rc = drape__string_substep(s, &done, e);
+    int rc = dr_string_substep(s, &done, e);
     if (rc) return rc;
   }
   return DRAPE_OK;
@@ -342,7 +342,7 @@ int drape_string_advance(drape_string *s, double t_end, double wall_budget_s,
   /* A tick left unfinished by an earlier budget stop is completed first. */
   while (s->ticks < goal || s->tick_left > 0.0) {
     int done = 0;
-    rc = drape__string_substep(s, &done, e);
+    rc = dr_string_substep(s, &done, e);
     if (rc) break;
     /* The budget is checked after each accepted substep (§7.13). */
     if (wall_budget_s > 0 && drape_now() - t0 >= wall_budget_s &&
@@ -352,7 +352,7 @@ int drape_string_advance(drape_string *s, double t_end, double wall_budget_s,
     }
   }
   /* The energy balance once more at the end (a frame boundary). */
-  if (!rc) rc = drape__string_check_energy(s, e);
+  if (!rc) rc = dr_string_check_energy(s, e);
   if (progress) {
     progress->time = drape_string_time(s);
     progress->reached = rc == DRAPE_OK && reached;
@@ -406,7 +406,7 @@ int drape_string_advance_scripted(drape_string *s, const drape_string_def *def, 
     int rc = drape_string_tick(s, e);
     if (rc) return rc;
   }
-  return drape__string_check_energy(s, e);
+  return dr_string_check_energy(s, e);
 }
 
 int drape_string_node_count(const drape_string *s) { return s->N + 1; }
@@ -464,7 +464,7 @@ void drape_string_energies(const drape_string *s, drape_string_energy *out) {
 
 /* ---- divergence (include/drape/string.h, DRAPE_STRING_ENERGY_FACTOR) ---- */
 
-void drape__string_energy_baseline(drape_string *s) {
+void dr_string_energy_baseline(drape_string *s) {
   drape_string_energy en;
   energies_of(s, s->r, s->v, &en);
   const double M = s->p.mu * s->p.length;
@@ -480,7 +480,7 @@ void drape__string_energy_baseline(drape_string *s) {
   s->since_check = 0;
 }
 
-void drape__string_stiffest(const drape_string *s, char *buf, size_t cap) {
+void dr_string_stiffest(const drape_string *s, char *buf, size_t cap) {
   /* Time scales of the stiff terms on one link, against the tick h: an
    * axial wave (speed sqrt(EA/mu)) crosses a link in l0 sqrt(mu/EA); the
    * shortest bending wave (wavelength ~ l0) has the time scale
@@ -521,7 +521,7 @@ static int check_energy_of(drape_string *s, const double *r, const double *v, do
   const double excess = en.total - s->energy0 - w;
   if (excess <= DRAPE_STRING_ENERGY_FACTOR * scale) return DRAPE_OK;
   char why[400];
-  drape__string_stiffest(s, why, sizeof why);
+  dr_string_stiffest(s, why, sizeof why);
   return drape_fail(e, DRAPE_EUNSTABLE,
                     "string: energy blow-up at t = %.6g s: total energy %.4g J (kinetic %.3g) "
                     "exceeds the initial %.4g J plus the hand's work %.4g J by %.3g J, more "
@@ -530,12 +530,12 @@ static int check_energy_of(drape_string *s, const double *r, const double *v, do
                     DRAPE_STRING_ENERGY_FACTOR, scale, why);
 }
 
-int drape__string_check_energy(drape_string *s, drape_err *e) {
+int dr_string_check_energy(drape_string *s, drape_err *e) {
   s->since_check = 0;
   return check_energy_of(s, s->r, s->v, 0.0, e);
 }
 
-int drape__string_check_candidate(drape_string *s, double work, drape_err *e) {
+int dr_string_check_candidate(drape_string *s, double work, drape_err *e) {
   s->since_check = 0;
   return check_energy_of(s, s->pr, s->pv, work, e);
 }

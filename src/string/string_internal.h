@@ -75,17 +75,17 @@ struct drape_string {
 
 /* One accepted substep of the current tick (starting a tick when none is in
  * progress). *tick_done = 1 when that finished the tick. */
-int drape__string_substep(drape_string *s, int *tick_done, drape_err *e);
+int dr_string_substep(drape_string *s, int *tick_done, drape_err *e);
 
 /* Takes the current state as the energy baseline (E0, S; W = 0). */
-void drape__string_energy_baseline(drape_string *s);
+void dr_string_energy_baseline(drape_string *s);
 /* The energy balance check; DRAPE_EUNSTABLE on a blow-up. */
-int drape__string_check_energy(drape_string *s, drape_err *e);
+int dr_string_check_energy(drape_string *s, drape_err *e);
 /* The same for the candidate state (s->pr, s->pv) of a substep whose hand
  * work is `work`, before it is accepted. */
-int drape__string_check_candidate(drape_string *s, double work, drape_err *e);
+int dr_string_check_candidate(drape_string *s, double work, drape_err *e);
 /* Writes "EA = 1e+12 N (...)" etc.: the parameter whose time scale is the
  * shortest against h, for divergence messages. */
-void drape__string_stiffest(const drape_string *s, char *buf, size_t cap);
+void dr_string_stiffest(const drape_string *s, char *buf, size_t cap);
 
 #endif

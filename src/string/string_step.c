@@ -185,7 +185,7 @@ static int solve_velocity(drape_string *s, double h, drape_err *e) {
         rhs[i] = old[i];
       }
 
-    const int bad = drape_banded_factor(band, size, STRING_BAND_W);
+    const int bad = dr_banded_factor(band, size, STRING_BAND_W);
     if (bad) {
       /* In exact arithmetic the matrix is positive definite (mass plus
        * positive semi-definite friction terms); it fails when the implicit
@@ -200,14 +200,14 @@ static int solve_velocity(drape_string *s, double h, drape_err *e) {
                  m, r_eta > r_d ? r_eta : r_d,
                  r_eta > r_d ? "etaA (h etaA / (mu (L0/N)^2))" : "D (h D / (mu (L0/N)^4))");
       else
-        drape__string_stiffest(s, why, sizeof why);
+        dr_string_stiffest(s, why, sizeof why);
       return drape_fail(e, DRAPE_EUNSTABLE,
                         "string: velocity system not positive definite at row %d (node %d, "
                         "t = %.6g s); %s",
                         bad - 1, (bad - 1) / 2, drape_string_time(s), why);
     }
     memcpy(s->cand, rhs, sizeof(double) * (size_t)size);
-    drape_banded_solve(band, size, STRING_BAND_W, s->cand);
+    dr_banded_solve(band, size, STRING_BAND_W, s->cand);
 
     int same = 1;
     for (int i = 0; i < N && same; i++)
@@ -375,7 +375,7 @@ static int first_nonfinite(const drape_string *s, const char **what) {
   return -1;
 }
 
-int drape__string_substep(drape_string *s, int *tick_done, drape_err *e) {
+int dr_string_substep(drape_string *s, int *tick_done, drape_err *e) {
   const int n1 = s->N + 1, size = s->size;
   const double h = s->p.h, limit = 0.01 * s->ell0;
   *tick_done = 0;
@@ -388,7 +388,7 @@ int drape__string_substep(drape_string *s, int *tick_done, drape_err *e) {
    * otherwise never end. */
   if (s->tick_substeps >= s->p.substep_max) {
     char why[400];
-    drape__string_stiffest(s, why, sizeof why);
+    dr_string_stiffest(s, why, sizeof why);
     return drape_fail(e, DRAPE_EUNSTABLE,
                       "string: more than %ld substeps (substep_max) in the tick from t = %.6g s "
                       "(h = %g s, %.3g s of it left): the motion is too stiff to resolve; %s",
@@ -428,7 +428,7 @@ int drape__string_substep(drape_string *s, int *tick_done, drape_err *e) {
   }
   if (!ok) {
     char why[400];
-    drape__string_stiffest(s, why, sizeof why);
+    dr_string_stiffest(s, why, sizeof why);
     if (bad >= 0)
       return drape_fail(e, DRAPE_EUNSTABLE,
                         "string: node %d %s = (%g, %g) after 20 halvings of the substep "
@@ -444,7 +444,7 @@ int drape__string_substep(drape_string *s, int *tick_done, drape_err *e) {
   /* The energy balance every DRAPE_STRING_ENERGY_EVERY substeps, on the
    * candidate, so a blow-up leaves the last accepted state in place. */
   if (s->since_check + 1 >= DRAPE_STRING_ENERGY_EVERY) {
-    int rc = drape__string_check_candidate(s, work, e);
+    int rc = dr_string_check_candidate(s, work, e);
     if (rc) return rc;
   } else {
     s->since_check++;

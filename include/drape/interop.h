@@ -1,5 +1,7 @@
-/* OpenCL -> OpenGL transfer of the solver's float4 positions and normals
- * into a render mesh's GL buffers, once per drawn frame.
+/* drape — opt-in CL/GL interop (the render library): the transfer of the
+ * solver's float4 positions and normals (drape_cl.h: drape_sim_cl_buffers)
+ * into a render mesh's GL buffers, once per drawn frame. Includes OpenCL's
+ * headers through drape_cl.h; no GL header.
  *
  * Paths (chosen at start-up, logged, overridable with --interop):
  *   share    cl_khr_gl_sharing: the GL buffers are wrapped as cl_mem
@@ -14,11 +16,15 @@
  *   map      everything else: map the solver's buffer for reading, hand
  *            the pointer to glBufferSubData, unmap.
  * `copy` (the flag value) means: the best of hostptr and map. */
-#ifndef DRAPE_RENDER_INTEROP_H
-#define DRAPE_RENDER_INTEROP_H
+#ifndef DRAPE_INTEROP_H
+#define DRAPE_INTEROP_H
 
-#include "cl/runtime.h"
+#include "drape/drape_cl.h"
 #include "drape/render.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef enum {
   DRAPE_INTEROP_AUTO = 0,  /* share when possible, else copy            */
@@ -63,4 +69,7 @@ int drape_interop_update(drape_interop *ip, cl_mem positions, cl_mem normals, dr
 /* Wall time of the last update in ms. */
 double drape_interop_last_ms(const drape_interop *ip);
 
+#ifdef __cplusplus
+}
+#endif
 #endif
