@@ -26,7 +26,7 @@
 #include "app/app.h"
 #include "drape/world.h"
 #include "io/io.h"
-#include "cl/runtime.h"
+#include "drape/drape_cl.h"
 #include "drape/cloth.h"
 #include "drape/render.h"
 #include "drape/scene.h"

@@ -40,7 +40,7 @@
 #include "app/app.h"
 #include "io/io.h"
 #include "drape/world.h"
-#include "cl/runtime.h"
+#include "drape/drape_cl.h"
 #include "core/model.h"
 #include "drape/cloth.h"
 #include "drape/render.h"

@@ -2,7 +2,7 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "cl/runtime.h"
+#include "drape/drape_cl.h"
 
 int cmd_devices(dr_app *app, int argc, char **argv) {
   for (int i = 1; i < argc; i++) {

@@ -27,7 +27,7 @@
 
 #include "app/app.h"
 #include "io/io.h"
-#include "cl/runtime.h"
+#include "drape/drape_cl.h"
 #include "drape/world.h"
 #include "drape/interop.h"
 #include "render/run_hook.h"

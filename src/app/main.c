@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "app/app.h"
-#include "cl/runtime.h"
+#include "drape/drape_cl.h"
 
 typedef struct {
   const char *name;

@@ -28,7 +28,7 @@
 
 #include <stdint.h>
 
-#include "cl/runtime.h"
+#include "drape/drape_cl.h"
 #include "drape/cloth.h"
 #include "drape/render.h"
 #include "drape/render_def.h"
