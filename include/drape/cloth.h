@@ -268,6 +268,9 @@ typedef struct drape_object_stats {
   double mean_abs_strain; /* mean of |e|: stretch and compression           */
   double min_strain;      /* min e (the most compressed link)               */
   int torn;               /* constraints of this object torn so far         */
+  double elastic_energy;  /* J stored in its springs, sum of k/2 (|x_a - x_b|
+                             - rest)^2 (the springs solver, seed 001); 0
+                             where constraints, not springs, hold it      */
 } drape_object_stats;
 
 typedef struct drape_stats {

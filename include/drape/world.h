@@ -167,9 +167,11 @@ typedef struct drape_world_object_stats {
   /* stretch links, e = |x_a - x_b| / rest - 1 (cloth.h); strings: 0 */
   double max_strain, mean_strain, mean_abs_strain, min_strain;
   int torn;                /* constraints torn so far (cloth)               */
+  double elastic_energy;   /* J stored in springs (springs solver) or in a
+                              cable; 0 where constraints hold the shape    */
   /* cables only (NAN otherwise): */
   double sag;              /* m: lowest pin height minus lowest node height */
-  double kinetic_energy, elastic_energy; /* J                               */
+  double kinetic_energy;   /* J                                             */
   double gravity_energy;   /* J, relative to y = 0                          */
   int newton_iterations;   /* of the last step                              */
 } drape_world_object_stats;

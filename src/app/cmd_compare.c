@@ -41,7 +41,6 @@
 #include "io/io.h"
 #include "drape/world.h"
 #include "drape/drape_cl.h"
-#include "core/model.h"
 #include "drape/cloth.h"
 #include "drape/render.h"
 #include "drape/scene.h"
@@ -213,56 +212,6 @@ static int parse_args(cmp_opts *o, int argc, char **argv) {
 
 /* ---- one run ---- */
 
-/* A spring that stores elastic energy kel/2 (|x_a - x_b| - rest)^2. */
-typedef struct espring { int a, b; double rest, kel; } espring;
-
-/* The energy-storing links of the sim's objects under `solver`: the
- * springs (k per family) of the springs solver; none for constraints. */
-static int elastic_links(const drape_scene *view, drape_solver_kind solver, espring **out, int *n,
-                         drape_err *e) {
-  *out = NULL;
-  *n = 0;
-  long total = 0;
-  const double zero[3] = {0, 0, 0};
-  for (int k = 0; k < view->n_cloth; k++) {
-    const drape_cloth_def *c = &view->cloth[k];
-    total += dr_grid_constraints(c->rows, c->cols, c->spacing, 0, DRAPE_GRID_BY_FAMILY, zero,
-                                    NULL, NULL);
-  }
-  for (int k = 0; k < view->n_rope; k++) total += view->rope[k].segments;
-  espring *s = malloc(sizeof *s * (size_t)(total + 1));
-  dr_distance *tmp = malloc(sizeof *tmp * (size_t)(total + 1));
-  unsigned char *ty = malloc((size_t)total + 1);
-  if (!s || !tmp || !ty) {
-    free(s); free(tmp); free(ty);
-    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
-  }
-  int first = 0, m = 0;
-  for (int k = 0; k < view->n_cloth; k++) {
-    const drape_cloth_def *c = &view->cloth[k];
-    int nc = dr_grid_constraints(c->rows, c->cols, c->spacing, first, DRAPE_GRID_BY_FAMILY,
-                                    zero, tmp, ty);
-    for (int i = 0; i < nc; i++) {
-      double kel = 0;
-      if (solver == DRAPE_SOLVER_SPRINGS) {
-        kel = ty[i] == DR_C_BEND ? c->bend_stiffness : c->stiffness;
-      }
-      if (kel > 0) s[m++] = (espring){tmp[i].a, tmp[i].b, tmp[i].rest, kel};
-    }
-    first += c->rows * c->cols;
-  }
-  for (int k = 0; k < view->n_rope; k++) {
-    const drape_rope_def *r = &view->rope[k];
-    (void)r; /* ropes here are constraints (xpbd, jakobsen): no material energy */
-    first += r->segments + 1;
-  }
-  free(tmp);
-  free(ty);
-  *out = s;
-  *n = m;
-  return DRAPE_OK;
-}
-
 typedef struct run_setup {
   const drape_scene *scene;    /* with solvers, dt and materials set        */
   drape_cl *cl;                /* shared runtime (NULL on the CPU backend)  */
@@ -283,25 +232,14 @@ static int run_one(const run_setup *su, drape_solver_kind solver, cmp_result *re
   res->finite = 1;
   drape_world *world = NULL;
   drape_sim *sim = NULL;
-  espring *sp = NULL;
   float *x = NULL;
-  drape_rope_def *kept = calloc((size_t)sc->n_rope + 1, sizeof *kept);
-  if (!kept) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
-  /* the sim's part of the scene (the implicit ropes are the world's
-   * cables), for the material springs in the sim's particle order */
-  drape_scene view = *sc;
-  view.rope = kept;
-  view.n_rope = 0;
-  for (int i = 0; i < sc->n_rope; i++)
-    if (sc->rope[i].solver != DRAPE_SOLVER_IMPLICIT) kept[view.n_rope++] = sc->rope[i];
-  int n_sp = 0, rc;
+  int rc;
   drape_world_def wd = drape_world_def_default();
   wd.backend = su->backend;
   wd.cl = su->cl;
   wd.kernel_form = su->kernel_form;
   if ((rc = drape_world_create(sc, &wd, &world, e))) goto done;
   sim = drape_world_sim(world);
-  if ((rc = elastic_links(&view, solver, &sp, &n_sp, e))) goto done;
   const int np = drape_sim_mesh(sim)->n_particles;
   const drape_mesh *mesh = drape_sim_mesh(sim);
   if (!(x = malloc(sizeof *x * 4 * (size_t)(np + 1)))) {
@@ -349,12 +287,8 @@ static int run_one(const run_setup *su, drape_solver_kind solver, cmp_result *re
       ug -= (1.0 / w) * (sc->gravity[0] * x[4 * i] + sc->gravity[1] * x[4 * i + 1] +
                          sc->gravity[2] * x[4 * i + 2]);
     }
-    for (int k = 0; k < n_sp; k++) {
-      const float *a = x + 4 * sp[k].a, *b = x + 4 * sp[k].b;
-      double dx = (double)a[0] - b[0], dy = (double)a[1] - b[1], dz = (double)a[2] - b[2];
-      double c = sqrt(dx * dx + dy * dy + dz * dz) - sp[k].rest;
-      ue += 0.5 * sp[k].kel * c * c;
-    }
+    /* the springs' stored energy (springs solver; 0 for constraints) */
+    for (int k = 0; k < mesh->n_objects; k++) ue += st.objects[k].elastic_energy;
     for (int k = 0; k < mesh->n_objects; k++, nobj++) {
       mx = fmax(mx, st.objects[k].max_strain);
       mean += st.objects[k].mean_strain;
@@ -406,8 +340,6 @@ static int run_one(const run_setup *su, drape_solver_kind solver, cmp_result *re
   }
 done:
   free(x);
-  free(sp);
-  free(kept);
   drape_world_destroy(world);
   return rc;
 }

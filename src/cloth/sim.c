@@ -522,6 +522,13 @@ int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {
     if (s->any_tear)
       for (int i = 0; i < m->n_cons; i++) os->torn += m->cons_obj[i] == ob && cons[i].compliance < 0;
   }
+  if (s->var) { /* the springs' stored energy, per object */
+    double *el = calloc((size_t)m->n_objects + 1, sizeof *el);
+    if (!el) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    sim_variant_elastic_energy(s, x, el);
+    for (int ob = 0; ob < m->n_objects; ob++) s->ostats[ob].elastic_energy = el[ob];
+    free(el);
+  }
   double ke = 0, clear = INFINITY, fclear = INFINITY;
   for (int i = 0; i < m->n_particles; i++) {
     const float *xi = x + 4 * i, *vi = v + 4 * i;

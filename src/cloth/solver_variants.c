@@ -24,6 +24,20 @@ drape_solver_kind dr_sim_solver(const drape_sim *s) {
   return s->var ? s->var->solver : DRAPE_SOLVER_XPBD;
 }
 int sim_variant_n_springs(const drape_sim *s) { return s->var ? s->var->n_adj / 2 : 0; }
+
+void sim_variant_elastic_energy(const drape_sim *s, const float *x4, double *per_object) {
+  const sim_variant *v = s->var;
+  if (!v || !v->adj_off) return;
+  for (int a = 0; a < s->m.n_particles; a++)
+    for (int q = v->adj_off[a]; q < v->adj_off[a + 1]; q++) {
+      const int b = v->adj_j[q];
+      if (b < a) continue; /* each spring is listed at both ends: count it once */
+      const float *xa = x4 + 4 * a, *xb = x4 + 4 * b;
+      const double dx = (double)xa[0] - xb[0], dy = (double)xa[1] - xb[1], dz = (double)xa[2] - xb[2];
+      const double c = sqrt(dx * dx + dy * dy + dz * dz) - v->adj_prm[q].x;
+      per_object[s->m.obj[a]] += 0.5 * (double)v->adj_prm[q].y * c * c;
+    }
+}
 double dr_sim_springs_h_limit(const drape_sim *s) {
   return s->var && s->var->solver == DRAPE_SOLVER_SPRINGS ? s->var->h_limit : 0.0;
 }

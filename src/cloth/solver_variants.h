@@ -40,6 +40,9 @@ int sim_variant_reset(drape_sim *s, drape_err *e);
 drape_solver_kind dr_sim_solver(const drape_sim *s);
 /* Springs in the springs solver's lists (0 for the other solvers). */
 int sim_variant_n_springs(const drape_sim *s);
+/* Adds each spring's stored energy k/2 (|x_a - x_b| - rest)^2 (J, double
+ * precision from the float4 positions x4) to per_object[its object]. */
+void sim_variant_elastic_energy(const drape_sim *s, const float *x4, double *per_object);
 /* Springs: before a frame, the divergence already reported (it stays
  * until reset); after the frame's end_frame, the backend's divergence
  * flag. DRAPE_EUNSTABLE with the message naming the object, the frame,
