@@ -326,7 +326,7 @@ static int render_begin(run_ctx *r, drape_err *e) {
   return dr_run_render_begin(r->render, r->sim, e);
 }
 static int render_frame(run_ctx *r, drape_err *e) {
-  return dr_run_render_frame(r->render, r->sim, r->frame, e);
+  return dr_run_render_world_frame(r->render, r->world, r->frame, e);
 }
 
 /* ---- the hook table: outputs of the frame loop, in call order ----
@@ -700,23 +700,6 @@ int cmd_run(dr_app *app, int argc, char **argv) {
      * (DRAPE_EUNSTABLE: diverged) stops the run before any output of this
      * frame. */
     rc = drape_world_step(r.world, &e);
-    for (int k = 0; !rc && r.render && k < drape_world_string_count(r.world); k++) {
-      const drape_string *st = drape_world_string(r.world, k);
-      rc = dr_run_render_set_string(r.render, k, drape_string_positions(st),
-                                       drape_string_node_count(st), drape_world_string_z(r.world, k),
-                                       &e);
-    }
-    /* the implicit ropes, drawn with the strings */
-    for (int k = 0, c = 0; !rc && r.render && k < drape_world_object_count(r.world); k++) {
-      drape_world_object wo;
-      drape_world_get_object(r.world, k, &wo, NULL);
-      if (wo.kind != DRAPE_WORLD_CABLE) continue;
-      float *xyz = malloc(sizeof(float) * 3 * (size_t)wo.n_points);
-      rc = xyz ? drape_world_read_points(r.world, k, xyz, &e)
-               : drape_fail(&e, DRAPE_ENOMEM, "out of memory");
-      if (!rc) rc = dr_run_render_set_cable(r.render, c++, xyz, wo.n_points, &e);
-      free(xyz);
-    }
     if (rc) break;
     /* Then the outputs. */
     for (int k = 0; k < N_HOOKS && !rc; k++)

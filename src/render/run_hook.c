@@ -440,6 +440,26 @@ int dr_run_render_set_cable(dr_run_render *rr, int c, const float *xyz, int n_no
   return DRAPE_OK;
 }
 
+int dr_run_render_world_frame(dr_run_render *rr, drape_world *w, int frame, drape_err *e) {
+  if (!dr_run_render_active(rr)) return DRAPE_OK;
+  int rc = DRAPE_OK;
+  for (int k = 0; !rc && k < drape_world_string_count(w); k++) {
+    const drape_string *st = drape_world_string(w, k);
+    rc = dr_run_render_set_string(rr, k, drape_string_positions(st), drape_string_node_count(st),
+                                  drape_world_string_z(w, k), e);
+  }
+  for (int k = 0, c = 0; !rc && k < drape_world_object_count(w); k++) {
+    drape_world_object o;
+    drape_world_get_object(w, k, &o, NULL);
+    if (o.kind != DRAPE_WORLD_CABLE) continue;
+    float *xyz = malloc(sizeof(float) * 3 * (size_t)o.n_points);
+    rc = xyz ? drape_world_read_points(w, k, xyz, e) : drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    if (!rc) rc = dr_run_render_set_cable(rr, c++, xyz, o.n_points, e);
+    free(xyz);
+  }
+  return rc ? rc : dr_run_render_frame(rr, drape_world_sim(w), frame, e);
+}
+
 int dr_run_render_frame(dr_run_render *rr, drape_sim *sim, int frame, drape_err *e) {
   if (!dr_run_render_active(rr)) return DRAPE_OK;
   if ((frame - 1) % rr->every != 0) {

@@ -16,6 +16,7 @@
 
 #include "drape/cloth.h"
 #include "drape/drape_cl.h"
+#include "drape/world.h"
 #include "drape/render.h"
 #include "drape/render_def.h"
 #include "drape/scene.h"
@@ -89,5 +90,9 @@ int dr_run_render_set_string(dr_run_render *rr, int k, const double *xy, int n_n
  * as a tube (after the strings, in the same mesh). */
 int dr_run_render_set_cable(dr_run_render *rr, int c, const float *xyz, int n_nodes,
                                drape_err *e);
+/* A frame of a world: its strings and implicit ropes are fed in
+ * (set_string, set_cable), then dr_run_render_frame draws it with the
+ * world's sim. What `drape run` calls after each drape_world_step. */
+int dr_run_render_world_frame(dr_run_render *rr, drape_world *w, int frame, drape_err *e);
 
 #endif
