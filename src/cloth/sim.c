@@ -232,8 +232,7 @@ int drape_sim_reset(drape_sim *s, drape_err *e) {
   memset(&s->diverged, 0, sizeof s->diverged); /* a reset clears a divergence */
   sim_fill_materials(s);
   s->need_h_update = 0;
-  int rc = s->be->reset(s, e);
-  return rc ? rc : sim_variant_reset(s, e);
+  return s->be->reset(s, e);
 }
 
 double drape_sim_time(const drape_sim *s) { return s->time; }

@@ -17,7 +17,6 @@ struct sim_variant {
   dr_float4 *adj_prm;       /* rest m, k N/m, mu N s/m, 0                              */
   double h_limit;           /* undamped stability estimate (springs)                   */
   int limit_obj;            /* object whose particle sets h_limit                      */
-  int diverged;             /* particle of the divergence reported, or -1              */
 };
 
 drape_solver_kind dr_sim_solver(const drape_sim *s) {
@@ -135,7 +134,6 @@ int sim_variant_create(drape_sim *s, const drape_scene *sc, drape_err *e) {
   if (!v) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   s->var = v;
   v->solver = kind;
-  v->diverged = -1;
   int rc = DRAPE_OK;
   if (kind == DRAPE_SOLVER_SPRINGS) {
     if ((rc = build_adjacency(s, sc, e))) goto fail;
@@ -148,11 +146,6 @@ fail:
   return rc;
 }
 
-int sim_variant_reset(drape_sim *s, drape_err *e) {
-  (void)e;
-  if (s->var) s->var->diverged = -1;
-  return DRAPE_OK;
-}
 
 /* The divergence message: which object, which frame, the step and a hint. */
 static int report_unstable(drape_sim *s, int i, drape_err *e) {
@@ -162,7 +155,6 @@ static int report_unstable(drape_sim *s, int i, drape_err *e) {
   const drape_object_info *inf = &m->info[ob];
   const int li = i - inf->first_particle;
   const double h = s->dt / s->params.substeps;
-  v->diverged = i;
   return drape_fail(
       e, DRAPE_EUNSTABLE,
       "unstable: %s \"%s\" (object %d) diverged in frame %d (t = %.4g s): particle %d (row %d, col "
@@ -176,10 +168,6 @@ static int report_unstable(drape_sim *s, int i, drape_err *e) {
       (double)DRAPE_SPRINGS_BLOWUP, h, v->h_limit);
 }
 
-int sim_variant_check_before(drape_sim *s, drape_err *e) {
-  sim_variant *v = s->var;
-  return v && v->diverged >= 0 ? report_unstable(s, v->diverged, e) : DRAPE_OK;
-}
 
 int sim_variant_check_after(drape_sim *s, drape_err *e) {
   sim_variant *v = s->var;

@@ -33,8 +33,6 @@ typedef struct sim_variant sim_variant;
  * (springs_create). Leaves s->var NULL for XPBD. */
 int sim_variant_create(drape_sim *s, const drape_scene *sc, drape_err *e);
 void sim_variant_destroy(drape_sim *s);
-/* After the backend's reset (which clears its divergence flag). */
-int sim_variant_reset(drape_sim *s, drape_err *e);
 
 /* The solver a sim runs (DRAPE_SOLVER_XPBD, _JAKOBSEN or _SPRINGS). */
 drape_solver_kind dr_sim_solver(const drape_sim *s);
@@ -43,12 +41,11 @@ int sim_variant_n_springs(const drape_sim *s);
 /* Adds each spring's stored energy k/2 (|x_a - x_b| - rest)^2 (J, double
  * precision from the float4 positions x4) to per_object[its object]. */
 void sim_variant_elastic_energy(const drape_sim *s, const float *x4, double *per_object);
-/* Springs: before a frame, the divergence already reported (it stays
- * until reset); after the frame's end_frame, the backend's divergence
- * flag. DRAPE_EUNSTABLE with the message naming the object, the frame,
- * the particle and the stability estimate; DRAPE_OK otherwise and for the
- * other solvers. */
-int sim_variant_check_before(drape_sim *s, drape_err *e);
+/* Springs, after the frame's end_frame: the backend's divergence flag.
+ * DRAPE_EUNSTABLE with the message naming the object, the frame, the
+ * particle and the stability estimate (step.c keeps it until reset, as it
+ * keeps the finiteness check's); DRAPE_OK otherwise and for the other
+ * solvers. */
 int sim_variant_check_after(drape_sim *s, drape_err *e);
 /* Springs: the undamped stability estimate of symplectic Euler, h below
  * sqrt(2 m_i / sum_j k_ij) for every particle (Gershgorin bound on the

@@ -287,8 +287,6 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
                  (f.contacts ? DR_FUSE_COLLIDE : 0);
   f.fuse_predict = pr->fuse_stages && !f.wind && !f.tear;
 
-  /* a springs sim that diverged stays stopped until reset */
-  if ((rc = sim_variant_check_before(s, e))) return rc;
   for (int k = 0; k < f.S; k++) {
     switch (solver) {
       case DRAPE_SOLVER_JAKOBSEN: rc = substep_jakobsen(s, &f, k, e); break;
@@ -303,8 +301,14 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   /* The springs' own check (a spring past DRAPE_SPRINGS_BLOWUP rest
    * lengths), then the frame's finiteness check (drape_types.h), before
    * anything can read this state: a diverged frame is never shown or
-   * written. */
-  if ((rc = sim_variant_check_after(s, e))) return rc;
+   * written. A divergence is kept in s->diverged like the finiteness
+   * check's, so the sim stays stopped until reset. */
+  drape_err ve = {0};
+  if ((rc = sim_variant_check_after(s, &ve))) {
+    if (rc == DRAPE_EUNSTABLE) s->diverged = ve;
+    if (e) *e = ve;
+    return rc;
+  }
   int bad = -1;
   if ((rc = be->first_nonfinite(s, &bad, e))) return rc;
   if (bad >= 0) return sim_diverged(s, bad, e);
