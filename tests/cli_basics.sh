@@ -2,10 +2,7 @@
 # The drape command's contract: help, version, devices, exit codes.
 set -u
 D=${DRAPE_EXE:?}
-fail=0
-check() { # name expected_rc actual_rc
-  if [[ "$2" != "$3" ]]; then echo "FAIL $1: exit $3, expected $2"; fail=1; else echo "ok   $1"; fi
-}
+source "$(dirname "$0")/lib_cli.sh" # fail=0, check, expect_msg, expect_fixed
 out=$("$D" --help); check "--help" 0 $?
 grep -q "devices" <<<"$out" || { echo "FAIL --help lists no commands"; fail=1; }
 out=$("$D" --version); check "--version" 0 $?

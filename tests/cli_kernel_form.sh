@@ -8,10 +8,7 @@ D=${DRAPE_EXE:?}
 S=${DRAPE_SOURCE_DIR:?}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-fail=0
-check() { # name expected_rc actual_rc
-  if [[ "$2" != "$3" ]]; then echo "FAIL $1: exit $3, expected $2"; fail=1; else echo "ok   $1"; fi
-}
+source "$(dirname "$0")/lib_cli.sh" # fail=0, check, expect_msg, expect_fixed
 out=$("$D" --kernel-form bogus devices 2>&1); check "--kernel-form bogus" 2 $?
 grep -q -- '--kernel-form "bogus": expected auto, gpu or cpu' <<<"$out" ||
   { echo "FAIL bad value message: $out"; fail=1; }

@@ -19,13 +19,7 @@ D=${DRAPE_EXE:?}
 S=${DRAPE_SOURCE_DIR:?}/scenes
 T=${DRAPE_BINARY_DIR:?}/test-tmp/cli_outputs-$$
 rm -rf "$T" && mkdir -p "$T"
-fail=0
-check() { # name expected_rc actual_rc
-  if [[ "$2" != "$3" ]]; then echo "FAIL $1: exit $3, expected $2"; fail=1; else echo "ok   $1"; fi
-}
-expect_msg() { # name pattern text
-  grep -q -- "$2" <<<"$3" || { echo "FAIL $1: message lacks '$2': $3"; fail=1; }
-}
+source "$(dirname "$0")/lib_cli.sh" # fail=0, check, expect_msg, expect_fixed
 die() { echo "FAIL $*"; fail=1; }
 now_ms() { date +%s%3N; }
 have() { command -v "$1" >/dev/null 2>&1; }

@@ -7,13 +7,7 @@ D=${DRAPE_EXE:?}
 S=${DRAPE_SOURCE_DIR:?}/scenes
 T=${DRAPE_BINARY_DIR:?}/test-tmp/cli_run-$$
 rm -rf "$T" && mkdir -p "$T"
-fail=0
-check() { # name expected_rc actual_rc
-  if [[ "$2" != "$3" ]]; then echo "FAIL $1: exit $3, expected $2"; fail=1; else echo "ok   $1"; fi
-}
-expect_msg() { # name pattern text
-  grep -q -- "$2" <<<"$3" || { echo "FAIL $1: message lacks '$2': $3"; fail=1; }
-}
+source "$(dirname "$0")/lib_cli.sh" # fail=0, check, expect_msg, expect_fixed
 
 # --- outputs ---
 "$D" run "$S/drape_sphere.json" --frames 5 --obj-dir "$T/a" --stats "$T/a.json" 2>"$T/err"

@@ -11,13 +11,7 @@ D=${DRAPE_EXE:?}
 S=${DRAPE_SOURCE_DIR:?}/scenes
 T=${DRAPE_BINARY_DIR:?}/test-tmp/cli_scene_input-$$
 rm -rf "$T" && mkdir -p "$T"
-fail=0
-check() { # name expected_rc actual_rc
-  if [[ "$2" != "$3" ]]; then echo "FAIL $1: exit $3, expected $2"; fail=1; else echo "ok   $1"; fi
-}
-expect_msg() { # name text pattern
-  grep -qF -- "$3" <<<"$2" || { echo "FAIL $1: message lacks '$3': $2"; fail=1; }
-}
+source "$(dirname "$0")/lib_cli.sh" # fail=0, check, expect_msg, expect_fixed
 
 # --- files that are not regular files ---
 mkfifo "$T/pipe.json"
@@ -25,30 +19,30 @@ start=$(date +%s)
 timeout 10 "$D" run "$T/pipe.json" --frames 1 2>"$T/err"
 check "run FIFO" 2 $?
 (( $(date +%s) - start < 5 )) || { echo "FAIL run FIFO took $(( $(date +%s) - start )) s"; fail=1; }
-expect_msg "FIFO message" "$(cat "$T/err")" "scene file '$T/pipe.json': not a regular file (it is a FIFO (named pipe))"
+expect_fixed "FIFO message" "$(cat "$T/err")" "scene file '$T/pipe.json': not a regular file (it is a FIFO (named pipe))"
 timeout 10 "$D" view "$T/pipe.json" --frames 1 2>"$T/err" >/dev/null
 check "view FIFO" 2 $?
-expect_msg "view FIFO message" "$(cat "$T/err")" "SCENE \"$T/pipe.json\": not a regular file (a FIFO)"
+expect_fixed "view FIFO message" "$(cat "$T/err")" "SCENE \"$T/pipe.json\": not a regular file (a FIFO)"
 timeout 10 "$D" run /dev/zero --frames 1 2>"$T/err"
 check "run /dev/zero" 2 $?
-expect_msg "/dev/zero message" "$(cat "$T/err")" "scene file '/dev/zero': not a regular file (it is a character device)"
+expect_fixed "/dev/zero message" "$(cat "$T/err")" "scene file '/dev/zero': not a regular file (it is a character device)"
 timeout 10 "$D" run "$T" --frames 1 2>"$T/err"
 check "run a directory" 2 $?
-expect_msg "directory message" "$(cat "$T/err")" "scene file '$T': not a regular file (it is a directory)"
+expect_fixed "directory message" "$(cat "$T/err")" "scene file '$T': not a regular file (it is a directory)"
 
 # --- strict JSON ---
 printf '\xEF\xBB\xBF{"dt": 0.01}\n' >"$T/bom.json"
 "$D" run "$T/bom.json" --frames 1 2>"$T/err"
 check "run BOM" 2 $?
-expect_msg "BOM message" "$(cat "$T/err")" "scene file '$T/bom.json': JSON syntax error at line 1, column 1: the text starts with a UTF-8 byte order mark"
+expect_fixed "BOM message" "$(cat "$T/err")" "scene file '$T/bom.json': JSON syntax error at line 1, column 1: the text starts with a UTF-8 byte order mark"
 printf '{\n  "substeps": 010\n}\n' >"$T/zero.json"
 "$D" run "$T/zero.json" --frames 1 2>"$T/err"
 check "run leading zero" 2 $?
-expect_msg "leading zero message" "$(cat "$T/err")" "line 2, column 15: number '010': leading zeros are not allowed"
+expect_fixed "leading zero message" "$(cat "$T/err")" "line 2, column 15: number '010': leading zeros are not allowed"
 printf '{"gravity": [0, -01, 0]}' >"$T/zero2.json"
 "$D" run "$T/zero2.json" --frames 1 2>"$T/err"
 check "run -01" 2 $?
-expect_msg "-01 message" "$(cat "$T/err")" "number '-01': leading zeros"
+expect_fixed "-01 message" "$(cat "$T/err")" "number '-01': leading zeros"
 
 # --- float limits: every command that loads a scene refuses them ---
 while IFS='|' read -r json want; do
@@ -59,7 +53,7 @@ while IFS='|' read -r json want; do
     [[ $cmd == compare ]] && out=("--frames" "1" "--no-plot" "--out" "$T/cmp")
     timeout 60 "$D" "$cmd" "$T/f.json" "${out[@]}" 2>"$T/err" >/dev/null
     check "$cmd $json" 2 $?
-    expect_msg "$cmd message" "$(cat "$T/err")" "scene file '$T/f.json': $want"
+    expect_fixed "$cmd message" "$(cat "$T/err")" "scene file '$T/f.json': $want"
   done
 done <<'EOF2'
 {"dt": 1e-40}|dt = 1e-40: the substep h = dt / substeps
@@ -83,7 +77,7 @@ for v in 20x1.5 20x 20x1, ,20x1 x1 0x1 "20 x1" +20x1 20x1e0 1001x1 99999999999x1
   "$D" bench --settings "$v" --sizes 4 --devices cpu --frames 1 --warmup 0 --peer off \
     --self off --out "$T/bench" >/dev/null 2>"$T/err"
   check "bench --settings '$v'" 2 $?
-  expect_msg "bench message" "$(cat "$T/err")" "drape bench: --settings \"$v\": expected SUBSTEPSxITERATIONS, whole numbers 1..1000"
+  expect_fixed "bench message" "$(cat "$T/err")" "drape bench: --settings \"$v\": expected SUBSTEPSxITERATIONS, whole numbers 1..1000"
 done
 [[ -e "$T/bench" ]] && { echo "FAIL bench wrote output after bad --settings"; fail=1; }
 "$D" bench --settings 3x2,1x4 --sizes 4 --devices cpu --frames 1 --warmup 0 --peer off \
