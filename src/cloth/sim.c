@@ -450,6 +450,10 @@ static int ensure_hx(drape_sim *s, drape_err *e) {
   return drape_sim_read_positions(s, s->hx, e);
 }
 
+const float *dr_sim_positions(drape_sim *s, drape_err *e) {
+  return ensure_hx(s, e) ? NULL : s->hx;
+}
+
 int drape_sim_pick(drape_sim *s, const double o[3], const double d[3], double max_dist,
                    int *particle, drape_err *e) {
   *particle = -1;

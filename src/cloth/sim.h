@@ -177,6 +177,11 @@ struct drape_sim {
 static inline void sim_count_h2d(drape_sim *s, size_t bytes) { s->tm.bytes_to_device += bytes; }
 static inline void sim_count_d2h(drape_sim *s, size_t bytes) { s->tm.bytes_from_device += bytes; }
 
+/* The positions (float4 per particle) as of the last step, read back once
+ * and kept until the next step or reset (the copy stats, pick and the OBJ
+ * writer share); NULL with e set when the read fails. */
+const float *dr_sim_positions(drape_sim *s, drape_err *e);
+
 /* Fills s->sp from the parameters (h, gravity, wind, floor, counts). */
 void sim_fill_step_params(drape_sim *s);
 /* Recomputes the per-object damping factors exp(-rate h). */

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cl/runtime.h"
+#include "cloth/sim.h"
 #include "drape/cable.h"
 #include "drape/drape_cl.h"
 #include "world/cables.h"
@@ -34,9 +34,7 @@ struct drape_world {
   int n_sim_objects;       /* objects of the sim (drape_mesh)                */
   drape_world_object *obj; /* every object, in world order                  */
   int n_obj;
-  float *scratch;          /* n_particles x 4, for reads of the sim          */
-  int scratch_valid;       /* scratch holds the current positions (inside
-                              write_obj: one read-back for every object)    */
+  float *scratch;          /* n_particles x 4, for reads of the normals     */
   uint32_t *tris;          /* n_tris x 3, for reads of torn triangles        */
   drape_err stopped;       /* code != 0: a step failed; returned until reset */
   drape_world_object_stats *ostats; /* drape_world_get_stats              */
@@ -310,10 +308,16 @@ int drape_world_read_points(drape_world *w, int k, float *xyz, drape_err *e) {
   if (rc) return rc;
   const int n = w->obj[k].n_points;
   if (k < w->n_sim_objects) {
-    if (!w->scratch_valid && (rc = drape_sim_read_positions(w->sim, w->scratch, e))) return rc;
+    /* one read-back a frame, however many objects are read (cloth/sim.h) */
+    drape_err re = {0};
+    const float *x4 = dr_sim_positions(w->sim, &re);
+    if (!x4) {
+      if (e) *e = re;
+      return re.code;
+    }
     const int first = drape_sim_mesh(w->sim)->objects[k].first_particle;
     for (int i = 0; i < n; i++)
-      for (int q = 0; q < 3; q++) xyz[3 * i + q] = w->scratch[4 * (first + i) + q];
+      for (int q = 0; q < 3; q++) xyz[3 * i + q] = x4[4 * (first + i) + q];
     return DRAPE_OK;
   }
   k -= w->n_sim_objects;
@@ -477,13 +481,10 @@ int drape_world_write_obj(drape_world *w, const char *path, drape_err *e) {
   fprintf(f, "# drape %s: frame %d, t = %.9g s\n", drape_version(), w->frame,
           drape_world_time(w));
   int rc = DRAPE_OK, base = 0;
-  if (w->sim && (rc = drape_sim_read_positions(w->sim, w->scratch, e)) == DRAPE_OK)
-    w->scratch_valid = 1;
   for (int k = 0; k < w->n_obj && !rc; k++) {
     rc = write_object(w, k, f, base, path, e);
     base += w->obj[k].n_points;
   }
-  w->scratch_valid = 0;
   const int bad = ferror(f);
   if (fclose(f) != 0 || bad) {
     if (!rc) rc = drape_fail(e, DRAPE_EIO, "writing %s failed: %s", tmp, strerror(errno));
