@@ -30,6 +30,15 @@ typedef enum {
   DRAPE_SELF_VERTEX_TRIANGLE = 0, /* default for cloth                        */
   DRAPE_SELF_PARTICLE = 1         /* particle-particle only (faster)         */
 } drape_self_mode;
+/* Where a rope's nodes start (docs/scenes.md "Rope", start shape). */
+typedef enum {
+  DRAPE_ROPE_START_AUTO = 0,    /* default: a shape the rope can have, every
+                                   link at its rest length (catenary, or
+                                   straight at full length from the pin)    */
+  DRAPE_ROPE_START_STRAIGHT = 1 /* evenly spaced from start to end, as given
+                                   (links compressed when length > span:
+                                   warned on stderr)                        */
+} drape_rope_start;
 
 /* A pin that follows a scripted path: keyframes (t, x, y, z), linearly
  * interpolated, held at the last one. */
@@ -78,13 +87,18 @@ typedef struct drape_cloth_def {
 typedef struct drape_rope_def {
   char name[DRAPE_NAME_MAX];
   int segments;                    /* links (>= 1), default 40                */
-  double start[3], end[3];         /* m, nodes start evenly spaced on this    */
+  double start[3], end[3];         /* m, the ends (start_shape says how the
+                                      nodes are laid between them)            */
   double length;                   /* m rest length of the whole rope (> 0)   */
   double mass_per_length;          /* kg/m (> 0), default 0.1                 */
   double compliance;               /* m/N (>= 0), default 0                   */
   double damping;                  /* 1/s, default 0.01                       */
   double thickness;                /* m, default 0.01                         */
   int pin_start, pin_end;          /* default 1, 0                            */
+  drape_rope_start start_shape;    /* default auto                            */
+  int tension_only;                /* default 1: a link shorter than its rest
+                                      length pushes nothing (xpbd, jakobsen;
+                                      implicit ropes ignore it)               */
   drape_solver_kind solver;        /* xpbd (default), jakobsen, implicit      */
   double ym;                       /* implicit solver: k = ym/l0^2 (seed 003) */
   float color[3];

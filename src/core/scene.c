@@ -398,9 +398,14 @@ static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_clo
   return r;
 }
 
+static const enum_name ROPE_STARTS[] = {{"auto", DRAPE_ROPE_START_AUTO},
+                                        {"straight", DRAPE_ROPE_START_STRAIGHT},
+                                        {NULL, 0}};
+
 static const char *const ROPE_KEYS[] = {
     "name", "segments", "start", "end", "length", "mass_per_length", "compliance", "damping",
-    "thickness", "pin_start", "pin_end", "solver", "ym", "color", NULL};
+    "thickness", "pin_start", "pin_end", "start_shape", "tension_only", "solver", "ym", "color",
+    NULL};
 
 static int parse_rope(drape_err *e, const char *path, const cJSON *o, drape_rope_def *d) {
   if (check_keys(e, path, o, ROPE_KEYS)) return DRAPE_EINVAL;
@@ -423,6 +428,9 @@ static int parse_rope(drape_err *e, const char *path, const cJSON *o, drape_rope
     else if (KEY("thickness")) r = get_num(e, p, k, &d->thickness);
     else if (KEY("pin_start")) r = get_bool(e, p, k, &d->pin_start);
     else if (KEY("pin_end")) r = get_bool(e, p, k, &d->pin_end);
+    else if (KEY("start_shape")) {
+      if (!(r = get_enum(e, p, k, ROPE_STARTS, &tmp))) d->start_shape = (drape_rope_start)tmp;
+    } else if (KEY("tension_only")) r = get_bool(e, p, k, &d->tension_only);
     else if (KEY("solver")) {
       if (cJSON_IsString(k) && strcmp(k->valuestring, "springs") == 0)
         return failv(e, p, k,

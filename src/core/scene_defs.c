@@ -54,6 +54,8 @@ drape_rope_def drape_rope_def_default(void) {
   d.damping = 0.01;
   d.thickness = 0.01;
   d.pin_start = 1;
+  d.start_shape = DRAPE_ROPE_START_AUTO;
+  d.tension_only = 1; /* chains and cords push nothing (seed 000's string too) */
   d.solver = DRAPE_SOLVER_XPBD;
   d.ym = 40.0; /* seed 003's cable */
   d.color[0] = 0.85f; d.color[1] = 0.80f; d.color[2] = 0.70f;

@@ -481,6 +481,10 @@ static int rope_check(const drape_rope_def *r, int i, double h, drape_err *e) {
     return drape_fail(e, DRAPE_EINVAL,
                       "rope[%d].solver = %d: a rope allows \"xpbd\", \"jakobsen\", \"implicit\"", i,
                       (int)r->solver);
+  if (r->start_shape != DRAPE_ROPE_START_AUTO && r->start_shape != DRAPE_ROPE_START_STRAIGHT)
+    return drape_fail(e, DRAPE_EINVAL,
+                      "rope[%d].start_shape = %d: a rope allows \"auto\" (%d), \"straight\" (%d)",
+                      i, (int)r->start_shape, DRAPE_ROPE_START_AUTO, DRAPE_ROPE_START_STRAIGHT);
   CHK(P("rope[%d].ym", i), r->ym, 0, 0, DRAPE_MAX_YM, 1);
   if (chk_color(e, P("rope[%d].color", i), r->color)) return DRAPE_EINVAL;
   return 0;
