@@ -6,7 +6,8 @@
  *
  * Part 1: the drape-over-sphere scene (an N x N cloth, default 128, of
  * 1.26 m falling on a 0.4 m sphere, 20 substeps) for --frames frames
- * (default 60), through the same hook `drape run` uses, in four modes:
+ * (default 60), through drape_frames (drape/world_view.h) as `drape run`
+ * renders, in four modes:
  *     sim    the solver alone (no GL at all)
  *     none   + transfer, draw, read-back, nothing written
  *     png    + PNG files (encoded on the worker thread)
@@ -32,7 +33,8 @@
 #include "drape/render.h"
 #include "drape/render_def.h"
 #include "drape/interop.h"
-#include "render/run_hook.h"
+#include "drape/world.h"
+#include "drape/world_view.h"
 
 typedef struct mode_result {
   const char *name;
@@ -81,13 +83,10 @@ static int run_mode(const char *mode, int n, int frames, int w, int h, int sampl
   drape_scene sc;
   build_scene(&sc, n);
   const drape_render_def view = bench_view();
-  dr_run_render_flags f;
-  memset(&f, 0, sizeof f);
+  drape_frames_def f = drape_frames_def_default();
   f.width = w;
   f.height = h;
-  f.size_set = 1;
   f.samples = samples;
-  f.no_progress = 1;
   char path[4200];
   if (!strcmp(mode, "none")) f.discard = 1;
   if (!strcmp(mode, "png")) {
@@ -104,34 +103,35 @@ static int run_mode(const char *mode, int n, int frames, int w, int h, int sampl
     snprintf(path, sizeof path, "%.4000s/bench.mp4", dir);
     f.video = path;
   }
-  drape_sim_opts o = drape_sim_opts_default();
-  dr_run_render *rr = NULL;
-  drape_sim *sim = NULL;
-  int rc = strcmp(mode, "sim") ? dr_run_render_prepare(&f, &sc, &view, frames, &o, &rr, e) : 0;
-  if (!rc) rc = drape_sim_create(&sc, &o, &sim, e);
-  if (!rc) rc = dr_run_render_begin(rr, sim, e);
+  drape_world_def wd = drape_world_def_default();
+  drape_frames *fr = NULL;
+  drape_world *world = NULL;
+  const int render = strcmp(mode, "sim") != 0;
+  int rc = render ? drape_frames_open(&f, &sc, &view, &wd, &fr, e) : 0;
+  if (!rc) rc = drape_world_create(&sc, &wd, &world, e);
+  if (!rc && render) rc = drape_frames_attach(fr, world, e);
   /* One warm-up frame (shader compilation, first allocation) outside the
    * timing. */
-  if (!rc) rc = drape_sim_step(sim, e);
-  if (!rc) rc = dr_run_render_frame(rr, sim, 1, e);
+  if (!rc) rc = drape_world_step(world, e);
+  if (!rc && render) rc = drape_frames_add(fr, e);
   double t0 = drape_now();
   for (int k = 2; !rc && k <= frames + 1; k++) {
-    rc = drape_sim_step(sim, e);
-    if (!rc) rc = dr_run_render_frame(rr, sim, k, e);
+    rc = drape_world_step(world, e);
+    if (!rc && render) rc = drape_frames_add(fr, e);
   }
-  if (!rc) rc = dr_run_render_end(rr, e);
+  if (!rc && render) rc = drape_frames_finish(fr, e);
   double t1 = drape_now();
   if (!rc) {
     out->ran = 1;
     out->frames = frames;
     out->fps = frames / (t1 - t0);
     int rendered = 0;
-    dr_run_render_timings(rr, &rendered, &out->ms_transfer, &out->ms_draw);
+    drape_frames_timings(fr, &rendered, &out->ms_transfer, &out->ms_draw);
   } else {
-    dr_run_render_abort(rr);
+    drape_frames_abort(fr);
   }
-  drape_sim_destroy(sim);
-  dr_run_render_free(rr);
+  drape_world_destroy(world);
+  drape_frames_destroy(fr);
   drape_scene_free(&sc);
   return rc;
 }

@@ -129,6 +129,11 @@ typedef struct drape_world_object {
   int n_links;             /* rope, cable and string links (0 for cloth)    */
   float color_front[3], color_back[3]; /* linear RGB                        */
   double thickness;        /* m                                             */
+  int scene_index;         /* its place in the scene's cloth, rope (ropes
+                              and cables) or string array: what a render
+                              def's colours are keyed by                  */
+  int tears;               /* a cloth with tear_ratio > 0: triangles can go
+                              (drape_world_read_tris)                     */
 } drape_world_object;
 
 int drape_world_object_count(const drape_world *w);
@@ -144,6 +149,9 @@ int drape_world_read_normals(drape_world *w, int k, float *xyz, drape_err *e);
  * written (returned through *count, may be NULL) can be below n_tris. */
 int drape_world_read_links(drape_world *w, int k, uint32_t *ab, drape_err *e);
 int drape_world_read_tris(drape_world *w, int k, uint32_t *abc, int *count, drape_err *e);
+
+/* 1 when the scene has a floor, its height (m) in *height (may be NULL). */
+int drape_world_floor(const drape_world *w, double *height);
 
 /* The cloth and rope solver (parameters, spheres, grabs, timings, stats;
  * cloth.h). Never NULL: without cloths and explicit ropes it is empty and

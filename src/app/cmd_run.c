@@ -30,7 +30,7 @@
 #include "drape/drape_cl.h"
 #include "drape/world.h"
 #include "drape/interop.h"
-#include "render/run_hook.h"
+#include "drape/world_view.h"
 
 static const char *usage_text =
     "usage: drape [--device K] run SCENE [--frames N] [--obj-dir DIR] [--stats FILE.json]\n"
@@ -38,7 +38,12 @@ static const char *usage_text =
     "                          [--png-dir DIR] [--video FILE.mp4] [--every K] [--size WxH]\n"
     "                          [--overwrite]\n";
 
-/* ---- the render flags (src/render/run_hook.h holds what they set) ---- */
+/* ---- the render flags: a drape_frames_def (drape/world_view.h) ---- */
+
+typedef struct render_flags {
+  drape_frames_def d;
+  int size_set, every_set, samples_set, interop_set;
+} render_flags;
 
 static int bad_render(const char *flag, const char *value, const char *what) {
   fprintf(stderr, "drape run: %s \"%s\": %s\n", flag, value ? value : "", what);
@@ -48,7 +53,8 @@ static int bad_render(const char *flag, const char *value, const char *what) {
 /* One of the render flags (--png-dir, --video, --every, --size, --samples,
  * --interop, --png-level, --no-progress) with its value: the argv entries
  * taken (0: not a render flag), or -1 after printing what is allowed. */
-static int render_arg(dr_run_render_flags *f, int argc, char **argv, int i) {
+static int render_arg(render_flags *rf, int argc, char **argv, int i) {
+  drape_frames_def *f = &rf->d;
   static const char *flags[] = {"--png-dir", "--video",   "--every",   "--size", "--samples",
                                 "--interop", "--png-level", "--no-progress"};
   const char *a = argv[i];
@@ -56,7 +62,7 @@ static int render_arg(dr_run_render_flags *f, int argc, char **argv, int i) {
   for (size_t k = 0; k < sizeof flags / sizeof flags[0]; k++) known |= !strcmp(a, flags[k]);
   if (!known) return 0;
   if (!strcmp(a, "--no-progress")) {
-    f->no_progress = 1;
+    f->progress = 0;
     return 1;
   }
   const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -71,16 +77,16 @@ static int render_arg(dr_run_render_flags *f, int argc, char **argv, int i) {
     if (!dr_parse_long(v, 1, 1000000, &n))
       return bad_render(a, v, "expected a whole number of frames, 1..1000000 (render every K-th frame)");
     f->every = (int)n;
-    f->every_set = 1;
+    rf->every_set = 1;
   } else if (!strcmp(a, "--size")) {
     if (!dr_parse_size(v, 16, 8192, &f->width, &f->height))
       return bad_render(a, v, "expected WIDTHxHEIGHT in pixels, each 16..8192 (e.g. 1280x720)");
-    f->size_set = 1;
+    rf->size_set = 1;
   } else if (!strcmp(a, "--samples")) {
     if (!dr_parse_long(v, 1, 16, &n))
       return bad_render(a, v, "expected multisampling samples per pixel, 1..16 (1 = off)");
     f->samples = (int)n;
-    f->samples_set = 1;
+    rf->samples_set = 1;
   } else if (!strcmp(a, "--png-level")) {
     if (!dr_parse_long(v, 1, 9, &n)) return bad_render(a, v, "expected a PNG compression level, 1..9");
     f->png_level = (int)n;
@@ -92,7 +98,7 @@ static int render_arg(dr_run_render_flags *f, int argc, char **argv, int i) {
       return -1;
     }
     f->interop = (int)m;
-    f->interop_set = 1;
+    rf->interop_set = 1;
   }
   return 2;
 }
@@ -177,9 +183,9 @@ typedef struct run_ctx {
   FILE *stats;
   char stats_tmp[4200];
   int stats_first;
-  /* rendered frames: PNG files, video (src/render/run_hook.h) */
-  dr_run_render_flags render_flags;
-  dr_run_render *render;
+  /* rendered frames: PNG files, video (drape/world_view.h) */
+  render_flags render_flags;
+  drape_frames *render;      /* NULL: nothing rendered                   */
 } run_ctx;
 
 static int bad(const char *flag, const char *value, const char *what) {
@@ -320,13 +326,13 @@ static void stats_abort(run_ctx *r) {
   remove(r->stats_tmp);
 }
 
-/* ---- hook: rendered frames, PNG files and video (src/render/run_hook.c) ---- */
+/* ---- hook: rendered frames, PNG files and video (drape_frames) ---- */
 
 static int render_begin(run_ctx *r, drape_err *e) {
-  return dr_run_render_begin(r->render, r->sim, e);
+  return r->render ? drape_frames_attach(r->render, r->world, e) : DRAPE_OK;
 }
 static int render_frame(run_ctx *r, drape_err *e) {
-  return dr_run_render_world_frame(r->render, r->world, r->frame, e);
+  return r->render ? drape_frames_add(r->render, e) : DRAPE_OK;
 }
 
 /* ---- the hook table: outputs of the frame loop, in call order ----
@@ -385,7 +391,7 @@ static void describe_manifest(const char *dir, char *out, size_t cap) {
  * --overwrite. */
 static int check_outputs(run_ctx *r, drape_err *e) {
   const char *inputs[1] = {r->scene_path};
-  const char *video = r->render_flags.video, *png_dir = r->render_flags.png_dir;
+  const char *video = r->render_flags.d.video, *png_dir = r->render_flags.d.png_dir;
   int rc;
   if (r->stats_path && (rc = dr_out_file_check(r->stats_path, "--stats", inputs, 1, e)))
     return rc;
@@ -463,7 +469,7 @@ static int prepare_folders(run_ctx *r, drape_err *e) {
 static int manifest_write(run_ctx *r, const char *status, const char *error, drape_err *e) {
   char finished[32] = "";
   if (strcmp(status, "running")) dr_utc_now(finished, sizeof finished);
-  const int every = r->render_flags.every > 0 ? r->render_flags.every : 1;
+  const int every = r->render_flags.d.every > 0 ? r->render_flags.d.every : 1;
   const int png_written = r->done > 0 ? (r->done - 1) / every + 1 : 0;
   for (int i = 0; i < r->n_fdirs; i++) {
     const frame_dir *d = &r->fdirs[i];
@@ -576,15 +582,15 @@ static int finish_outputs(run_ctx *r, const char *status, const char *error, dra
   int rc = DRAPE_OK, failed = !strcmp(status, "failed");
   const char *how = !strcmp(status, "diverged") ? "diverged" : "was interrupted";
   if (r->render) {
-    const char *video = r->render_flags.video;
+    const char *video = r->render_flags.d.video;
     if (failed) {
-      if (dr_run_render_abort(r->render) && video)
+      if (drape_frames_abort(r->render) && video)
         fprintf(stderr, "drape run: removed the unfinished video %s (the run failed)\n", video);
     } else {
       int rendered, drc;
       double a, b;
-      dr_run_render_timings(r->render, &rendered, &a, &b);
-      if ((drc = dr_run_render_end(r->render, e2))) {
+      drape_frames_timings(r->render, &rendered, &a, &b);
+      if ((drc = drape_frames_finish(r->render, e2))) {
         rc = drc;
         if (video) fprintf(stderr, "drape run: the video %s was removed: %s\n", video, e2->msg);
       } else if (video && strcmp(status, "complete")) {
@@ -637,6 +643,7 @@ int cmd_run(dr_app *app, int argc, char **argv) {
   memset(&r, 0, sizeof r);
   r.device = -1;
   r.backend = DRAPE_BACKEND_CL;
+  r.render_flags.d.progress = 1; /* --no-progress clears it */
   int prc = parse_args(&r, argc, argv);
   if (prc) return prc < 0 ? 0 : prc;
   /* From here on SIGINT/SIGTERM only set a flag, looked at per frame. */
@@ -658,7 +665,9 @@ int cmd_run(dr_app *app, int argc, char **argv) {
     return bad("--frames", "", "missing: the scene has no \"frames\" key, so give --frames N");
   }
   r.digits = dr_frame_digits(r.frames);
-  r.render_flags.frame_digits = r.digits;
+  r.render_flags.d.frame_digits = r.digits;
+  r.render_flags.d.total_frames = r.frames;
+  r.render_flags.d.label = "drape run";
   /* Every output path before anything is made or run. */
   if (check_outputs(&r, &e) || prepare_folders(&r, &e)) {
     drape_scene_free(&r.scene);
@@ -667,25 +676,22 @@ int cmd_run(dr_app *app, int argc, char **argv) {
   if (dr_hash_file_fnv1a64(r.scene_path, &r.scene_hash) != 0) r.scene_hash = 0;
   dr_utc_now(r.started, sizeof r.started);
 
-  drape_sim_opts o = drape_sim_opts_default(); /* the renderer may set o.cl */
-  o.backend = r.backend;
-  o.device_index = want;
-  o.profiling = r.stats_path != NULL;
+  drape_world_def wd = drape_world_def_default(); /* the renderer may set wd.cl */
+  wd.backend = r.backend;
+  wd.use_device = want >= 0;
+  wd.device_index = want;
+  wd.profiling = r.stats_path != NULL;
+  wd.kernel_form = app->kernel_form;
   int rc = manifest_write(&r, "running", NULL, &e);
   /* The renderer first: it checks its outputs and may make the OpenCL
-   * context (GL sharing), which the solver then uses through o.cl. */
-  if (!rc) rc = dr_run_render_prepare(&r.render_flags, &r.scene, &r.view, r.frames, &o,
-                                         &r.render, &e);
-  if (!rc) {
-    drape_world_def wd = drape_world_def_default();
-    wd.backend = o.backend;
-    wd.use_device = o.device_index >= 0;
-    wd.device_index = o.device_index;
-    wd.profiling = o.profiling;
-    wd.cl = o.cl;
-    wd.kernel_form = app->kernel_form;
-    rc = drape_world_create(&r.scene, &wd, &r.world, &e);
-  }
+   * context (GL sharing), which the world then uses through wd.cl. */
+  const render_flags *rf = &r.render_flags;
+  if (!rc && (rf->d.png_dir || rf->d.video))
+    rc = drape_frames_open(&rf->d, &r.scene, &r.view, &wd, &r.render, &e);
+  else if (rf->size_set || rf->every_set || rf->samples_set || rf->interop_set)
+    fprintf(stderr, "drape run: note: --size/--every/--samples/--interop only matter with "
+            "--png-dir or --video\n");
+  if (!rc) rc = drape_world_create(&r.scene, &wd, &r.world, &e);
   if (!rc) r.sim = drape_world_sim(r.world);
   if (!rc) rc = drape_world_check_frames(r.world, r.frames, &e);
   for (int h = 0; !rc && h < N_HOOKS; h++)
@@ -706,7 +712,7 @@ int cmd_run(dr_app *app, int argc, char **argv) {
       if (hooks[k].frame) rc = hooks[k].frame(&r, &e);
     if (rc) break;
     r.done = r.frame;
-    if (!dr_run_render_owns_progress(r.render)) progress(&r, t0, &last, r.frame == r.frames);
+    if (!r.render) progress(&r, t0, &last, r.frame == r.frames);
   }
   const char *status = sig ? "interrupted" : !rc ? "complete"
                        : rc == DRAPE_EUNSTABLE ? "diverged" : "failed";
@@ -717,17 +723,17 @@ int cmd_run(dr_app *app, int argc, char **argv) {
   else
     snprintf(error, sizeof error, "%s", e.msg);
   if (sig) {
-    if (!dr_run_render_owns_progress(r.render) && r.done > 0) progress(&r, t0, &last, 1);
+    if (!r.render && r.done > 0) progress(&r, t0, &last, 1);
     fprintf(stderr, "drape run: %s; stopping\n", error);
   }
   drape_err fe = {0};
   int frc = finish_outputs(&r, status, rc || sig ? error : NULL, &fe);
   if (rc == DRAPE_EUNSTABLE && r.done > 0 &&
-      (r.obj_dir || r.stats_path || r.render_flags.png_dir || r.render_flags.video))
+      (r.obj_dir || r.stats_path || r.render_flags.d.png_dir || r.render_flags.d.video))
     fprintf(stderr, "drape run: frames 1..%d were written; frame %d and later were not\n", r.done,
             r.done + 1);
   drape_world_destroy(r.world);
-  dr_run_render_free(r.render); /* after the solver: it may own the OpenCL runtime */
+  drape_frames_destroy(r.render); /* after the world: it may own the OpenCL runtime */
   drape_scene_free(&r.scene);
   if (rc) {
     if (frc) fprintf(stderr, "drape: %s\n", fe.msg);

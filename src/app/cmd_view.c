@@ -596,11 +596,9 @@ int cmd_view(dr_app *app, int argc, char **argv) {
       if (v->cl_ready)
         fprintf(stderr, "drape view: OpenCL device %d: %s (%s)\n", v->cl.device_index,
                 v->cl.device_name, v->cl.platform_name);
-      if (v->ip) {
-        drape_xfer_path p = drape_interop_path(v->ip);
-        fprintf(stderr, "drape view: CL->GL transfer: %s%s%s\n", drape_xfer_path_name(p),
+      if (vw_interop(v))
+        fprintf(stderr, "drape view: CL->GL transfer: %s%s%s\n", vw_transfer(v),
                 v->why[0] ? "; sharing off: " : "", v->why);
-      }
     }
     if (v->frames > 0 && !v->quiet) {
       const drape_mesh *m = v->sim ? drape_sim_mesh(v->sim) : NULL;
@@ -608,7 +606,7 @@ int cmd_view(dr_app *app, int argc, char **argv) {
              "strings=%d device=\"%s\" interop=%s\n",
              v->scene_path, ww, wh, fw, fh, m ? m->n_particles : 0, v->n_strings,
              v->cl_ready ? v->cl.device_name : "cpu",
-             v->ip ? drape_xfer_path_name(drape_interop_path(v->ip)) : "host");
+             vw_interop(v) ? vw_transfer(v) : "host");
     }
   }
 

@@ -36,6 +36,7 @@
 #include "drape/string.h"
 #include "drape/world.h"
 #include "drape/interop.h"
+#include "drape/world_view.h"
 
 /* ---------------------------------------------------------------- */
 /* Camera and ray maths (viewer_camera.c)                            */
@@ -201,20 +202,13 @@ typedef struct viewer {
   drape_sim *sim;           /* the world's cloth and rope solver; NULL
                                when it has no particles                 */
   int n_cables;             /* implicit ropes (world objects after the
-                               sim's), drawn with the strings           */
-  int first_cable_object;   /* world index of the first one             */
-  int cable_first_vertex;   /* in the line mesh, after the strings'     */
-  drape_render_mesh *mesh;
-  drape_interop *ip;
-  float *host_pos, *host_nrm;
-  uint32_t *tris;           /* current triangles (tearing) */
-  drape_render_object *objects;
-  int n_objects, n_particles, n_tris, tear_possible;
+                               sim's)                                   */
+  drape_world_view *wv;     /* the world's render meshes (world_view.h) */
+  float *host_pos;          /* the sim's positions read back (picking)   */
+  uint32_t *tris;           /* current triangles (tearing, picking)      */
+  int n_particles, n_tris, tear_possible;
   vw_string strings[VW_MAX_STRINGS];
   int n_strings;
-  drape_render_mesh *smesh;
-  float *spos;
-  int string_vertices;
   drape_render_scene rs;
   drape_render_sphere spheres[VW_MAX_SPHERES + 2 * VW_MAX_STRINGS + 4];
   int n_sim_spheres;
@@ -285,6 +279,10 @@ int vw_physics(viewer *v, drape_err *e);
 /* CL->GL transfer, topology (tearing), strings, spheres: ready to draw. */
 int vw_sync_render(viewer *v, drape_err *e);
 int vw_read_positions(viewer *v, drape_err *e);
+/* How the world view reaches GL: "share", "hostptr", "map", "host", "none";
+ * vw_interop: 1 for the first three (an OpenCL copy, no host round trip). */
+const char *vw_transfer(const viewer *v);
+int vw_interop(const viewer *v);
 void vw_string_end(const viewer *v, int k, double out[3]);
 int vw_apply_sphere_goals(viewer *v, drape_err *e);
 /* Finds the scenes folder and lists its first nine scenes. */

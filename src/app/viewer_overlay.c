@@ -68,13 +68,12 @@ static void stats_text(viewer *v, char *b, size_t cap, int param_line) {
     if (v->backend == DRAPE_BACKEND_CL && v->cl_ready) {
       cat(b, cap, "OpenCL %.50s   kernel form: %s\n", v->cl.device_name,
           drape_sim_kernel_form(v->sim));
-      if (v->ip) {
-        drape_xfer_path xp = drape_interop_path(v->ip);
-        cat(b, cap, "CL->GL interop: %s%s\n", drape_xfer_path_name(xp),
-            xp == DRAPE_XFER_SHARE     ? " (cl_khr_gl_sharing)"
-            : xp == DRAPE_XFER_HOSTPTR ? " (copy to mapped GL memory)"
-                                       : " (copy: map + upload)");
-      }
+      const char *xp = vw_transfer(v);
+      if (strcmp(xp, "host") && strcmp(xp, "none"))
+        cat(b, cap, "CL->GL interop: %s%s\n", xp,
+            !strcmp(xp, "share")     ? " (cl_khr_gl_sharing)"
+            : !strcmp(xp, "hostptr") ? " (copy to mapped GL memory)"
+                                     : " (copy: map + upload)");
     } else {
       cat(b, cap, "CPU reference backend   interop: host upload\n");
     }
@@ -122,7 +121,7 @@ static void compact_text(viewer *v, char *b, size_t cap) {
       v->paused ? "  PAUSED" : v->speed < 1 ? "  slow x1/4" : "");
   if (v->sim)
     cat(b, cap, "%d particles  strain %.1f %%  %s", drape_sim_mesh(v->sim)->n_particles,
-        100 * v->max_strain, v->ip ? drape_xfer_path_name(drape_interop_path(v->ip)) : "host");
+        100 * v->max_strain, vw_transfer(v));
   for (int k = 0; k < v->n_strings && k < 1; k++) {
     double end[3];
     vw_string_end(v, k, end);
@@ -256,7 +255,6 @@ void vw_title(viewer *v) {
   char t[512];
   int np = v->sim ? drape_sim_mesh(v->sim)->n_particles : 0;
   snprintf(t, sizeof t, "drape view - %.200s - %.0f fps - %d particles%s%s", base_name(v->scene_path),
-           v->fps, np, v->ip ? " - interop " : "",
-           v->ip ? drape_xfer_path_name(drape_interop_path(v->ip)) : "");
+           v->fps, np, vw_interop(v) ? " - interop " : "", vw_interop(v) ? vw_transfer(v) : "");
   glfwSetWindowTitle((GLFWwindow *)v->win, t);
 }

@@ -11,11 +11,9 @@
 #include <unistd.h>
 
 #include "app/viewer.h"
-#include "render/run_hook.h"
 
 /* Colours (linear RGB): neutral grey colliders, the seed's orange string
  * end (§7.6 "grab the orange end"), a dark anchor, white target markers. */
-static const float SPHERE_RGB[3] = {0.50f, 0.52f, 0.56f};
 static const float SPHERE_DRAG_RGB[3] = {0.42f, 0.55f, 0.75f};
 static const float END_RGB[3] = {1.00f, 0.40f, 0.02f};
 static const float ANCHOR_RGB[3] = {0.08f, 0.08f, 0.09f};
@@ -133,11 +131,8 @@ void vw_find_scenes(viewer *v) {
 /* ---------------------------------------------------------------- */
 
 void vw_scene_close(viewer *v) {
-  drape_interop_destroy(v->ip);
-  v->ip = NULL;
-  drape_render_mesh_destroy(v->mesh);
-  drape_render_mesh_destroy(v->smesh);
-  v->mesh = v->smesh = NULL;
+  drape_world_view_destroy(v->wv); /* before the world it draws */
+  v->wv = NULL;
   drape_world_destroy(v->world); /* the sim, the cables and the strings */
   v->world = NULL;
   v->sim = NULL;
@@ -145,14 +140,10 @@ void vw_scene_close(viewer *v) {
   v->n_strings = 0;
   v->n_cables = 0;
   free(v->host_pos);
-  free(v->host_nrm);
   free(v->tris);
-  free(v->objects);
-  free(v->spos);
-  v->host_pos = v->host_nrm = v->spos = NULL;
+  v->host_pos = NULL;
   v->tris = NULL;
-  v->objects = NULL;
-  v->n_objects = v->n_particles = v->n_tris = v->string_vertices = 0;
+  v->n_particles = v->n_tris = 0;
   if (v->scene_loaded) drape_scene_free(&v->scene);
   v->scene_loaded = 0;
   v->drag = VW_DRAG_NONE;
@@ -160,174 +151,32 @@ void vw_scene_close(viewer *v) {
   v->grab_particle = -1;
 }
 
-static void grow(float bmin[3], float bmax[3], const double p[3], double pad) {
-  for (int k = 0; k < 3; k++) {
-    if ((float)(p[k] - pad) < bmin[k]) bmin[k] = (float)(p[k] - pad);
-    if ((float)(p[k] + pad) > bmax[k]) bmax[k] = (float)(p[k] + pad);
-  }
-}
-
-static int build_cloth_mesh(viewer *v, drape_err *e) {
+/* The picking copy of the sim's particles and triangles. */
+static int alloc_pick(viewer *v, drape_err *e) {
   const drape_mesh *m = drape_sim_mesh(v->sim);
   v->n_particles = m->n_particles;
   v->n_tris = m->n_tris;
-  size_t np = (size_t)(m->n_particles ? m->n_particles : 1);
-  v->host_pos = malloc(np * 16);
-  v->host_nrm = malloc(np * 16);
+  v->host_pos = malloc((size_t)(m->n_particles ? m->n_particles : 1) * 16);
   v->tris = malloc(sizeof(uint32_t) * 3 * (size_t)(m->n_tris ? m->n_tris : 1));
-  v->objects = calloc((size_t)(m->n_objects ? m->n_objects : 1), sizeof *v->objects);
-  float *uv = calloc(np, 8);
-  if (!v->host_pos || !v->host_nrm || !v->tris || !v->objects || !uv) {
-    free(uv);
-    return drape_fail(e, DRAPE_ENOMEM, "out of memory (render mesh, %d particles)",
-                      m->n_particles);
-  }
+  if (!v->host_pos || !v->tris)
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory (%d particles)", m->n_particles);
   if (m->n_tris) memcpy(v->tris, m->tris, sizeof(uint32_t) * 3 * (size_t)m->n_tris);
-  int rc = drape_sim_read_positions(v->sim, v->host_pos, e);
-  if (rc) {
-    free(uv);
-    return rc;
-  }
-  v->n_objects = m->n_objects;
-  v->tear_possible = 0;
-  dr_run_render_objects(m, v->host_pos, v->objects, uv);
-  for (int i = 0; i < v->scene.n_cloth; i++) v->tear_possible |= v->scene.cloth[i].tear_ratio > 0;
-  drape_render_mesh_desc d = {m->n_particles, m->tris, m->n_tris, m->lines, m->n_lines,
-                              uv, v->objects, v->n_objects};
-  rc = drape_render_mesh_create(v->r, &d, &v->mesh, e);
-  free(uv);
-  if (rc) return rc;
-  if (v->ip == NULL && v->backend == DRAPE_BACKEND_CL && v->cl_ready)
-    rc = drape_interop_create(&v->cl, v->shared, v->mesh, 0, &v->ip, e);
-  return rc;
+  return drape_sim_read_positions(v->sim, v->host_pos, e);
 }
 
-/* The line objects, drawn as tubes from one mesh: the strings, then the
- * implicit ropes (seed 003 cables), both the world's. */
-static int build_strings(viewer *v, drape_err *e) {
-  v->n_strings = drape_world_string_count(v->world);
-  int nv = 0;
-  for (int k = 0; k < v->n_strings; k++) {
-    vw_string *st = &v->strings[k];
-    st->s = drape_world_string(v->world, k);
-    st->def = *drape_world_string_def(v->world, k);
-    st->first_vertex = nv;
-    nv += st->def.nodes + 1;
-  }
-  v->cable_first_vertex = nv;
-  for (int c = 0; c < v->n_cables; c++) {
-    drape_world_object o;
-    drape_world_get_object(v->world, v->first_cable_object + c, &o, NULL);
-    nv += o.n_points;
-  }
-  v->string_vertices = nv;
-  if (nv == 0) return DRAPE_OK;
-  const int n_lobj = v->n_strings + v->n_cables;
-  int nl = nv - n_lobj;
-  v->spos = calloc((size_t)nv, 16);
-  uint32_t *lines = malloc(sizeof(uint32_t) * 2 * (size_t)nl);
-  drape_render_object *objs = calloc((size_t)n_lobj, sizeof *objs);
-  if (!v->spos || !lines || !objs) {
-    free(lines);
-    free(objs);
-    return drape_fail(e, DRAPE_ENOMEM, "out of memory (strings)");
-  }
-  int l = 0;
-  for (int k = 0; k < v->n_strings; k++) {
-    vw_string *st = &v->strings[k];
-    objs[k].kind = DRAPE_RO_TUBE;
-    objs[k].first = l;
-    objs[k].count = st->def.nodes;
-    memcpy(objs[k].color_front, st->def.color, sizeof objs[k].color_front);
-    memcpy(objs[k].color_back, st->def.color, sizeof objs[k].color_back);
-    /* ~1 % of the length: visible from where the whole string fits. */
-    objs[k].radius = (float)fmax(0.004, 0.004 * st->def.length);
-    for (int i = 0; i < st->def.nodes; i++) {
-      lines[2 * l] = (uint32_t)(st->first_vertex + i);
-      lines[2 * l + 1] = (uint32_t)(st->first_vertex + i + 1);
-      l++;
-    }
-  }
-  for (int c = 0, first = v->cable_first_vertex; c < v->n_cables; c++) {
-    drape_world_object o;
-    drape_world_get_object(v->world, v->first_cable_object + c, &o, NULL);
-    drape_render_object *ob = &objs[v->n_strings + c];
-    ob->kind = DRAPE_RO_TUBE;
-    ob->first = l;
-    ob->count = o.n_links;
-    memcpy(ob->color_front, o.color_front, sizeof ob->color_front);
-    memcpy(ob->color_back, o.color_back, sizeof ob->color_back);
-    ob->radius = (float)fmax(0.004, o.thickness);
-    for (int i = 0; i < o.n_links; i++, l++) {
-      lines[2 * l] = (uint32_t)(first + i);
-      lines[2 * l + 1] = (uint32_t)(first + i + 1);
-    }
-    first += o.n_points;
-  }
-  drape_render_mesh_desc d = {nv, NULL, 0, lines, nl, NULL, objs, n_lobj};
-  int rc = drape_render_mesh_create(v->r, &d, &v->smesh, e);
-  free(lines);
-  free(objs);
-  return rc;
-}
-
+/* The home camera: the world view's framing of the scene (bounds, the
+ * scene file's camera), as an orbit camera. */
 static void frame_camera(viewer *v) {
-  /* Bounds: particles now, spheres, each string's reach, the floor. */
-  float bmin[3] = {1e30f, 1e30f, 1e30f}, bmax[3] = {-1e30f, -1e30f, -1e30f};
-  for (int i = 0; i < v->n_particles; i++) {
-    double p[3] = {v->host_pos[4 * i], v->host_pos[4 * i + 1], v->host_pos[4 * i + 2]};
-    grow(bmin, bmax, p, 0);
-  }
-  for (int k = 0; k < v->n_sim_spheres; k++) {
-    drape_sphere_def sd;
-    drape_sim_get_sphere(v->sim, k, &sd);
-    grow(bmin, bmax, sd.center, sd.radius);
-  }
-  for (int k = 0; k < v->n_strings; k++) {
-    const drape_string_def *d = &v->strings[k].def;
-    double a[3] = {d->anchor[0], d->anchor[1], d->z};
-    double reach = 1.15 * d->length; /* seed 000 §7.15: the hand's reach */
-    double lo[3] = {a[0] - reach, a[1] - reach, a[2]}, hi[3] = {a[0] + reach, a[1] + 0.3, a[2]};
-    grow(bmin, bmax, lo, 0);
-    grow(bmin, bmax, hi, 0);
-  }
-  for (int c = 0; c < v->n_cables; c++) { /* the implicit ropes' nodes now */
-    drape_world_object o;
-    drape_world_get_object(v->world, v->first_cable_object + c, &o, NULL);
-    float *x = malloc(sizeof(float) * 3 * (size_t)o.n_points);
-    if (x && drape_world_read_points(v->world, v->first_cable_object + c, x, NULL) == DRAPE_OK)
-      for (int i = 0; i < o.n_points; i++) {
-        double p[3] = {x[3 * i], x[3 * i + 1], x[3 * i + 2]};
-        grow(bmin, bmax, p, 0);
-      }
-    free(x);
-  }
-  if (bmin[0] > bmax[0])
-    for (int k = 0; k < 3; k++) bmin[k] = -0.5f, bmax[k] = 0.5f;
-  if (v->scene.has_floor) {
-    if ((float)v->scene.floor_height < bmin[1]) bmin[1] = (float)v->scene.floor_height;
-    if (bmax[1] < (float)v->scene.floor_height + 0.1f) bmax[1] = (float)v->scene.floor_height + 0.1f;
-  }
-  drape_render_scene *rs = &v->rs;
-  memset(rs, 0, sizeof *rs);
-  memcpy(rs->bounds_min, bmin, sizeof bmin);
-  memcpy(rs->bounds_max, bmax, sizeof bmax);
-  rs->has_floor = v->scene.has_floor;
-  rs->floor_y = (float)v->scene.floor_height;
-  float extent = fmaxf(bmax[0] - bmin[0], bmax[2] - bmin[2]);
-  rs->floor_cell = extent > 8 ? 1.0f : extent > 3 ? 0.5f : 0.25f;
-  rs->spheres = v->spheres;
   double w, h;
   vw_window_size(v, &w, &h);
-  const drape_camera_def *cd = &v->view.camera;
-  float fov = cd->fov_deg > 0 ? (float)cd->fov_deg : 45.0f;
   drape_render_camera rc;
-  drape_camera_frame_box(bmin, bmax, fov, (float)(w / h), &rc);
+  drape_world_view_camera(v->wv, (float)(w / h), &rc);
   double eye[3], target[3];
   for (int k = 0; k < 3; k++) {
-    eye[k] = cd->has_eye ? cd->eye[k] : rc.eye[k];
-    target[k] = cd->has_target ? cd->target[k] : rc.target[k];
+    eye[k] = rc.eye[k];
+    target[k] = rc.target[k];
   }
+  const float fov = v->view.camera.fov_deg > 0 ? (float)v->view.camera.fov_deg : 45.0f;
   vw_camera_from_eye(&v->cam_home, eye, target, fov);
   v->cam = v->cam_home;
 }
@@ -371,19 +220,27 @@ int vw_scene_open(viewer *v, const char *path, drape_err *e) {
   drape_sim *sim = drape_world_sim(world);
   v->sim = drape_sim_mesh(sim)->n_particles > 0 ? sim : NULL; /* else: strings, cables only */
   v->n_cables = 0;
-  v->first_cable_object = -1;
+  v->tear_possible = 0;
   for (int k = 0; k < drape_world_object_count(world); k++) {
     drape_world_object o;
     drape_world_get_object(world, k, &o, NULL);
-    if (o.kind != DRAPE_WORLD_CABLE) continue;
-    if (v->first_cable_object < 0) v->first_cable_object = k;
-    v->n_cables++;
+    v->n_cables += o.kind == DRAPE_WORLD_CABLE;
   }
   v->diverged = 0;
   if (path != v->scene_path) snprintf(v->scene_path, sizeof v->scene_path, "%s", path);
   v->dt = sc.dt > 0 ? sc.dt : 1.0 / 60.0;
-  if (v->sim && (rc = build_cloth_mesh(v, e))) goto fail;
-  if ((rc = build_strings(v, e))) goto fail;
+  for (int k = 0; k < drape_world_object_count(world) && v->n_strings < VW_MAX_STRINGS; k++) {
+    drape_world_object o;
+    drape_world_get_object(world, k, &o, NULL);
+    v->tear_possible |= o.tears;
+    if (o.kind != DRAPE_WORLD_STRING) continue;
+    vw_string *st = &v->strings[v->n_strings++];
+    st->s = drape_world_string(world, o.scene_index);
+    st->def = *drape_world_string_def(world, o.scene_index);
+  }
+  if (v->sim && (rc = alloc_pick(v, e))) goto fail;
+  drape_world_view_def vd = {&view, v->shared, 0};
+  if ((rc = drape_world_view_create(v->r, world, &vd, &v->wv, e))) goto fail;
   v->n_sim_spheres = v->sim ? drape_sim_n_spheres(v->sim) : 0;
   if (v->n_sim_spheres > VW_MAX_SPHERES) v->n_sim_spheres = VW_MAX_SPHERES;
   memset(v->sphere_goal_on, 0, sizeof v->sphere_goal_on);
@@ -512,77 +369,28 @@ int vw_read_positions(viewer *v, drape_err *e) {
   return rc;
 }
 
-int vw_sync_render(viewer *v, drape_err *e) {
-  int rc;
-  double t0 = drape_now();
-  if (v->sim) {
-    if (v->ip) {
-      drape_sim_buffers b;
-      if (drape_sim_cl_buffers(v->sim, &b))
-        return drape_fail(e, DRAPE_ECL, "view: the solver has no OpenCL buffers");
-      if ((rc = drape_interop_update(v->ip, b.positions, b.normals, e))) return rc;
-    } else {
-      if ((rc = drape_sim_read_positions(v->sim, v->host_pos, e)) ||
-          (rc = drape_sim_read_normals(v->sim, v->host_nrm, e)) ||
-          (rc = drape_render_mesh_upload(v->mesh, v->host_pos, v->host_nrm, 0, v->n_particles,
-                                         e)))
-        return rc;
-    }
-    if (v->tear_possible) {
-      /* Torn triangles come back degenerate (i0 i0 i0) and draw nothing. */
-      const drape_mesh *m = drape_sim_mesh(v->sim);
-      drape_render_mesh_desc d = {v->n_particles, v->tris, v->n_tris, m->lines, m->n_lines,
-                                  NULL, v->objects, v->n_objects};
-      if ((rc = drape_sim_read_triangles(v->sim, v->tris, e)) ||
-          (rc = drape_render_mesh_set_topology(v->mesh, &d, e)))
-        return rc;
-    }
-  }
-  for (int k = 0; k < v->n_strings; k++) {
-    const vw_string *st = &v->strings[k];
-    const double *r = drape_string_positions(st->s);
-    int n = drape_string_node_count(st->s);
-    for (int i = 0; i < n; i++) {
-      float *p = v->spos + 4 * (st->first_vertex + i);
-      p[0] = (float)r[2 * i];
-      p[1] = (float)r[2 * i + 1];
-      p[2] = (float)st->def.z;
-      p[3] = 1;
-    }
-  }
-  for (int c = 0, first = v->cable_first_vertex; c < v->n_cables; c++) {
-    drape_world_object o;
-    drape_world_get_object(v->world, v->first_cable_object + c, &o, NULL);
-    float xyz[3 * 256], *buf = o.n_points <= 256 ? xyz : malloc(sizeof(float) * 3 * (size_t)o.n_points);
-    if (!buf) return drape_fail(e, DRAPE_ENOMEM, "out of memory (cables)");
-    rc = drape_world_read_points(v->world, v->first_cable_object + c, buf, e);
-    for (int i = 0; !rc && i < o.n_points; i++) {
-      float *p = v->spos + 4 * (first + i);
-      memcpy(p, buf + 3 * i, 3 * sizeof(float));
-      p[3] = 1;
-    }
-    if (buf != xyz) free(buf);
-    if (rc) return rc;
-    first += o.n_points;
-  }
-  if (v->smesh &&
-      (rc = drape_render_mesh_upload(v->smesh, v->spos, NULL, 0, v->string_vertices, e)))
-    return rc;
-  v->xfer_ms = (drape_now() - t0) * 1e3;
+const char *vw_transfer(const viewer *v) {
+  return v->wv ? drape_world_view_transfer(v->wv) : "none";
+}
 
-  /* Spheres: the colliders, then markers: each string's anchor, its
-   * orange end and, while held, the hand's target; the cloth grab's target. */
-  int ns = 0;
-  for (int k = 0; k < v->n_sim_spheres; k++) {
-    drape_sphere_def sd;
-    if (drape_sim_get_sphere(v->sim, k, &sd)) continue;
-    drape_render_sphere *s = &v->spheres[ns++];
-    for (int q = 0; q < 3; q++) s->center[q] = (float)sd.center[q];
-    s->radius = (float)sd.radius;
-    const float *c = (v->drag == VW_DRAG_SPHERE && v->drag_sphere == k) ? SPHERE_DRAG_RGB
-                                                                        : SPHERE_RGB;
-    memcpy(s->color, c, sizeof s->color);
-  }
+int vw_interop(const viewer *v) {
+  const char *t = vw_transfer(v);
+  return strcmp(t, "host") && strcmp(t, "none");
+}
+
+int vw_sync_render(viewer *v, drape_err *e) {
+  int rc = drape_world_view_update(v->wv, e);
+  if (rc) return rc;
+  v->xfer_ms = drape_world_view_transfer_ms(v->wv);
+  double w, h;
+  vw_window_size(v, &w, &h);
+  const int cap = (int)(sizeof v->spheres / sizeof v->spheres[0]);
+  int ns = drape_world_view_scene(v->wv, (float)(w / h), v->spheres, cap, &v->rs);
+  /* Spheres: the colliders (the one dragged tinted), then markers: each
+   * string's anchor, its orange end and, while held, the hand's target;
+   * the cloth grab's target. */
+  if (v->drag == VW_DRAG_SPHERE && v->drag_sphere >= 0 && v->drag_sphere < ns)
+    memcpy(v->spheres[v->drag_sphere].color, SPHERE_DRAG_RGB, sizeof SPHERE_DRAG_RGB);
   for (int k = 0; k < v->n_strings; k++) {
     const vw_string *st = &v->strings[k];
     float rad = (float)fmax(0.004, 0.004 * st->def.length);

@@ -38,12 +38,19 @@ struct drape_world {
   uint32_t *tris;          /* n_tris x 3, for reads of torn triangles        */
   drape_err stopped;       /* code != 0: a step failed; returned until reset */
   drape_world_object_stats *ostats; /* drape_world_get_stats              */
+  int has_floor;
+  double floor_height;     /* m                                             */
 };
 
 drape_world_def drape_world_def_default(void) {
   drape_world_def d;
   memset(&d, 0, sizeof d);
   return d;
+}
+
+int drape_world_floor(const drape_world *w, double *height) {
+  if (height) *height = w->has_floor ? w->floor_height : 0.0;
+  return w->has_floor;
 }
 
 void drape_world_destroy(drape_world *w) {
@@ -66,10 +73,18 @@ static int build_objects(drape_world *w, const drape_scene *sc, drape_err *e) {
   w->n_obj = w->n_sim_objects + nc + ns;
   w->obj = calloc((size_t)w->n_obj + 1, sizeof *w->obj);
   if (!w->obj) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
-  int k = 0;
+  int k = 0, rope = -1; /* the sim's ropes are the scene's ropes less the implicit ones */
   for (int i = 0; i < w->n_sim_objects; i++, k++) {
     const drape_object_info *inf = &m->objects[i];
     drape_world_object *o = &w->obj[k];
+    if (inf->kind == DRAPE_OBJ_CLOTH) {
+      o->scene_index = i;
+      o->tears = sc->cloth[i].tear_ratio > 0;
+    } else {
+      do rope++;
+      while (rope < sc->n_rope && sc->rope[rope].solver == DRAPE_SOLVER_IMPLICIT);
+      o->scene_index = rope;
+    }
     snprintf(o->name, sizeof o->name, "%s", inf->name);
     o->kind = inf->kind == DRAPE_OBJ_CLOTH ? DRAPE_WORLD_CLOTH : DRAPE_WORLD_ROPE;
     o->n_points = inf->n_particles;
@@ -84,6 +99,7 @@ static int build_objects(drape_world *w, const drape_scene *sc, drape_err *e) {
     drape_world_object *o = &w->obj[k];
     snprintf(o->name, sizeof o->name, "%s", run_cables_name(w->cables, i));
     o->kind = DRAPE_WORLD_CABLE;
+    o->scene_index = run_cables_scene_index(w->cables, i);
     o->n_points = run_cables_nodes(w->cables, i);
     o->n_links = o->n_points - 1;
     memcpy(o->color_front, r->color, sizeof o->color_front);
@@ -95,6 +111,7 @@ static int build_objects(drape_world *w, const drape_scene *sc, drape_err *e) {
     drape_world_object *o = &w->obj[k];
     snprintf(o->name, sizeof o->name, "%s", d->name[0] ? d->name : "string");
     o->kind = DRAPE_WORLD_STRING;
+    o->scene_index = i;
     o->n_points = drape_string_node_count(run_strings_get(w->strings, i));
     o->n_links = o->n_points - 1;
     memcpy(o->color_front, d->color, sizeof o->color_front);
@@ -117,6 +134,8 @@ int drape_world_create(const drape_scene *sc, const drape_world_def *def, drape_
   drape_world *w = calloc(1, sizeof *w);
   if (!w) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   w->dt = sc->dt;
+  w->has_floor = sc->has_floor;
+  w->floor_height = sc->floor_height;
   drape_scene sim_scene; /* the scene less its implicit ropes (world/cables.h) */
   rc = run_cables_prepare(sc, &w->cables, &sim_scene, e);
   if (!rc) {
