@@ -58,5 +58,6 @@ int main(int argc, char **argv) {
   glfwDestroyWindow(win);
   glfwTerminate();
   drape_world_destroy(w);
+  drape_render_def_free(&look);
   return rc ? 1 : 0;
 }

@@ -7,12 +7,15 @@
  *   - an error names the input (the label starts the message) and leaves
  *     the scene empty;
  *   - a scene that parses also passes drape_scene_validate() (the loader
- *     returns nothing the checks would refuse). */
+ *     returns nothing the checks would refuse);
+ *   - the render def (camera, size, colours) of a scene that parses parses
+ *     too, and passes drape_render_def_validate(). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "drape/render_def.h"
 #include "drape/scene.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -27,11 +30,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   drape_scene s;
   drape_err e = {0};
   int r = drape_scene_parse(text, "fuzz", &s, &e);
+  drape_render_def look;
+  drape_err ev = {0};
+  int rv = drape_render_def_parse(text, "fuzz", &look, &ev);
   free(text);
   if (r == 0) {
     drape_err e2 = {0};
     if (drape_scene_validate(&s, &e2) != 0) {
       fprintf(stderr, "parsed scene fails validation: %s\n", e2.msg);
+      abort();
+    }
+    if (rv != 0 || drape_render_def_validate(&look, &e2) != 0) {
+      fprintf(stderr, "the render def of a parsed scene fails: %s%s\n", ev.msg, e2.msg);
       abort();
     }
   } else {
@@ -50,5 +60,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   drape_scene_free(&s);
+  drape_render_def_free(&look);
   return 0;
 }

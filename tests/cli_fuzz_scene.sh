@@ -26,7 +26,7 @@ fi
 # scene_defs.c takes the string defaults from
 # the string solver (drape_string_params_default), which needs banded.c.
 # --gc-sections drops the solver code the target never calls.
-src=(fuzz/fuzz_scene.c src/core/scene.c src/core/validate.c src/core/scene_defs.c src/core/base.c src/core/util.c
+src=(fuzz/fuzz_scene.c src/core/scene.c src/core/validate.c src/core/scene_defs.c src/core/render_def.c src/core/base.c src/core/util.c
      src/string/string.c src/string/string_step.c src/core/banded.c)
 exe=$B/fuzz_scene
 (cd "$S" && "$CC" -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -DDRAPE_VERSION='"fuzz"' \

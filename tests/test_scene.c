@@ -42,6 +42,12 @@ static const char DESIGN_EXAMPLE[] =
     "      \"wind\":   [0, 0, 0]\n"
     "    }\n";
 
+static void fvec_eq(const float *got, double x, double y, double z) {
+  assert_near(got[0], (float)x, 0);
+  assert_near(got[1], (float)y, 0);
+  assert_near(got[2], (float)z, 0);
+}
+
 static void vec_eq(const double *got, double x, double y, double z) {
   assert_near(got[0], x, 0);
   assert_near(got[1], y, 0);
@@ -394,17 +400,27 @@ static void test_extension_keys(void **state) {
   assert_near(c->pin_paths[0].keys[0][3], 3, 0);
   assert_near(c->pin_paths[0].keys[1][0], 0.5, 0);
   assert_near(c->pin_paths[0].keys[1][2], 2.5, 0);
-  assert_near(c->color_front[0], 1, 0);
-  assert_near(c->color_front[1], 0, 0);
-  assert_near(c->color_back[1], 0.5, 0);
-  assert_near(c->color_back[2], 1, 0);
+  /* colours: presentation, in the render def, keyed by the scene index */
+  float fr[3], bk[3];
+  assert_int_equal(v.n_looks, 3);
+  drape_render_def_color(&v, DRAPE_LOOK_CLOTH, 0, fr, bk);
+  fvec_eq(fr, 1, 0, 0);
+  fvec_eq(bk, 0, 0.5, 1);
+  drape_render_def_color(&v, DRAPE_LOOK_CLOTH, 1, fr, bk); /* none given: the defaults */
+  fvec_eq(fr, 0.90f, 0.45f, 0.15f);
+  fvec_eq(bk, 0.20f, 0.40f, 0.85f);
+  drape_render_def_color(&v, DRAPE_LOOK_ROPE, 0, fr, bk);
+  fvec_eq(fr, 0.1f, 0.2f, 0.3f);
+  fvec_eq(bk, 0.1f, 0.2f, 0.3f);
+  drape_render_def_color(&v, DRAPE_LOOK_STRING, 0, fr, bk);
+  fvec_eq(fr, 0, 1, 0);
+  drape_render_def_free(&v);
   assert_int_equal(s.cloth[1].plane, DRAPE_PLANE_XY);
   assert_int_equal(s.cloth[1].solver, DRAPE_SOLVER_JAKOBSEN);
 
   assert_int_equal(s.rope[0].solver, DRAPE_SOLVER_IMPLICIT);
   assert_near(s.rope[0].ym, 160, 0);
   assert_near(s.rope[0].thickness, 0.03, 0);
-  assert_near(s.rope[0].color[2], 0.3f, 0);
   assert_int_equal(s.rope[0].pin_start, 0);
   assert_int_equal(s.rope[0].pin_end, 1);
   assert_int_equal(s.rope[1].solver, DRAPE_SOLVER_JAKOBSEN);
@@ -418,7 +434,6 @@ static void test_extension_keys(void **state) {
   assert_near(g->D, 3e-5, 0);
   assert_near(g->h, 5e-5, 0);
   assert_near(g->z, 0.25, 0);
-  assert_near(g->color[1], 1, 0);
 
   vec_eq(s.sphere[0].velocity, 0.5, 0, -1);
   vec_eq(s.sphere[1].center, 1, 1, 1);

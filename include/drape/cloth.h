@@ -107,7 +107,6 @@ typedef struct drape_object_info {
   int first_tri, n_tris;     /* into drape_mesh.tris (cloth; 0 for ropes)    */
   int first_line, n_lines;   /* into drape_mesh.lines (ropes; 0 for cloth)   */
   int rows, cols;            /* cloth grid size; rope: 1 x (segments+1)      */
-  float color_front[3], color_back[3]; /* linear RGB; a rope's in front    */
   double thickness;          /* m                                            */
 } drape_object_info;
 

@@ -6,7 +6,8 @@
  * starting from drape_*_def_default(). Building particles and constraints
  * from a definition is the solver's job (drape/cloth.h), not the parser's.
  * Only simulation lives here: the scene file's "camera" and "render" keys
- * (presentation) fill a drape_render_def (drape/render_def.h). */
+ * and the objects' colours (presentation) fill a drape_render_def
+ * (drape/render_def.h). */
 #ifndef DRAPE_SCENE_H
 #define DRAPE_SCENE_H
 
@@ -80,8 +81,6 @@ typedef struct drape_cloth_def {
   int (*pins)[2];                  /* [row, col] pairs, owned                 */
   int n_pin_paths;
   drape_pin_path *pin_paths;       /* owned                                   */
-  float color_front[3];            /* linear RGB 0..1, default orange         */
-  float color_back[3];             /* default blue                            */
 } drape_cloth_def;
 
 typedef struct drape_rope_def {
@@ -101,7 +100,6 @@ typedef struct drape_rope_def {
                                       implicit ropes ignore it)               */
   drape_solver_kind solver;        /* xpbd (default), jakobsen, implicit      */
   double ym;                       /* implicit solver: k = ym/l0^2 (seed 003) */
-  float color[3];
 } drape_rope_def;
 
 /* The seed 000 string, simulated on the CPU in the plane z = z. */
@@ -120,7 +118,6 @@ typedef struct drape_string_def {
   int n_hand;
   double (*hand)[3];               /* (t s, x m, y m) targets, owned          */
   double release_at;               /* s; < 0 never, default -1 (or from hand) */
-  float color[3];
 } drape_string_def;
 
 typedef struct drape_sphere_def {

@@ -110,7 +110,7 @@ void drape_world_string_take(drape_world *w, int k);
 /* 1 while string k's hand follows the scene's keyframes (it has some and
  * the caller has not taken it). */
 int drape_world_string_scripted(const drape_world *w, int k);
-/* String k as the scene gave it (name, z, hand keyframes, colour, ...). */
+/* String k as the scene gave it (name, z, hand keyframes, ...). */
 const drape_string_def *drape_world_string_def(const drape_world *w, int k);
 
 /* ---- objects ---- */
@@ -127,11 +127,11 @@ typedef struct drape_world_object {
   int n_points;            /* particles or nodes                            */
   int n_tris;              /* cloth triangles (0 otherwise)                 */
   int n_links;             /* rope, cable and string links (0 for cloth)    */
-  float color_front[3], color_back[3]; /* linear RGB                        */
   double thickness;        /* m                                             */
   int scene_index;         /* its place in the scene's cloth, rope (ropes
                               and cables) or string array: what a render
-                              def's colours are keyed by                  */
+                              def's colours are keyed by (render_def.h;
+                              the world holds no presentation)            */
   int tears;               /* a cloth with tear_ratio > 0: triangles can go
                               (drape_world_read_tris)                     */
 } drape_world_object;

@@ -175,7 +175,7 @@ typedef struct run_ctx {
   char started[32];
 
   drape_scene scene;
-  drape_render_def view;     /* the scene file's camera and frame size     */
+  drape_render_def view;     /* the scene file's camera, frame size, colours */
   drape_world *world;        /* every object of the scene (world.h)        */
   drape_sim *sim;            /* its cloth and rope solver                  */
   int frame;                 /* frames done */
@@ -657,11 +657,13 @@ int cmd_run(dr_app *app, int argc, char **argv) {
   /* Presentation from the same file (already checked by the scene loader). */
   if (drape_render_def_load(r.scene_path, &r.view, &e)) {
     drape_scene_free(&r.scene);
+    drape_render_def_free(&r.view);
     return drape_app_report(&e);
   }
   if (!r.frames) r.frames = r.scene.frames;
   if (r.frames <= 0) {
     drape_scene_free(&r.scene);
+    drape_render_def_free(&r.view);
     return bad("--frames", "", "missing: the scene has no \"frames\" key, so give --frames N");
   }
   r.digits = dr_frame_digits(r.frames);
@@ -671,6 +673,7 @@ int cmd_run(dr_app *app, int argc, char **argv) {
   /* Every output path before anything is made or run. */
   if (check_outputs(&r, &e) || prepare_folders(&r, &e)) {
     drape_scene_free(&r.scene);
+    drape_render_def_free(&r.view);
     return drape_app_report(&e);
   }
   if (dr_hash_file_fnv1a64(r.scene_path, &r.scene_hash) != 0) r.scene_hash = 0;
@@ -735,6 +738,7 @@ int cmd_run(dr_app *app, int argc, char **argv) {
   drape_world_destroy(r.world);
   drape_frames_destroy(r.render); /* after the world: it may own the OpenCL runtime */
   drape_scene_free(&r.scene);
+  drape_render_def_free(&r.view);
   if (rc) {
     if (frc) fprintf(stderr, "drape: %s\n", fe.msg);
     /* A failure while running names the scene, as a bad scene does. */

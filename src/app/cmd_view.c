@@ -536,6 +536,7 @@ int cmd_view(dr_app *app, int argc, char **argv) {
       v->width = view.width > 0 ? view.width : 1280;
       v->height = view.height > 0 ? view.height : 720;
     }
+    drape_render_def_free(&view);
   }
   if (v->script_path) {
     if ((rc = vw_script_load(v->script_path, &script, &e))) goto done;

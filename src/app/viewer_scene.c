@@ -144,7 +144,10 @@ void vw_scene_close(viewer *v) {
   v->host_pos = NULL;
   v->tris = NULL;
   v->n_particles = v->n_tris = 0;
-  if (v->scene_loaded) drape_scene_free(&v->scene);
+  if (v->scene_loaded) {
+    drape_scene_free(&v->scene);
+    drape_render_def_free(&v->view);
+  }
   v->scene_loaded = 0;
   v->drag = VW_DRAG_NONE;
   v->grab_id = -1;
@@ -187,8 +190,8 @@ int vw_scene_open(viewer *v, const char *path, drape_err *e) {
   drape_scene sc;
   int rc = drape_scene_load(path, &sc, e);
   if (rc) return rc;
-  /* Presentation (camera) from the same file; the scene loader has
-   * checked these keys already. */
+  /* Presentation (camera, colours) from the same file; the scene loader
+   * has checked these keys already. */
   drape_render_def view;
   if ((rc = drape_render_def_load(path, &view, e))) {
     drape_scene_free(&sc);
@@ -210,11 +213,12 @@ int vw_scene_open(viewer *v, const char *path, drape_err *e) {
   }
   if (rc) {
     drape_scene_free(&sc);
+    drape_render_def_free(&view);
     return rc;
   }
   vw_scene_close(v);
   v->scene = sc;
-  v->view = view;
+  v->view = view; /* owned: freed by vw_scene_close */
   v->scene_loaded = 1;
   v->world = world;
   drape_sim *sim = drape_world_sim(world);

@@ -253,8 +253,6 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     inf->rows = c->rows;
     inf->cols = c->cols;
     inf->thickness = c->thickness;
-    memcpy(inf->color_front, c->color_front, sizeof inf->color_front);
-    memcpy(inf->color_back, c->color_back, sizeof inf->color_back);
     m->mat[oi].thickness = (float)c->thickness;
     m->mat[oi].tear_ratio = (float)c->tear_ratio;
     m->mat[oi].kind = DR_OBJ_CLOTH;
@@ -345,8 +343,6 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     inf->rows = 1;
     inf->cols = r->segments + 1;
     inf->thickness = r->thickness;
-    memcpy(inf->color_front, r->color, sizeof inf->color_front);
-    memcpy(inf->color_back, r->color, sizeof inf->color_back);
     m->mat[oi].thickness = (float)r->thickness;
     m->mat[oi].kind = DR_OBJ_ROPE;
     m->damping_rate[oi] = r->damping;

@@ -389,11 +389,8 @@ static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_clo
         dr_pathf(q, sizeof q, "%s[%d]", p, i);
         r = parse_pin_path(e, q, g, &c->pin_paths[i]);
       }
-    } else if (KEY("color_front")) {
-      r = get_color(e, p, k, c->color_front);
-    } else {
-      r = get_color(e, p, k, c->color_back);
     }
+    /* color_front, color_back: presentation, read by parse_looks */
   }
   return r;
 }
@@ -438,7 +435,7 @@ static int parse_rope(drape_err *e, const char *path, const cJSON *o, drape_rope
                      "\"jakobsen\", \"implicit\")");
       if (!(r = get_enum(e, p, k, ROPE_SOLVERS, &tmp))) d->solver = (drape_solver_kind)tmp;
     } else if (KEY("ym")) r = get_num(e, p, k, &d->ym);
-    else r = get_color(e, p, k, d->color);
+    /* color: presentation, read by parse_looks */
   }
   return r;
 }
@@ -477,7 +474,8 @@ static int parse_string(drape_err *e, const char *path, const cJSON *o, drape_st
         dr_pathf(q, sizeof q, "%s[%d]", p, i);
         r = get_vec(e, q, g, d->hand[i], 3, "[t, x, y]");
       }
-    } else r = get_color(e, p, k, d->color);
+    }
+    /* color: presentation, read by parse_looks */
   }
   return r;
 }
@@ -505,6 +503,36 @@ static const char *const FLOOR_KEYS[] = {"height", "friction", NULL};
 static const char *const CAMERA_KEYS[] = {"eye", "target", "fov_deg", NULL};
 static const char *const RENDER_KEYS[] = {"width", "height", NULL};
 
+/* The colour keys of the objects of array `key` (cloth, rope, string):
+ * presentation, into the render def's looks. Only objects are looked at;
+ * what else the array holds is the scene loader's to refuse. */
+static int parse_looks(drape_err *e, const char *key, const cJSON *arr, drape_render_def *v) {
+  if (!cJSON_IsArray(arr) || !strcmp(key, "sphere")) return 0;
+  const drape_look_kind kind = !strcmp(key, "cloth") ? DRAPE_LOOK_CLOTH
+                               : !strcmp(key, "rope") ? DRAPE_LOOK_ROPE : DRAPE_LOOK_STRING;
+  char p[256];
+  int i = 0, r = 0;
+  for (const cJSON *g = arr->child; g && !r; g = g->next, i++) {
+    if (!cJSON_IsObject(g)) continue;
+    float front[3], back[3];
+    int has_front = 0, has_back = 0;
+    drape_render_def_color(NULL, kind, i, front, back);
+    for (const cJSON *m = g->child; m && !r; m = m->next) {
+      int is_back = strcmp(m->string, "color_back") == 0;
+      if (strcmp(m->string, kind == DRAPE_LOOK_CLOTH ? "color_front" : "color") && !is_back)
+        continue;
+      if (is_back && kind != DRAPE_LOOK_CLOTH) continue; /* not a key of ropes: check_keys */
+      dr_pathf(p, sizeof p, "%s[%d].%s", key, i, m->string);
+      r = get_color(e, p, m, is_back ? back : front);
+      has_back |= is_back;
+      has_front |= !is_back;
+    }
+    if (!r && (has_front || has_back))
+      r = drape_render_def_set_color(v, kind, i, front, kind == DRAPE_LOOK_CLOTH ? back : NULL, e);
+  }
+  return r;
+}
+
 /* The top-level object: presentation keys ("camera", "render") into *v,
  * everything else into *s. s = NULL (drape_render_def_parse) reads only
  * the presentation keys, after the same top-level key check. */
@@ -516,7 +544,10 @@ static int parse_top(drape_err *e, const cJSON *root, drape_scene *s, drape_rend
   int r = 0;
   for (const cJSON *k = root->child; k && !r; k = k->next) {
     const char *key = k->string;
-    if (!s && !KEY("camera") && !KEY("render")) continue;
+    if (!s && !KEY("camera") && !KEY("render")) {
+      r = parse_looks(e, key, k, v);
+      continue;
+    }
     if (KEY("description")) {
       if (!cJSON_IsString(k)) r = failv(e, key, k, "expected a string");
     } else if (KEY("gravity")) r = get_vec3(e, key, k, s->gravity);
@@ -583,6 +614,7 @@ static int parse_top(drape_err *e, const cJSON *root, drape_scene *s, drape_rend
           r = c ? parse_sphere(e, p, g, c) : drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
         }
       }
+      if (!r) r = parse_looks(e, key, k, v);
     }
   }
   return r;
@@ -775,6 +807,7 @@ int drape_scene_parse(const char *json_text, const char *label, drape_scene *out
   cJSON_Delete(root);
   if (!r) r = drape_scene_validate(out, e);
   if (!r) r = drape_render_def_validate(&view, e);
+  drape_render_def_free(&view);
   if (r) {
     drape_scene_free(out);
     drape_scene_init(out);
@@ -792,7 +825,7 @@ int drape_render_def_parse(const char *json_text, const char *label, drape_rende
   cJSON_Delete(root);
   if (!r) r = drape_render_def_validate(out, e);
   if (r) {
-    *out = drape_render_def_default();
+    drape_render_def_free(out);
     return with_label(e, label, r);
   }
   return 0;

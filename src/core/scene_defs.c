@@ -38,8 +38,6 @@ drape_cloth_def drape_cloth_def_default(void) {
   d.solver = DRAPE_SOLVER_XPBD;
   d.stiffness = 5000.0; /* seed 001's default spring stiffness */
   d.spring_damping = 10.0; /* seed 001's default damping */
-  d.color_front[0] = 0.90f; d.color_front[1] = 0.45f; d.color_front[2] = 0.15f;
-  d.color_back[0] = 0.20f;  d.color_back[1] = 0.40f;  d.color_back[2] = 0.85f;
   return d;
 }
 
@@ -58,7 +56,6 @@ drape_rope_def drape_rope_def_default(void) {
   d.tension_only = 1; /* chains and cords push nothing (seed 000's string too) */
   d.solver = DRAPE_SOLVER_XPBD;
   d.ym = 40.0; /* seed 003's cable */
-  d.color[0] = 0.85f; d.color[1] = 0.80f; d.color[2] = 0.70f;
   return d;
 }
 
@@ -79,7 +76,6 @@ drape_string_def drape_string_def_default(void) {
   d.anchor[0] = p.anchor[0];
   d.anchor[1] = p.anchor[1];
   d.release_at = -1.0;
-  d.color[0] = 0.95f; d.color[1] = 0.55f; d.color[2] = 0.10f;
   return d;
 }
 

@@ -446,8 +446,6 @@ static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) 
         return DRAPE_EINVAL;
     }
   }
-  if (chk_color(e, P("cloth[%d].color_front", i), c->color_front)) return DRAPE_EINVAL;
-  if (chk_color(e, P("cloth[%d].color_back", i), c->color_back)) return DRAPE_EINVAL;
   return 0;
 }
 
@@ -486,7 +484,6 @@ static int rope_check(const drape_rope_def *r, int i, double h, drape_err *e) {
                       "rope[%d].start_shape = %d: a rope allows \"auto\" (%d), \"straight\" (%d)",
                       i, (int)r->start_shape, DRAPE_ROPE_START_AUTO, DRAPE_ROPE_START_STRAIGHT);
   CHK(P("rope[%d].ym", i), r->ym, 0, 0, DRAPE_MAX_YM, 1);
-  if (chk_color(e, P("rope[%d].color", i), r->color)) return DRAPE_EINVAL;
   return 0;
 }
 
@@ -532,7 +529,6 @@ int drape_string_def_validate(const drape_string_def *d, int i, drape_err *e) {
   if (d->release_at >= 0 && d->release_at < d->hand[0][0])
     return faild(e, P("string[%d].release_at", i), d->release_at,
                  "must be >= the first hand time %.17g s (the hand holds from then on)", d->hand[0][0]);
-  if (chk_color(e, P("string[%d].color", i), d->color)) return DRAPE_EINVAL;
   return 0;
 }
 
@@ -553,6 +549,7 @@ int drape_sphere_def_validate(const drape_sphere_def *d, int i, drape_err *e) {
 /* ---- drape_render_def (presentation: not part of the scene) ------------- */
 
 int drape_render_def_validate(const drape_render_def *d, drape_err *e) {
+  char p[256];
   if (!d) return drape_fail(e, DRAPE_EINVAL, "render def: NULL");
   if (d->camera.has_eye && chk_vec(e, "camera.eye", d->camera.eye, 3, DRAPE_MAX_COORD))
     return DRAPE_EINVAL;
@@ -568,6 +565,20 @@ int drape_render_def_validate(const drape_render_def *d, drape_err *e) {
   if (d->height < DRAPE_MIN_RENDER_SIZE || d->height > DRAPE_MAX_RENDER_SIZE)
     return drape_fail(e, DRAPE_EINVAL, "render.height = %d: must be >= %d and <= %d (pixels)",
                       d->height, DRAPE_MIN_RENDER_SIZE, DRAPE_MAX_RENDER_SIZE);
+  if (d->n_looks < 0 || (d->n_looks > 0 && !d->looks))
+    return drape_fail(e, DRAPE_EINVAL, "render def: %d looks at %p", d->n_looks, (void *)d->looks);
+  for (int k = 0; k < d->n_looks; k++) {
+    const drape_object_look *l = &d->looks[k];
+    static const char *const arr[] = {"cloth", "rope", "string"};
+    if ((int)l->kind < 0 || l->kind > DRAPE_LOOK_STRING || l->index < 0)
+      return drape_fail(e, DRAPE_EINVAL, "render def look %d: object kind %d index %d (kind: "
+                        "cloth, rope or string; index >= 0)", k, (int)l->kind, l->index);
+    const char *a = arr[l->kind];
+    if (chk_color(e, P("%s[%d].%s", a, l->index, l->kind == DRAPE_LOOK_CLOTH ? "color_front" : "color"),
+                  l->color_front) ||
+        (l->kind == DRAPE_LOOK_CLOTH && chk_color(e, P("%s[%d].color_back", a, l->index), l->color_back)))
+      return DRAPE_EINVAL;
+  }
   return 0;
 }
 

@@ -55,7 +55,9 @@ int drape_frames_open(const drape_frames_def *d, const drape_scene *scene,
   f->d = *d;
   f->label = d->label ? d->label : "drape";
   f->talk = d->progress;
-  f->look = look ? *look : drape_render_def_default();
+  f->look = drape_render_def_default();
+  int rc = look ? drape_render_def_copy(&f->look, look, e) : DRAPE_OK;
+  if (rc) return rc;
   if (f->d.every <= 0) f->d.every = 1;
   if (f->d.samples <= 0) f->d.samples = 4;
   if (f->d.png_level <= 0) f->d.png_level = 6;
@@ -87,7 +89,7 @@ int drape_frames_open(const drape_frames_def *d, const drape_scene *scene,
   /* Large frames: fewer queued copies (a 8192x8192 frame is 192 MiB). */
   size_t frame = (size_t)f->d.width * (size_t)f->d.height * 3;
   co.queue_frames = frame > ((size_t)64 << 20) ? 2 : 4;
-  int rc = (d->png_dir || d->video) ? drape_capture_open(&co, &f->cap, e) : DRAPE_OK;
+  rc = (d->png_dir || d->video) ? drape_capture_open(&co, &f->cap, e) : DRAPE_OK;
   if (rc) return rc;
 
   if ((rc = drape_gl_open_headless(&f->gl, e))) return rc;
@@ -226,6 +228,7 @@ void drape_frames_destroy(drape_frames *f) {
   if (f->cl_ready) drape_cl_release(&f->cl);
   drape_gl_close(f->gl);
   free(f->rgb);
+  drape_render_def_free(&f->look);
   free(f);
 }
 

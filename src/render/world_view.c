@@ -24,7 +24,7 @@ struct drape_world_view {
   drape_renderer *r;
   drape_world *w;
   drape_sim *sim;               /* NULL: no cloth or rope */
-  drape_render_def look;        /* camera (colours copied at create) */
+  drape_render_def look;        /* colours and camera (a copy, owned) */
   /* the sim's mesh */
   drape_render_mesh *mesh;
   drape_interop *ip;
@@ -54,9 +54,10 @@ static void grow(float bmin[3], float bmax[3], const float p[3], float pad) {
 
 void drape_world_view_color(const drape_world_view *v, const drape_world_object *o,
                             float front[3], float back[3]) {
-  (void)v;
-  memcpy(front, o->color_front, 3 * sizeof(float));
-  memcpy(back, o->color_back, 3 * sizeof(float));
+  const drape_look_kind k = o->kind == DRAPE_WORLD_CLOTH    ? DRAPE_LOOK_CLOTH
+                            : o->kind == DRAPE_WORLD_STRING ? DRAPE_LOOK_STRING
+                                                            : DRAPE_LOOK_ROPE;
+  drape_render_def_color(&v->look, k, o->scene_index, front, back);
 }
 
 /* Cloths as two-sided surfaces with a woven check of 10 cm squares (uv in
@@ -235,7 +236,12 @@ int drape_world_view_create(drape_renderer *r, drape_world *w, const drape_world
   if (!v) return drape_fail(e, DRAPE_ENOMEM, "out of memory (world view)");
   v->r = r;
   v->w = w;
-  v->look = d->look ? *d->look : drape_render_def_default();
+  v->look = drape_render_def_default();
+  int rc = d->look ? drape_render_def_copy(&v->look, d->look, e) : DRAPE_OK;
+  if (rc) {
+    free(v);
+    return rc;
+  }
   double fy = 0;
   v->has_floor = drape_world_floor(w, &fy);
   v->floor_y = (float)fy;
@@ -246,7 +252,7 @@ int drape_world_view_create(drape_renderer *r, drape_world *w, const drape_world
     drape_world_get_object(w, k, &o, NULL);
     v->tearing |= o.tears;
   }
-  int rc = v->sim ? build_sim_mesh(v, d, e) : DRAPE_OK;
+  rc = v->sim ? build_sim_mesh(v, d, e) : DRAPE_OK;
   if (!rc) rc = build_line_mesh(v, e);
   if (!rc) rc = read_lines(v, e);
   if (!rc) bounds(v);
@@ -271,6 +277,7 @@ void drape_world_view_destroy(drape_world_view *v) {
   free(v->lobj);
   free(v->lpos);
   free(v->xyz);
+  drape_render_def_free(&v->look);
   free(v);
 }
 

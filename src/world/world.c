@@ -90,8 +90,6 @@ static int build_objects(drape_world *w, const drape_scene *sc, drape_err *e) {
     o->n_points = inf->n_particles;
     o->n_tris = inf->n_tris;
     o->n_links = inf->n_lines;
-    memcpy(o->color_front, inf->color_front, sizeof o->color_front);
-    memcpy(o->color_back, inf->color_back, sizeof o->color_back);
     o->thickness = inf->thickness;
   }
   for (int i = 0; i < nc; i++, k++) {
@@ -102,8 +100,6 @@ static int build_objects(drape_world *w, const drape_scene *sc, drape_err *e) {
     o->scene_index = run_cables_scene_index(w->cables, i);
     o->n_points = run_cables_nodes(w->cables, i);
     o->n_links = o->n_points - 1;
-    memcpy(o->color_front, r->color, sizeof o->color_front);
-    memcpy(o->color_back, r->color, sizeof o->color_back);
     o->thickness = r->thickness;
   }
   for (int i = 0; i < ns; i++, k++) {
@@ -114,8 +110,6 @@ static int build_objects(drape_world *w, const drape_scene *sc, drape_err *e) {
     o->scene_index = i;
     o->n_points = drape_string_node_count(run_strings_get(w->strings, i));
     o->n_links = o->n_points - 1;
-    memcpy(o->color_front, d->color, sizeof o->color_front);
-    memcpy(o->color_back, d->color, sizeof o->color_back);
     o->thickness = 0.01;
   }
   w->ostats = calloc((size_t)w->n_obj + 1, sizeof *w->ostats);
