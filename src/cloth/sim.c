@@ -9,6 +9,7 @@
 
 #include "cloth/sim.h"
 #include "cloth/solver_variants.h"
+#include "core/obj.h"
 #include "core/validate.h"
 
 int dr_backend_cpu_init(drape_sim *s, drape_err *e);
@@ -557,13 +558,6 @@ int drape_sim_write_obj(drape_sim *s, const char *path, drape_err *e) {
   const dr_model *m = &s->m;
   int rc = ensure_hx(s, e);
   if (rc) return rc;
-  /* never a file of NaN: the step's check stops a diverged run first, and
-   * this one catches a state written in through the API */
-  for (int i = 0; i < m->n_particles; i++)
-    if (!isfinite(s->hx[4 * i]) || !isfinite(s->hx[4 * i + 1]) || !isfinite(s->hx[4 * i + 2]))
-      return drape_fail(e, DRAPE_EUNSTABLE, "%s: not written: particle %d is not finite (%g, %g, %g)",
-                        path, i, (double)s->hx[4 * i], (double)s->hx[4 * i + 1],
-                        (double)s->hx[4 * i + 2]);
   const uint32_t *tris = m->tris;
   if (s->any_tear) {
     if (!s->htris && !(s->htris = malloc((size_t)m->n_tris * 3 * sizeof *s->htris + 4)))
@@ -571,37 +565,27 @@ int drape_sim_write_obj(drape_sim *s, const char *path, drape_err *e) {
     if ((rc = drape_sim_read_triangles(s, s->htris, e))) return rc;
     tris = s->htris;
   }
-  char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp)
-    return drape_fail(e, DRAPE_EINVAL, "OBJ path too long: %s", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return drape_fail(e, DRAPE_EIO, "cannot write %s: %s", tmp, strerror(errno));
-  fprintf(f, "# drape %s: frame %d, t = %.9g s\n", drape_version(), s->frame, s->time);
+  /* The writer takes each object's own indices: the model's are global. */
+  size_t most = 0;
   for (int ob = 0; ob < m->n_objects; ob++) {
+    size_t k = (size_t)(3 * m->info[ob].n_tris + 2 * m->info[ob].n_lines);
+    if (k > most) most = k;
+  }
+  uint32_t *idx = malloc(sizeof *idx * (most + 1));
+  dr_obj obj;
+  rc = idx ? dr_obj_open(&obj, path, s->frame, s->time, e)
+           : drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  for (int ob = 0; ob < m->n_objects && !rc; ob++) {
     const drape_object_info *inf = &m->info[ob];
-    fprintf(f, "o %s\n", inf->name);
-    for (int i = inf->first_particle; i < inf->first_particle + inf->n_particles; i++)
-      fprintf(f, "v %.9g %.9g %.9g\n", (double)s->hx[4 * i], (double)s->hx[4 * i + 1],
-              (double)s->hx[4 * i + 2]);
-    for (int t = inf->first_tri; t < inf->first_tri + inf->n_tris; t++) {
-      const uint32_t *q = tris + 3 * t;
-      if (q[0] == q[1] && q[1] == q[2]) continue; /* torn */
-      fprintf(f, "f %u %u %u\n", q[0] + 1, q[1] + 1, q[2] + 1);
-    }
-    /* One `l a b` per link, not one polyline: Blender 3.4's importer
-     * reads only the first two vertices of an `l` line. */
-    for (int l = inf->first_line; l < inf->first_line + inf->n_lines; l++)
-      fprintf(f, "l %u %u\n", m->lines[2 * l] + 1, m->lines[2 * l + 1] + 1);
+    const uint32_t first = (uint32_t)inf->first_particle;
+    const uint32_t *t = tris + 3 * (size_t)inf->first_tri, *l = m->lines + 2 * (size_t)inf->first_line;
+    for (int i = 0; i < 3 * inf->n_tris; i++) idx[i] = t[i] - first;
+    for (int i = 0; i < 2 * inf->n_lines; i++) idx[3 * inf->n_tris + i] = l[i] - first;
+    rc = dr_obj_object(&obj, inf->kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", inf->name,
+                       s->hx + 4 * (size_t)inf->first_particle, 4, inf->n_particles, idx,
+                       inf->n_tris, idx + 3 * inf->n_tris, inf->n_lines, e);
   }
-  int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    remove(tmp);
-    return drape_fail(e, DRAPE_EIO, "writing %s failed: %s", tmp, strerror(errno));
-  }
-  if (rename(tmp, path) != 0) {
-    int err = errno;
-    remove(tmp);
-    return drape_fail(e, DRAPE_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(err));
-  }
-  return DRAPE_OK;
+  free(idx);
+  const int crc = idx ? dr_obj_close(&obj, rc == DRAPE_OK, e) : DRAPE_OK;
+  return rc ? rc : crc;
 }

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cloth/sim.h"
+#include "core/obj.h"
 #include "drape/cable.h"
 #include "drape/drape_cl.h"
 #include "world/cables.h"
@@ -452,58 +453,30 @@ int drape_world_move_sphere(drape_world *w, int k, const double center[3], const
 
 /* ---- OBJ ---- */
 
-static int write_object(drape_world *w, int k, FILE *f, int base, const char *path,
-                        drape_err *e) {
-  const drape_world_object *o = &w->obj[k];
-  float *x = malloc(sizeof(float) * 3 * ((size_t)o->n_points + 1));
-  uint32_t *idx = malloc(sizeof(uint32_t) * 3 * ((size_t)(o->n_tris > o->n_links ? o->n_tris
-                                                                                    : o->n_links) + 1));
-  int rc = !x || !idx ? drape_fail(e, DRAPE_ENOMEM, "out of memory") : DRAPE_OK;
-  if (!rc) rc = drape_world_read_points(w, k, x, e);
-  /* never a file of NaN (cloth.h, "Divergence") */
-  for (int i = 0; !rc && i < 3 * o->n_points; i++)
-    if (!isfinite(x[i]))
-      rc = drape_fail(e, DRAPE_EUNSTABLE, "%s: not written: %s \"%s\" point %d is not finite", path,
-                      o->kind == DRAPE_WORLD_CLOTH ? "cloth" : "rope", o->name, i / 3);
-  if (!rc) {
-    fprintf(f, "o %s\n", o->name);
-    for (int i = 0; i < o->n_points; i++)
-      fprintf(f, "v %.9g %.9g %.9g\n", (double)x[3 * i], (double)x[3 * i + 1], (double)x[3 * i + 2]);
-    int nt = 0;
-    if (o->n_tris > 0 && !(rc = drape_world_read_tris(w, k, idx, &nt, e)))
-      for (int t = 0; t < nt; t++)
-        fprintf(f, "f %u %u %u\n", idx[3 * t] + base + 1, idx[3 * t + 1] + base + 1,
-                idx[3 * t + 2] + base + 1);
-    /* One `l a b` per link, not one polyline: Blender 3.4's importer reads
-     * only the first two vertices of an `l` line. */
-    if (!rc && o->n_links > 0 && !(rc = drape_world_read_links(w, k, idx, e)))
-      for (int l = 0; l < o->n_links; l++)
-        fprintf(f, "l %u %u\n", idx[2 * l] + base + 1, idx[2 * l + 1] + base + 1);
-  }
-  free(x);
-  free(idx);
-  return rc;
+static const char *kind_name(drape_world_kind k) {
+  return k == DRAPE_WORLD_CLOTH ? "cloth" : k == DRAPE_WORLD_ROPE ? "rope"
+         : k == DRAPE_WORLD_CABLE ? "cable" : "string";
 }
 
 int drape_world_write_obj(drape_world *w, const char *path, drape_err *e) {
-  char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof tmp)
-    return drape_fail(e, DRAPE_EINVAL, "OBJ path too long: %s", path);
-  FILE *f = fopen(tmp, "w");
-  if (!f) return drape_fail(e, DRAPE_EIO, "cannot write %s: %s", tmp, strerror(errno));
-  fprintf(f, "# drape %s: frame %d, t = %.9g s\n", drape_version(), w->frame,
-          drape_world_time(w));
-  int rc = DRAPE_OK, base = 0;
+  dr_obj obj;
+  int rc = dr_obj_open(&obj, path, w->frame, drape_world_time(w), e);
   for (int k = 0; k < w->n_obj && !rc; k++) {
-    rc = write_object(w, k, f, base, path, e);
-    base += w->obj[k].n_points;
+    const drape_world_object *o = &w->obj[k];
+    const size_t ni = (size_t)(o->n_tris > o->n_links ? 3 * o->n_tris : 2 * o->n_links) + 1;
+    float *x = malloc(sizeof(float) * 3 * ((size_t)o->n_points + 1));
+    uint32_t *idx = malloc(sizeof(uint32_t) * ni);
+    int nt = 0;
+    rc = !x || !idx ? drape_fail(e, DRAPE_ENOMEM, "out of memory") : DRAPE_OK;
+    if (!rc) rc = drape_world_read_points(w, k, x, e);
+    if (!rc && o->n_tris > 0) rc = drape_world_read_tris(w, k, idx, &nt, e);
+    if (!rc && o->n_links > 0) rc = drape_world_read_links(w, k, idx, e);
+    if (!rc)
+      rc = dr_obj_object(&obj, kind_name(o->kind), o->name, x, 3, o->n_points, idx, nt, idx,
+                         o->n_tris > 0 ? 0 : o->n_links, e);
+    free(x);
+    free(idx);
   }
-  const int bad = ferror(f);
-  if (fclose(f) != 0 || bad) {
-    if (!rc) rc = drape_fail(e, DRAPE_EIO, "writing %s failed: %s", tmp, strerror(errno));
-  }
-  if (!rc && rename(tmp, path) != 0)
-    rc = drape_fail(e, DRAPE_EIO, "cannot rename %s to %s: %s", tmp, path, strerror(errno));
-  if (rc) remove(tmp); /* the temporary is ours; the target is never touched */
-  return rc;
+  const int crc = dr_obj_close(&obj, rc == DRAPE_OK, e);
+  return rc ? rc : crc;
 }
