@@ -393,6 +393,55 @@ static void test_scripted_matches_manual(void **state) {
   drape_string_destroy(b);
 }
 
+/* drape_string_run (what `drape string` and the world's worker use): the
+ * same bits as drape_string_advance_scripted to each time, a callback after
+ * each checked state, and a callback's code stops the run where it is. */
+typedef struct run_log {
+  int calls, stop_at;
+  double t[4], x_end[4];
+} run_log;
+
+static int log_visit(void *user, int k, const drape_string *s) {
+  run_log *l = user;
+  l->t[l->calls] = drape_string_time(s);
+  l->x_end[l->calls] = drape_string_positions(s)[2 * (drape_string_node_count(s) - 1)];
+  l->calls++;
+  return k == l->stop_at ? DRAPE_EINVAL : 0;
+}
+
+static void test_run_visits_checked_states(void **state) {
+  (void)state;
+  drape_string_params p = drape_string_params_default();
+  drape_string *a = make(&p), *b = make(&p);
+  drape_string_def def = drape_string_def_default();
+  double keys[1][3] = {{0.0, 2.2, 2.4}};
+  def.hand = keys;
+  def.n_hand = 1;
+  def.release_at = 0.02;
+  const double times[3] = {0.01, 0.03, 0.05};
+  run_log l = {0, -1, {0}, {0}};
+  drape_err e = {0};
+  int done = -1;
+  assert_int_equal(drape_string_run(a, &def, times, 3, log_visit, &l, &done, &e), 0);
+  assert_int_equal(done, 3);
+  assert_int_equal(l.calls, 3);
+  for (int k = 0; k < 3; k++) {
+    assert_int_equal(drape_string_advance_scripted(b, &def, times[k], &e), 0);
+    assert_near(l.t[k], times[k], 1e-15);
+    assert_true(l.x_end[k] == drape_string_positions(b)[160]); /* the same bits */
+  }
+  assert_memory_equal(drape_string_positions(a), drape_string_positions(b), sizeof(double) * 162);
+  /* A visitor's code stops the run after its time: done counts it. */
+  drape_string_reset(a);
+  run_log l2 = {0, 1, {0}, {0}};
+  assert_int_equal(drape_string_run(a, &def, times, 3, log_visit, &l2, &done, &e), DRAPE_EINVAL);
+  assert_int_equal(l2.calls, 2);
+  assert_int_equal(done, 1);
+  assert_near(drape_string_time(a), 0.03, 1e-15);
+  drape_string_destroy(a);
+  drape_string_destroy(b);
+}
+
 /* Same inputs, same bits (no hidden state between runs; reset is complete). */
 static void test_deterministic_and_reset(void **state) {
   (void)state;
@@ -442,6 +491,7 @@ int main(void) {
       cmocka_unit_test(test_hand_limits),
       cmocka_unit_test(test_budgeted_advance_is_exact),
       cmocka_unit_test(test_scripted_matches_manual),
+      cmocka_unit_test(test_run_visits_checked_states),
       cmocka_unit_test(test_deterministic_and_reset),
       cmocka_unit_test(test_set_state),
   };

@@ -200,6 +200,18 @@ int drape_string_advance(drape_string *s, double t_end, double wall_budget_s,
 int drape_string_advance_scripted(drape_string *s, const drape_string_def *def, double t_end,
                                   drape_err *e);
 
+/* A scripted run through a list of times (what `drape string` and the
+ * world's string worker do): for each times[k] in turn (s, increasing,
+ * whole ticks), drape_string_advance_scripted to it, then the finiteness
+ * check (drape_string_find_nonfinite; a bad state is DRAPE_EUNSTABLE,
+ * "string: node 7 position = (nan, 2.6)"), then at(user, k, s) when `at`
+ * is given (a non-zero return stops the run with that code). *done (may be
+ * NULL) gets the number of times reached with a checked state, so a
+ * caller knows which outputs are good when the run fails. */
+typedef int (*drape_string_visit)(void *user, int k, const drape_string *s);
+int drape_string_run(drape_string *s, const drape_string_def *def, const double *times, int n,
+                     drape_string_visit at, void *user, int *done, drape_err *e);
+
 /* ---- reading the state ---- */
 int drape_string_node_count(const drape_string *s);      /* N + 1 */
 const double *drape_string_positions(const drape_string *s);  /* 2(N+1): x,y pairs, m */

@@ -155,6 +155,20 @@ static void dump(FILE *f, double t, const drape_string *s) {
             v[2 * i + 1]);
 }
 
+/* The rows of dump k (times[k] for k < n_dumps; the last time is the end
+ * of the run, not a dump). */
+typedef struct dump_ctx {
+  FILE *f;
+  const double *times;
+  int n_dumps;
+} dump_ctx;
+
+static int dump_at(void *user, int k, const drape_string *s) {
+  const dump_ctx *d = user;
+  if (k < d->n_dumps) dump(d->f, d->times[k], s);
+  return 0;
+}
+
 int cmd_string(dr_app *app, int argc, char **argv) {
   (void)app;
   drape_string_params p = drape_string_params_default();
@@ -342,20 +356,18 @@ int cmd_string(dr_app *app, int argc, char **argv) {
   }
   fprintf(mem, "t,i,x,y,vx,vy\n");
   const double t0 = drape_now();
-  int rc = DRAPE_OK;
   /* Each dump only after the state is checked finite (issue 13): a string
    * that diverged (DRAPE_EUNSTABLE from the solver, or a non-finite node)
    * stops the run before its rows; the rows of earlier dumps are still
-   * written and the command exits 1 with the message. */
-  double t_goal = 0;
-  for (int k = 0; k <= n_dumps && !rc; k++) {
-    t_goal = k < n_dumps ? dumps[k] : seconds;
-    rc = drape_string_advance_scripted(s, &def, t_goal, &e);
-    char bad_node[200];
-    if (!rc && drape_string_find_nonfinite(s, bad_node, sizeof bad_node) >= 0)
-      rc = drape_fail(&e, DRAPE_EUNSTABLE, "string: %s", bad_node);
-    if (!rc && k < n_dumps) dump(mem, dumps[k], s);
-  }
+   * written and the command exits 1 with the message. The run itself is
+   * the string library's (drape_string_run): this command only writes. */
+  static double times[MAX_DUMPS + 1];
+  memcpy(times, dumps, sizeof(double) * (size_t)n_dumps);
+  times[n_dumps] = seconds;
+  dump_ctx dc = {mem, times, n_dumps};
+  int done = 0;
+  int rc = drape_string_run(s, &def, times, n_dumps + 1, dump_at, &dc, &done, &e);
+  const double t_goal = times[done <= n_dumps ? done : n_dumps];
   const double wall = drape_now() - t0;
   fclose(mem);
   drape_err run_err = {0};

@@ -409,6 +409,22 @@ int drape_string_advance_scripted(drape_string *s, const drape_string_def *def, 
   return dr_string_check_energy(s, e);
 }
 
+int drape_string_run(drape_string *s, const drape_string_def *def, const double *times, int n,
+                     drape_string_visit at, void *user, int *done, drape_err *e) {
+  int rc = DRAPE_OK, k = 0;
+  for (; k < n && !rc; k++) {
+    if ((rc = drape_string_advance_scripted(s, def, times[k], e))) break;
+    char bad[200];
+    if (drape_string_find_nonfinite(s, bad, sizeof bad) >= 0) {
+      rc = drape_fail(e, DRAPE_EUNSTABLE, "string: %s", bad);
+      break;
+    }
+    if (at && (rc = at(user, k, s))) break;
+  }
+  if (done) *done = k;
+  return rc;
+}
+
 int drape_string_node_count(const drape_string *s) { return s->N + 1; }
 const double *drape_string_positions(const drape_string *s) { return s->r; }
 const double *drape_string_velocities(const drape_string *s) { return s->v; }

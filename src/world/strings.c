@@ -37,11 +37,8 @@ static int frame_error(const run_strings *rs, int k, int frame, double t_end, in
 static int advance_all(run_strings *rs, int frame, double t_end, drape_err *e) {
   for (int k = 0; k < rs->n; k++) {
     drape_err se = {0};
-    int rc = drape_string_advance_scripted(rs->s[k], &rs->defs[k], t_end, &se);
+    int rc = drape_string_run(rs->s[k], &rs->defs[k], &t_end, 1, NULL, NULL, NULL, &se);
     if (rc) return frame_error(rs, k, frame, t_end, rc, se.msg, e);
-    char bad[200];
-    if (drape_string_find_nonfinite(rs->s[k], bad, sizeof bad) >= 0)
-      return frame_error(rs, k, frame, t_end, DRAPE_EUNSTABLE, bad, e);
   }
   return DRAPE_OK;
 }
