@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # The layout rules of issue 14, checked on the source tree:
 #  - no include cycle between source files (src/, include/, kernels/);
+#  - the commands (src/app) include only public headers (drape/...), their
+#    own (app/...), the command-line plumbing of src/io (flags, checked
+#    output paths, child processes, signals) and the bench's peer: no
+#    solver, OpenCL or renderer internals;
 #  - no command in src/app steps a solver itself: they go through the world
 #    (drape_world_step / drape_world_advance), and `drape string`, the seed
 #    000 string's own command, through the string library's whole-run call
@@ -60,4 +64,16 @@ if bad:
     print("FAIL a command steps a solver itself (use the world):\n  " + "\n  ".join(bad))
     sys.exit(1)
 print("ok   no command in src/app steps a solver itself")
+inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+bad = []
+for f, t in files.items():
+    if not f.startswith("src/app/"):
+        continue
+    for h in inc.findall(t):
+        if not (h.startswith("drape/") or h.startswith("app/") or h.startswith("io/") or h == "peer.h"):
+            bad.append("%s includes \"%s\"" % (f, h))
+if bad:
+    print("FAIL a command reaches into the library's internals (use the public API):\n  " + "\n  ".join(bad))
+    sys.exit(1)
+print("ok   the commands include only public headers, app/, io/ and the bench peer")
 PY
