@@ -72,10 +72,16 @@ typedef uint32_t dr_uint;
 #define DR_GROUP_PAIRS 3   /* a = a0 + (0,1,4,5,8,9,12,13), b = a + 2: 16   */
 
 /* A distance constraint |x_a - x_b| = rest (Macklin et al. 2016, eq. 13).
- * A negative compliance marks a constraint torn for good (seed 002 §3). */
+ * A negative compliance marks a constraint torn for good (seed 002 §3).
+ * A negative rest marks a tension-only link (a rope with tension_only,
+ * docs/solver.md "Tension-only links"): its rest length is |rest|, and
+ * while it is shorter than that (C < 0) the projection skips it and sets
+ * its lambda to 0, so it pulls but never pushes. Why the sign bit and not
+ * a flag array: the four constraint arrays every kernel form already loads
+ * carry it, and no rest length is 0 or negative otherwise. */
 typedef struct dr_distance {
   dr_int a, b;          /* particle indices                               */
-  dr_float rest;        /* rest length in m                               */
+  dr_float rest;        /* rest length in m; < 0: tension-only, |rest|    */
   dr_float compliance;  /* alpha in m/N (inverse stiffness); 0 = rigid    */
 } dr_distance;          /* 16 bytes */
 

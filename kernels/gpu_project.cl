@@ -40,7 +40,12 @@ __kernel void project_distance_g(__global float4 *x, __global const int *ca,
   const float len2 = dx * dx + dy * dy + dz * dz;
   if (denom == 0.0f || len2 == 0.0f) return;
   const float len = sqrt(len2);
-  const float C = len - crest[q];
+  const float rest = crest[q];
+  const float C = len - fabs(rest);
+  if (rest < 0.0f && C < 0.0f) { /* tension-only and slack: no force, lambda 0 */
+    if (lambda_mode != DR_LAMBDA_NONE) lambda[q] = 0.0f;
+    return;
+  }
   const float lam = lambda_mode == DR_LAMBDA_KEEP ? lambda[q] : 0.0f;
   const float num = -C - alpha * lam;
   const float s = num / (denom * len);

@@ -30,7 +30,9 @@
  * difference is masked to 0, so inverse masses come back unchanged. A
  * constraint that is torn or degenerate gets s = 0 and writes its
  * particles back unchanged, keeping its lambda, as the CPU reference skips
- * it. The host pads the constraint and lambda buffers by DR_PROJECT_PAD
+ * it. A tension-only link (rest < 0, drape_types.h) that is slack gets
+ * s = 0 and lambda 0, as the reference's early exit. The host pads the
+ * constraint and lambda buffers by DR_PROJECT_PAD
  * entries, so lanes past the end of the colour read valid memory (and
  * store nothing). Constraints are stored as four arrays (a, b, rest,
  * compliance) so each is one vector load.
@@ -97,20 +99,23 @@ __kernel void project_distance(__global float4 *x, __global const int *ca, __glo
   /* one lane per constraint from here to s */
   const float8 len2 = (float8)(t0.s048c, t1.s048c);
   const float8 wa = (float8)(A0.s37bf, A1.s37bf), wb = (float8)(B0.s37bf, B1.s37bf);
-  const float8 rest = vload8(0, crest + q);
+  const float8 rest = vload8(0, crest + q); /* < 0: tension-only */
   const float8 comp = vload8(0, ccomp + q);
   const float8 alpha = comp * inv_h2;
   const float8 denom = wa + wb + alpha;
   const int8 ok = (comp >= 0.0f) & (denom != 0.0f) & (len2 != 0.0f);
   const float8 len = sqrt(len2);
-  const float8 C = len - rest;
+  const float8 C = len - fabs(rest);
+  /* a slack tension-only link moves nothing and its lambda becomes 0 */
+  const int8 slack = ok & (rest < 0.0f) & (C < 0.0f);
+  const int8 act = ok & ~slack;
   float8 lam = (float8)(0.0f);
   if (lambda_mode == DR_LAMBDA_KEEP) lam = vload8(0, lambda + q);
   /* one division on the critical path: s = dlambda / len */
   const float8 num = -C - alpha * lam;
-  const float8 s = select((float8)(0.0f), num / (denom * len), ok);
+  const float8 s = select((float8)(0.0f), num / (denom * len), act);
   if (lambda_mode != DR_LAMBDA_NONE) {
-    const float8 lnew = select(lam, lam + num / denom, ok);
+    const float8 lnew = select(select(lam, lam + num / denom, act), (float8)(0.0f), slack);
     if (n >= DR_PROJECT_LANES) {
       vstore8(lnew, 0, lambda + q);
     } else {

@@ -48,7 +48,11 @@ void cpu_project_distance(dr_float4 *x, const dr_distance *c, float *lambda, int
     float len2 = dx * dx + dy * dy + dz * dz;
     if (denom == 0.0f || len2 == 0.0f) continue;
     float len = sqrtf(len2);
-    float C = len - cs.rest;
+    float C = len - fabsf(cs.rest);
+    if (cs.rest < 0.0f && C < 0.0f) { /* tension-only and slack: no force, lambda 0 */
+      if (lambda_mode != DR_LAMBDA_NONE) lambda[k] = 0.0f;
+      continue;
+    }
     float lam = lambda_mode == DR_LAMBDA_KEEP ? lambda[k] : 0.0f;
     float num = -C - alpha * lam;
     float s = num / (denom * len);
@@ -245,7 +249,7 @@ void cpu_tear_constraints(const dr_float4 *x, dr_distance *c, const dr_int *obj,
     if (ratio <= 0.0f) continue;
     dr_float4 xa = x[cs.a], xb = x[cs.b];
     float dx = xa.x - xb.x, dy = xa.y - xb.y, dz = xa.z - xb.z;
-    float lim = ratio * cs.rest;
+    float lim = ratio * cs.rest; /* squared below: a tension-only rest < 0 is fine */
     if (dx * dx + dy * dy + dz * dz > lim * lim) c[k].compliance = -1.0f;
   }
 }

@@ -512,7 +512,7 @@ int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {
       if (c->compliance < 0) continue;
       const float *a = x + 4 * c->a, *b = x + 4 * c->b;
       double dx = (double)a[0] - b[0], dy = (double)a[1] - b[1], dz = (double)a[2] - b[2];
-      double strain = sqrt(dx * dx + dy * dy + dz * dz) / c->rest - 1.0;
+      double strain = sqrt(dx * dx + dy * dy + dz * dz) / fabs(c->rest) - 1.0; /* < 0: tension-only */
       if (strain > mx) mx = strain;
       if (strain < mn) mn = strain;
       sum += strain > 0 ? strain : 0;

@@ -84,6 +84,305 @@ int dr_rope_constraints(int segments, double rest, double compliance, int first,
   return n;
 }
 
+/* ---- where a rope starts (docs/scenes.md "Rope", start shape) ---- */
+
+static double dot3(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+
+/* Evenly spaced from a to b: today's placement, and "straight". */
+static void lay_line(double *xyz, int segments, const double a[3], const double b[3]) {
+  for (int j = 0; j <= segments; j++) {
+    const double f = (double)j / segments;
+    for (int q = 0; q < 3; q++) xyz[3 * j + q] = a[q] + f * (b[q] - a[q]);
+  }
+}
+
+/* sinh(u) / u for u >= 0, accurate near 0 (the slightly slack rope). */
+static double sinhc(double u) { return u < 1e-4 ? 1.0 + u * u / 6.0 : sinh(u) / u; }
+
+/* The discrete catenary: the resting shape of a chain of `n` links of
+ * length `rest` with equal node masses, its ends `h` apart across and `v`
+ * apart up (v > 0: the last node is higher). The horizontal tension is the
+ * same in every link and the vertical one grows by one node's weight from
+ * link to link, so link j leaves at the angle theta_j above the horizontal
+ * with tan theta_j = (j - c) / k: k is the horizontal tension in node
+ * weights and c where the chain runs level. Two unknowns, two conditions
+ * (the links add up to h across and v up), solved by Newton from the
+ * continuous catenary's values. Why the discrete shape and not nodes at
+ * equal arc length on the continuous curve: its chords are shorter than
+ * the arcs by (ds / a)^2 / 24 (8e-5 on scenes/hanging_rope.json, 1000 float
+ * roundings), and it is the chain's own equilibrium, so the rope starts at
+ * rest. Writes the unit link directions (across, up) into dir[2 n];
+ * returns 0, or -1 when Newton did not converge. */
+/* The continuous catenary y = a cosh((x - x0) / a) + const through (0, 0)
+ * and (h, v) with arc length L > sqrt(h^2 + v^2): sqrt(L^2 - v^2) =
+ * 2 a sinh(h / 2a), i.e. sinh(u) / u = sqrt(L^2 - v^2) / h with u = h / 2a,
+ * increasing in u (bisection); the lowest point is at x0 = h/2 - a
+ * atanh(v / L), arc length a sinh(x0 / a) from the start. */
+static void catenary(double L, double h, double v, double *a, double *x0) {
+  const double want = sqrt(L * L - v * v) / h;
+  double lo = 0, hi = 1;
+  while (sinhc(hi) < want && hi < 700) hi *= 2;
+  for (int i = 0; i < 200; i++) {
+    const double mid = 0.5 * (lo + hi);
+    if (sinhc(mid) < want) lo = mid;
+    else hi = mid;
+  }
+  *a = h / (lo + hi);
+  *x0 = 0.5 * h - *a * atanh(v / L);
+}
+
+/* Phi(k, c) = sum_j sqrt(k^2 + (j - c)^2) - k h/rest + c v/rest is convex
+ * (a sum of norms plus a linear part) and grows without bound when the rope
+ * is slack, and its gradient is (links across - h/rest, -(links up -
+ * v/rest)): its minimum is the resting chain. Sums phi, the gradient and
+ * the Hessian. */
+typedef struct { double phi, gk, gc, hkk, hkc, hcc; } cat_eval;
+static cat_eval cat_at(int n, double k, double c, double th, double tv) {
+  cat_eval r = {-k * th + c * tv, -th, tv, 0, 0, 0};
+  for (int j = 0; j < n; j++) {
+    const double t = j - c, r2 = k * k + t * t, q = sqrt(r2), q3 = r2 * q;
+    r.phi += q;
+    r.gk += k / q;   /* cos theta_j */
+    r.gc -= t / q;   /* -sin theta_j */
+    r.hkk += t * t / q3;
+    r.hkc += k * t / q3;
+    r.hcc += k * k / q3;
+  }
+  return r;
+}
+
+/* For a given k: c where the links up add up to tv (Illinois on the
+ * decreasing sum), and the links across less th at that c in *g. */
+static int across_at(int n, double k, double th, double tv, double *c, double *g) {
+  double lo = -1, hi = n, flo, fhi;
+  for (int i = 0; (flo = cat_at(n, k, lo, th, tv).gc) > 0 && i < 80; i++) lo = 2 * lo - n;
+  for (int i = 0; (fhi = cat_at(n, k, hi, th, tv).gc) < 0 && i < 80; i++) hi = 2 * hi + 1;
+  /* gc = tv - (links up): rises with c */
+  if (!(flo <= 0 && fhi >= 0)) return -1;
+  int side = 0;
+  cat_eval f = {0};
+  double x = lo;
+  for (int it = 0; it < 300; it++) {
+    x = fhi == flo ? 0.5 * (lo + hi) : (lo * fhi - hi * flo) / (fhi - flo);
+    f = cat_at(n, k, x, th, tv);
+    if (fabs(f.gc) <= 1e-13 * (n + 1) || hi - lo <= 1e-15 * (fabs(lo) + fabs(hi))) break;
+    if (f.gc < 0) {
+      lo = x, flo = f.gc;
+      if (side == -1) fhi *= 0.5;
+      side = -1;
+    } else {
+      hi = x, fhi = f.gc;
+      if (side == 1) flo *= 0.5;
+      side = 1;
+    }
+  }
+  *c = x;
+  *g = f.gk;
+  return 0;
+}
+
+static int discrete_catenary(int n, double rest, double h, double v, double *dir) {
+  double a, x0;
+  catenary(n * rest, h, v, &a, &x0);
+  /* the continuous catenary's values: k = H / (weight of a link) = a /
+   * rest; level where the arc reaches the lowest point, less half a link */
+  double k = a / rest, c = a * sinh(x0 / a) / rest - 0.5;
+  const double th = h / rest, tv = v / rest, tol = 1e-10 * (n + 1);
+  cat_eval f = cat_at(n, k, c, th, tv);
+  for (int it = 0; it < 200 && !(fabs(f.gk) + fabs(f.gc) <= tol); it++) {
+    /* Newton on the convex Phi, halving the step until Phi drops enough
+     * (Armijo) or the gradient shrinks (near the minimum Phi's change is
+     * below its rounding); the Hessian is positive definite (Cauchy-Schwarz) */
+    const double det = f.hkk * f.hcc - f.hkc * f.hkc;
+    const double dk = -(f.hcc * f.gk - f.hkc * f.gc) / det, dc = -(f.hkk * f.gc - f.hkc * f.gk) / det;
+    const double slope = f.gk * dk + f.gc * dc; /* < 0 */
+    double step = 1;
+    cat_eval g = f;
+    for (int b = 0; b < 60; b++, step *= 0.5) {
+      g = cat_at(n, k + step * dk, c + step * dc, th, tv);
+      if (g.phi <= f.phi + 1e-4 * step * slope || fabs(g.gk) + fabs(g.gc) < fabs(f.gk) + fabs(f.gc))
+        break;
+    }
+    k += step * dk;
+    c += step * dc;
+    f = g;
+  }
+  if (!(fabs(f.gk) + fabs(f.gc) <= tol) || !(k > 0)) {
+    /* Newton lost its way where the chain hangs nearly straight down
+     * (k tiny: the Hessian is all but singular). The links up, less v,
+     * fall as c grows; for c(k) where they match, the links across, less
+     * h, grow with k (derivative det / Hessian_cc > 0): two monotone 1-D
+     * roots, each by regula falsi (Illinois). No root in k: the resting
+     * chain needs a link leaning back (few links, steep ends) */
+    double ulo = log(1e-12), uhi = log(1e6 * (n + 1.0)), glo, ghi;
+    if (across_at(n, exp(ulo), th, tv, &c, &glo) || across_at(n, exp(uhi), th, tv, &c, &ghi) ||
+        !(glo < 0 && ghi > 0))
+      return -1;
+    int side = 0;
+    for (int it = 0; it < 300; it++) {
+      const double u = (ulo * ghi - uhi * glo) / (ghi - glo);
+      double gu;
+      if (across_at(n, exp(u), th, tv, &c, &gu)) return -1;
+      k = exp(u);
+      if (fabs(gu) <= 0.5 * tol || uhi - ulo < 1e-15) break;
+      if (gu < 0) {
+        ulo = u, glo = gu;
+        if (side == -1) ghi *= 0.5;
+        side = -1;
+      } else {
+        uhi = u, ghi = gu;
+        if (side == 1) glo *= 0.5;
+        side = 1;
+      }
+    }
+    f = cat_at(n, k, c, th, tv);
+    if (!(fabs(f.gk) + fabs(f.gc) <= tol)) return -1;
+  }
+  for (int j = 0; j < n; j++) {
+    const double t = j - c, r = sqrt(k * k + t * t);
+    dir[2 * j] = k / r;
+    dir[2 * j + 1] = t / r;
+  }
+  return 0;
+}
+
+dr_rope_layout dr_rope_start_shape(const drape_rope_def *r, const double gravity[3], double *xyz,
+                                   double *strain) {
+  const int n = r->segments;
+  const double L = r->length, rest = L / n;
+  double chord[3], span;
+  for (int q = 0; q < 3; q++) chord[q] = r->end[q] - r->start[q];
+  span = sqrt(dot3(chord, chord));
+  *strain = span / L - 1;
+  /* down: along gravity; without gravity, -y (any shape rests then) */
+  double down[3] = {0, -1, 0};
+  const double g = sqrt(dot3(gravity, gravity));
+  if (g > 0)
+    for (int q = 0; q < 3; q++) down[q] = gravity[q] / g;
+  const int slack = L > span * (1 + 1e-7); /* below that, a float rounding */
+  if (r->start_shape == DRAPE_ROPE_START_STRAIGHT || (!r->pin_start && !r->pin_end) ||
+      (r->pin_start && r->pin_end && (!slack || n < 2))) {
+    lay_line(xyz, n, r->start, r->end);
+    return DR_ROPE_LAID_STRAIGHT;
+  }
+  *strain = 0;
+  if (!(r->pin_start && r->pin_end)) {
+    /* one pin: straight from it towards the other end, at full length
+     * (downwards when the two ends coincide) */
+    const double *from = r->pin_start ? r->start : r->end;
+    double u[3];
+    for (int q = 0; q < 3; q++) u[q] = span > 0 ? (r->pin_start ? chord[q] : -chord[q]) / span : down[q];
+    for (int j = 0; j <= n; j++) {
+      const double s = r->pin_start ? rest * j : rest * (n - j); /* arc length from the pin */
+      for (int q = 0; q < 3; q++) xyz[3 * j + q] = from[q] + s * u[q];
+    }
+    return r->pin_start ? DR_ROPE_LAID_FROM_START : DR_ROPE_LAID_FROM_END;
+  }
+  /* both pinned and slack: the vertical plane through the ends */
+  const double v = -dot3(chord, down); /* end above start */
+  double across[3];
+  for (int q = 0; q < 3; q++) across[q] = chord[q] + v * down[q];
+  const double h = sqrt(dot3(across, across));
+  if (h > 1e-6 * L) {
+    double *dir = malloc(sizeof *dir * 2 * (size_t)n);
+    const int found = dir && discrete_catenary(n, rest, h, v, dir) == 0;
+    if (found) {
+      double p[3] = {r->start[0], r->start[1], r->start[2]};
+      for (int j = 0; j < n; j++) {
+        for (int q = 0; q < 3; q++) xyz[3 * j + q] = p[q];
+        for (int q = 0; q < 3; q++)
+          p[q] += rest * (dir[2 * j] * across[q] / h - dir[2 * j + 1] * down[q]);
+      }
+      /* the links land within ~1e-10 n links of the end: share that out
+       * (1e-10 of a link each) rather than put it all into the last one */
+      for (int j = 1; j <= n; j++)
+        for (int q = 0; q < 3; q++)
+          xyz[3 * j + q] = j == n ? r->end[q] : xyz[3 * j + q] + (r->end[q] - p[q]) * j / n;
+    }
+    free(dir);
+    if (found) return DR_ROPE_LAID_CATENARY;
+    if (h >= rest) {
+      /* Not reached in the tests (test_rope_start: with h >= rest the
+       * resting chain exists and is found); out of memory: nodes at equal
+       * arc length on the continuous curve, links short by (ds / a)^2 / 24. */
+      double a, x0;
+      catenary(L, h, v, &a, &x0);
+      const double s0 = sinh(x0 / a), c0 = cosh(x0 / a);
+      for (int j = 0; j < n; j++) {
+        const double t = rest * j / a - s0; /* sinh((x - x0) / a) */
+        const double x = x0 + a * asinh(t), y = a * (sqrt(1 + t * t) - c0);
+        for (int q = 0; q < 3; q++) xyz[3 * j + q] = r->start[q] + x * across[q] / h - y * down[q];
+      }
+      for (int q = 0; q < 3; q++) xyz[3 * n + q] = r->end[q];
+      return DR_ROPE_LAID_CATENARY;
+    }
+  }
+  /* The ends less than a link apart across, where a resting chain with
+   * every link leaning forwards does not exist (two links between steep
+   * ends, or the ends one above the other): the rope hangs as a fold, n1
+   * links straight down from the start, n2 straight down from the end, and
+   * a V of two links between their lower ends, below them in the vertical
+   * plane through the ends (bulging sideways along x, or z when gravity is
+   * along x, when the ends are one above the other); every link keeps its
+   * rest length. */
+  double e[3] = {1, 0, 0};
+  if (h > 1e-12 * L) {
+    for (int q = 0; q < 3; q++) e[q] = across[q] / h;
+  } else {
+    if (fabs(down[0]) > 0.9) e[0] = 0, e[2] = 1;
+    const double ed = dot3(e, down);
+    for (int q = 0; q < 3; q++) e[q] -= ed * down[q];
+    const double el = sqrt(dot3(e, e));
+    for (int q = 0; q < 3; q++) e[q] /= el;
+  }
+  const double hx = h > 1e-12 * L ? h : 0;
+  long n1 = lround((n - 2 - v / rest) / 2);
+  if (n1 < 0) n1 = 0;
+  if (n1 > n - 2) n1 = n - 2;
+  const long n2 = n - 2 - n1;
+  /* in-plane (across, depth below the start): bottoms (0, P) and (hx, Q);
+   * the V node is rest from both, on the side of larger depth */
+  const double P = n1 * rest, Q = n2 * rest - v;
+  const double bx = hx, by = Q - P, d = sqrt(bx * bx + by * by);
+  const double w2 = rest * rest - 0.25 * d * d, w = w2 > 0 ? sqrt(w2) : 0;
+  const double ux = d > 0 ? -by / d : 1, uy = d > 0 ? bx / d : 0; /* uy >= 0: deeper */
+  for (long j = 0; j <= n; j++) {
+    double x = 0, depth;
+    if (j <= n1) depth = j * rest;
+    else if (j == n1 + 1) x = 0.5 * hx + w * ux, depth = 0.5 * (P + Q) + w * uy;
+    else x = hx, depth = (n - j) * rest - v;
+    for (int q = 0; q < 3; q++) xyz[3 * j + q] = r->start[q] + x * e[q] + depth * down[q];
+  }
+  for (int q = 0; q < 3; q++) xyz[3 * n + q] = r->end[q];
+  return DR_ROPE_LAID_FOLD;
+}
+
+int dr_rope_start(const drape_rope_def *r, int index, const double gravity[3], double *xyz) {
+  double strain = 0;
+  const dr_rope_layout how = dr_rope_start_shape(r, gravity, xyz, &strain);
+  if (how == DR_ROPE_LAID_STRAIGHT && fabs(strain) > 1e-6) {
+    const double span = r->length * (1 + strain);
+    /* the implicit cable's springs push back whatever tension_only says */
+    const int pushes = !r->tension_only || r->solver == DRAPE_SOLVER_IMPLICIT;
+    if (strain < 0)
+      fprintf(stderr,
+              "drape: warning: rope[%d] (\"%s\"): its links start compressed by %.3g%% (%s m of "
+              "rope laid straight on %s m%s); %s (docs/scenes.md \"Rope\")\n",
+              index, r->name, -100 * strain, dr_num(r->length), dr_num(span),
+              r->start_shape == DRAPE_ROPE_START_STRAIGHT
+                  ? ", start_shape \"straight\"; \"auto\" starts every link at its rest length"
+                  : ", no end pinned; put start and end a rope's length apart",
+              pushes ? "they push apart in the first substep, giving the rope energy it never had"
+                     : "they start slack (tension_only) and the rope falls until they pull tight");
+    else if (r->pin_start && r->pin_end)
+      fprintf(stderr,
+              "drape: warning: rope[%d] (\"%s\"): its links start stretched by %.3g%%: the pins "
+              "are %s m apart, the rope is %s m long\n",
+              index, r->name, 100 * strain, dr_num(span), dr_num(r->length));
+  }
+  return how;
+}
+
 /* ---- validation of what the builder relies on ---- */
 
 /* Messages print numbers so that they read back as the value used
@@ -348,9 +647,11 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     m->damping_rate[oi] = r->damping;
     const double rest = r->length / r->segments;
     const double link_mass = r->mass_per_length * rest;
+    double *start = malloc(sizeof *start * 3 * ((size_t)r->segments + 1));
+    if (!start) { rc = drape_fail(e, DRAPE_ENOMEM, "out of memory"); goto fail; }
+    dr_rope_start(r, k, s->gravity, start);
     for (int j = 0; j <= r->segments; j++) {
       int i = pi + j;
-      double f = (double)j / r->segments;
       double mass = link_mass * ((j == 0 || j == r->segments) ? 0.5 : 1.0);
       if (!mass_ok(mass)) {
         rc = drape_fail(e, DRAPE_EINVAL,
@@ -359,21 +660,24 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
                         "links of length / segments = %s m)",
                         k, dr_num(r->mass_per_length), j, dr_num(mass), dr_num(up5(2 * DRAPE_FLOAT_MIN / rest)),
                         dr_num(rest));
+        free(start);
         goto fail;
       }
       m->mass[i] = (float)mass;
-      m->x0[i] = (dr_float4){(float)(r->start[0] + f * (r->end[0] - r->start[0])),
-                             (float)(r->start[1] + f * (r->end[1] - r->start[1])),
-                             (float)(r->start[2] + f * (r->end[2] - r->start[2])),
+      m->x0[i] = (dr_float4){(float)start[3 * j], (float)start[3 * j + 1], (float)start[3 * j + 2],
                              (float)(1.0 / mass)};
       m->obj[i] = oi;
     }
+    free(start);
     if (r->pin_start) m->x0[pi].w = 0;
     if (r->pin_end) m->x0[pi + r->segments].w = 0;
     const double rcomp = r->solver == DRAPE_SOLVER_JAKOBSEN ? 0.0 : r->compliance;
     int made = dr_rope_constraints(r->segments, rest, rcomp, pi, m->cons + ci,
                                       m->cons_type + ci);
     for (int q = 0; q < made; q++) m->cons_obj[ci + q] = oi;
+    /* tension-only links carry a negative rest length (drape_types.h) */
+    if (r->tension_only)
+      for (int q = 0; q < made; q++) m->cons[ci + q].rest = -m->cons[ci + q].rest;
     ci += made;
     for (int j = 0; j < r->segments; j++) {
       m->lines[2 * li] = (dr_uint)(pi + j);

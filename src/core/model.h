@@ -66,6 +66,31 @@ void dr_model_free(dr_model *m);
 typedef enum { DRAPE_GRID_BY_FAMILY = 0, DRAPE_GRID_PER_PARTICLE = 1 } dr_grid_order;
 int dr_grid_constraints(int rows, int cols, double spacing, int first, dr_grid_order order,
                            const double compliance[3], dr_distance *out, unsigned char *type);
+/* Where a rope's segments + 1 nodes start (docs/scenes.md "Rope", start
+ * shape): writes xyz[3 (segments + 1)]; the one rule for the cloth and rope
+ * solver (dr_model_build) and the implicit cable (src/world/cables.c).
+ *  - "straight", no end pinned, or both pinned and the rope not longer than
+ *    the span: evenly spaced from start to end, as given;
+ *  - one end pinned: straight from that end towards the other, at the
+ *    rope's full length (downwards when start = end);
+ *  - both pinned, the rope longer than the span: the chain's resting shape
+ *    (a discrete catenary) in the vertical plane through the ends, "down"
+ *    being along `gravity` (-y without gravity); a hanging fold when the
+ *    ends are one above the other.
+ * Every link starts at its rest length except on the first line. *strain:
+ * span / length - 1 of a straight layout (< 0: compressed), else 0. */
+typedef enum {
+  DR_ROPE_LAID_STRAIGHT = 0,
+  DR_ROPE_LAID_FROM_START = 1,
+  DR_ROPE_LAID_FROM_END = 2,
+  DR_ROPE_LAID_CATENARY = 3,
+  DR_ROPE_LAID_FOLD = 4
+} dr_rope_layout;
+dr_rope_layout dr_rope_start_shape(const drape_rope_def *r, const double gravity[3], double *xyz,
+                                   double *strain);
+/* dr_rope_start_shape, then a warning on stderr when the links of rope[index]
+ * start compressed or stretched ("drape: warning: ..."). Returns the layout. */
+int dr_rope_start(const drape_rope_def *r, int index, const double gravity[3], double *xyz);
 /* Rope links i-(i+1) of `segments` links, first particle `first`. */
 int dr_rope_constraints(int segments, double rest, double compliance, int first,
                            dr_distance *out, unsigned char *type);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model.h"
 #include "drape/cable.h"
 
 typedef struct one_cable {
@@ -76,12 +77,9 @@ int run_cables_prepare(const drape_scene *sc, run_cables **out, drape_scene *vie
       run_cables_free(rc);
       return drape_fail(e, DRAPE_ENOMEM, "out of memory (rope[%d]: %d nodes)", i, c->nodes);
     }
-    /* nodes evenly spaced from start to end, as the cloth and rope solver
-     * builds a rope (include/drape/cloth.h) */
-    for (int j = 0; j < c->nodes; j++) {
-      double f = (double)j / r->segments;
-      for (int q = 0; q < 3; q++) c->x0[3 * j + q] = r->start[q] + f * (r->end[q] - r->start[q]);
-    }
+    /* the start shape of every rope (core/model.h); tension_only does not
+     * apply: the cable's springs are seed 003's (docs/strings.md) */
+    dr_rope_start(r, i, sc->gravity, c->x0);
     if (r->pin_start) c->pins[c->n_pins++] = 0;
     if (r->pin_end) c->pins[c->n_pins++] = r->segments;
     drape_cable_def d = drape_cable_def_default();
