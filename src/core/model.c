@@ -99,20 +99,6 @@ static void lay_line(double *xyz, int segments, const double a[3], const double 
 /* sinh(u) / u for u >= 0, accurate near 0 (the slightly slack rope). */
 static double sinhc(double u) { return u < 1e-4 ? 1.0 + u * u / 6.0 : sinh(u) / u; }
 
-/* The discrete catenary: the resting shape of a chain of `n` links of
- * length `rest` with equal node masses, its ends `h` apart across and `v`
- * apart up (v > 0: the last node is higher). The horizontal tension is the
- * same in every link and the vertical one grows by one node's weight from
- * link to link, so link j leaves at the angle theta_j above the horizontal
- * with tan theta_j = (j - c) / k: k is the horizontal tension in node
- * weights and c where the chain runs level. Two unknowns, two conditions
- * (the links add up to h across and v up), solved by Newton from the
- * continuous catenary's values. Why the discrete shape and not nodes at
- * equal arc length on the continuous curve: its chords are shorter than
- * the arcs by (ds / a)^2 / 24 (8e-5 on scenes/hanging_rope.json, 1000 float
- * roundings), and it is the chain's own equilibrium, so the rope starts at
- * rest. Writes the unit link directions (across, up) into dir[2 n];
- * returns 0, or -1 when Newton did not converge. */
 /* The continuous catenary y = a cosh((x - x0) / a) + const through (0, 0)
  * and (h, v) with arc length L > sqrt(h^2 + v^2): sqrt(L^2 - v^2) =
  * 2 a sinh(h / 2a), i.e. sinh(u) / u = sqrt(L^2 - v^2) / h with u = h / 2a,
@@ -181,6 +167,24 @@ static int across_at(int n, double k, double th, double tv, double *c, double *g
   return 0;
 }
 
+/* The discrete catenary: the resting shape of a chain of `n` links of
+ * length `rest` with equal node masses, its ends `h` apart across and `v`
+ * apart up (v > 0: the last node is higher). The horizontal tension is the
+ * same in every link and the vertical one grows by one node's weight from
+ * link to link, so link j leaves at the angle theta_j above the horizontal
+ * with tan theta_j = (j - c) / k: k is the horizontal tension in node
+ * weights and c where the chain runs level. Two unknowns, two conditions
+ * (the links add up to h across and v up), solved by Newton from the
+ * continuous catenary's values (or, where Newton loses its way, two nested
+ * monotone 1-D roots). Why the discrete shape and not nodes at
+ * equal arc length on the continuous curve: its chords are shorter than
+ * the arcs by (ds / a)^2 / 24 (8e-5 on scenes/hanging_rope.json, 1000 float
+ * roundings), and it is the chain's own equilibrium, so the rope starts at
+ * rest. Writes the unit link directions (across, up) into dir[2 n];
+ * returns 0, or -1 when there is no such chain (every link leaning
+ * forwards, cos theta_j > 0, which can fail to exist when the ends are less
+ * than a link apart across: dr_rope_start_shape then lays a fold) or no
+ * root was found. */
 static int discrete_catenary(int n, double rest, double h, double v, double *dir) {
   double a, x0;
   catenary(n * rest, h, v, &a, &x0);
