@@ -24,9 +24,12 @@
  * total; the block totals are scanned the same way (recursively, by the host
  * wrapper, until one block remains) and added back by hash_scan_add.
  *
- * On a CPU device the host picks the chunked form instead (hash_scan_chunks
- * ▸ hash_scan_totals ▸ hash_scan_chunks_add): each work item runs through a
- * chunk of consecutive counts in order. Why: a CPU device runs a work-group
+ * That is the scan of the GPU kernel form (docs/solver.md "Two kernel
+ * forms"): no serial section, one launch per level. The vector form (what
+ * CPU devices run) picks the chunked scan instead (hash_scan_chunks ▸
+ * hash_scan_totals ▸ hash_scan_chunks_add): each work item runs through a
+ * chunk of consecutive counts in order, and one work item through the few
+ * chunk totals. Why: a CPU device runs a work-group
  * as one loop per stretch between barriers, so the log2(L) barriers of the
  * Hillis–Steele scan cost it more than the sums (PoCL: the block scan was a
  * tenth of the main scene's frame), and a CPU core sums a run in order at

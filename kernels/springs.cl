@@ -15,7 +15,9 @@
  * no float atomics, the same bits on every run, and the CPU reference
  * (springs_cpu.c) does the same arithmetic. The rejected alternative, one
  * work item per spring scattering +F/-F, would need float atomics or a
- * colouring pass per substep.
+ * colouring pass per substep. The GPU kernel form runs springs_forces_g
+ * (gpu_springs.cl): the same sums over the same springs in the same order,
+ * read from a slot-major copy of the lists so a warp's loads coalesce.
  *
  * Two launches because a particle's new velocity must not be seen by a
  * neighbour still gathering from the old one (vn is the second buffer).

@@ -51,8 +51,29 @@ static inline selfcol_object sc_cloth(float thickness, float friction, int vt) {
   return o;
 }
 
+/* The kernel form the next sc_desc asks for (0: by the device type); the
+ * tests that compare OpenCL with the CPU reference run both
+ * (sc_form(k): k = 0 the GPU form, 1 the vector form). */
+static int sc_kernel_form = 0;
+static inline int sc_form(int k) { return k == 0 ? DRAPE_KERNEL_FORM_GPU : DRAPE_KERNEL_FORM_CPU; }
+static inline const char *sc_form_name(int k) { return k == 0 ? "gpu" : "vector"; }
+
+/* A stage created with sc_kernel_form set runs that form: the GPU form
+ * with the work-group scan and the device's work-group sizes, the vector
+ * form with the chunked scan and the launcher's default groups. */
+static inline void sc_check_form(const selfcol_cl *g) {
+  if (!sc_kernel_form) return;
+  const int gpu = sc_kernel_form == DRAPE_KERNEL_FORM_GPU;
+  assert_int_equal(g->gpu, gpu);
+  assert_int_equal(g->cpu_forms, !gpu);
+  for (int k = 0; k < SK_COUNT; k++)
+    if (gpu) assert_true(g->lk[k] >= 1);
+    else assert_int_equal(g->lk[k], 0);
+}
+
 static inline selfcol_desc sc_desc(const sc_world *w) {
-  selfcol_desc d = {w->n, w->rest, w->obj, w->nt, w->tris, w->nobj, w->objects, 0, 0, 0};
+  selfcol_desc d = {w->n,       w->rest, w->obj, w->nt, w->tris, w->nobj, w->objects, 0, 0, 0,
+                    sc_kernel_form};
   return d;
 }
 

@@ -280,6 +280,19 @@ static void test_kernels_build_clean(void **state) {
   (void)state;
   print_message("build log of kernels/*.cl: %s\n", g_cl.build_log ? g_cl.build_log : "(none)");
   assert_true(blank(g_cl.build_log));
+  /* built with correctly rounded division and sqrt exactly when the device
+   * offers them (PoCL does: then the option is in the program's options) */
+  cl_device_fp_config fp = 0;
+  assert_int_equal(clGetDeviceInfo(g_cl.device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL),
+                   CL_SUCCESS);
+  char bopts[1024] = "";
+  assert_int_equal(clGetProgramBuildInfo(g_cl.program, g_cl.device, CL_PROGRAM_BUILD_OPTIONS,
+                                         sizeof bopts - 1, bopts, NULL),
+                   CL_SUCCESS);
+  const int want = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+  print_message("build options: %s (correctly rounded divide/sqrt offered: %d)\n", bopts, want);
+  assert_int_equal(g_cl.correct_div_sqrt, want);
+  assert_int_equal(strstr(bopts, "-cl-fp32-correctly-rounded-divide-sqrt") != NULL, want);
   drape_err e = {0};
   cl_program prog = NULL;
   const char *src = "#warning a deliberate warning\n__kernel void w(__global int *a) { a[0] = 1; }\n";

@@ -86,7 +86,7 @@ static long front_diff(const uint32_t *start, const uint32_t *a, const uint32_t 
 }
 
 /* ---- a crushed cloth ---- */
-static void test_crushed_cloth_is_bounded(void **state) {
+static void crushed_cloth_is_bounded(void **state) {
   (void)state;
   const int N = 64, n = N * N;
   sc_world w;
@@ -159,6 +159,7 @@ static void test_crushed_cloth_is_bounded(void **state) {
   sc_dev_upload(&g_cl, &w, &dev);
   selfcol_cl g;
   SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
+  sc_check_form(&g);
   SC_OK(selfcol_cl_clamp(&g, dev.x, dev.p, NULL, NULL, e));
   SC_OK(selfcol_cl_hash_particles(&g, dev.x, e));
   /* the bucket fronts the passes read equal the reference's */
@@ -269,11 +270,12 @@ static void test_warning_once_in_the_solver(void **state) {
   drape_scene s;
   drape_err e = {0};
   assert_int_equal(drape_scene_parse(DRAGGED, "dragged", &s, &e), 0);
-  for (int b = 0; b < 2; b++) {
+  for (int b = 0; b < 3; b++) { /* CPU; OpenCL in the GPU and the vector form */
     caught cw = {0};
     selfcol_set_warn(catch_warn, &cw);
     drape_sim_opts o = drape_sim_opts_default();
     o.backend = b ? DRAPE_BACKEND_CL : DRAPE_BACKEND_CPU;
+    if (b) o.kernel_form = sc_form(b - 1);
     drape_sim *sim = NULL;
     if (drape_sim_create(&s, &o, &sim, &e)) fprintf(stderr, "%s\n", e.msg);
     assert_non_null(sim);
@@ -357,7 +359,7 @@ static void test_thickness_limits(void **state) {
 }
 
 /* ---- NaN ---- */
-static void test_nan_particle(void **state) {
+static void nan_particle(void **state) {
   (void)state;
   const int N = 16, n = N * N;
   sc_world w;
@@ -390,6 +392,7 @@ static void test_nan_particle(void **state) {
   sc_dev_upload(&g_cl, &w, &dev);
   selfcol_cl g;
   SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
+  sc_check_form(&g);
   long contacts = 0;
   for (int it = 0; it < 3; it++) {
     selfcol_cpu_run(&cpu, xc, w.p, w.tris, NULL);
@@ -420,6 +423,24 @@ static void test_nan_particle(void **state) {
   free(xc);
   free(xg);
   sc_world_free(&w);
+}
+
+/* The two device comparisons above run in both kernel forms. */
+static void test_crushed_cloth_is_bounded(void **state) {
+  for (int k = 0; k < 2; k++) {
+    sc_kernel_form = sc_form(k);
+    fprintf(stderr, "kernel form %s:\n", sc_form_name(k));
+    crushed_cloth_is_bounded(state);
+  }
+  sc_kernel_form = 0;
+}
+static void test_nan_particle(void **state) {
+  for (int k = 0; k < 2; k++) {
+    sc_kernel_form = sc_form(k);
+    fprintf(stderr, "kernel form %s:\n", sc_form_name(k));
+    nan_particle(state);
+  }
+  sc_kernel_form = 0;
 }
 
 int main(void) {

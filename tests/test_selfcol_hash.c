@@ -103,6 +103,7 @@ static void check_particle_set(int n, float L, unsigned seed, float off) {
   sc_dev dev;
   sc_dev_upload(&g_cl, &w, &dev);
   SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
+  sc_check_form(&g);
   g.tb.cap_n = 1u << 20;
   SC_OK(selfcol_cl_clamp(&g, dev.x, dev.p, NULL, NULL, e));
   SC_OK(selfcol_cl_hash_particles(&g, dev.x, e));
@@ -134,17 +135,24 @@ static void check_particle_set(int n, float L, unsigned seed, float off) {
   sc_world_free(&w);
 }
 
+/* In both kernel forms (the GPU form's work-group scan and device-sized
+ * groups, the vector form's chunked scan): the same entries, in the same
+ * order, as the reference. */
 static void test_particle_hash_finds_every_pair(void **state) {
   (void)state;
-  /* side chosen for ~1-2 neighbours within t per particle */
-  check_particle_set(10, 0.02f, 1, 0.0f);
-  check_particle_set(300, 0.08f, 2, 0.0f);
-  check_particle_set(3000, 0.17f, 3, 0.0f);
-  check_particle_set(6000, 0.2f, 4, 0.0f);
-  /* a tight cluster: large buckets, hundreds of neighbours each */
-  check_particle_set(800, 0.025f, 5, 0.0f);
-  /* far from the origin (negative cells, big coordinates) */
-  check_particle_set(500, 0.1f, 6, -137.5f);
+  for (int k = 0; k < 2; k++) {
+    sc_kernel_form = sc_form(k);
+    /* side chosen for ~1-2 neighbours within t per particle */
+    check_particle_set(10, 0.02f, 1, 0.0f);
+    check_particle_set(300, 0.08f, 2, 0.0f);
+    check_particle_set(3000, 0.17f, 3, 0.0f);
+    check_particle_set(6000, 0.2f, 4, 0.0f);
+    /* a tight cluster: large buckets, hundreds of neighbours each */
+    check_particle_set(800, 0.025f, 5, 0.0f);
+    /* far from the origin (negative cells, big coordinates) */
+    check_particle_set(500, 0.1f, 6, -137.5f);
+  }
+  sc_kernel_form = 0;
 }
 
 /* ---- triangles ---- */
@@ -216,6 +224,7 @@ static void check_soup(int nt, int nv, float L, unsigned seed) {
   sc_dev dev;
   sc_dev_upload(&g_cl, &w, &dev);
   SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
+  sc_check_form(&g);
   SC_OK(selfcol_cl_clamp(&g, dev.x, dev.p, NULL, NULL, e));
   SC_OK(selfcol_cl_hash_triangles(&g, dev.x, dev.tris, e));
   SC_OK(selfcol_cl_vertex_triangle(&g, dev.x, dev.p, dev.tris, e));
@@ -264,11 +273,15 @@ static void check_soup(int nt, int nv, float L, unsigned seed) {
 
 static void test_triangle_hash_finds_every_pair(void **state) {
   (void)state;
-  check_soup(20, 50, 0.05f, 21);
-  check_soup(500, 1000, 0.2f, 22);
-  check_soup(3000, 3000, 0.3f, 23);
-  /* dense: vertices touch many triangles (the K-slot cap is exercised) */
-  check_soup(600, 400, 0.05f, 24);
+  for (int k = 0; k < 2; k++) { /* both kernel forms, as above */
+    sc_kernel_form = sc_form(k);
+    check_soup(20, 50, 0.05f, 21);
+    check_soup(500, 1000, 0.2f, 22);
+    check_soup(3000, 3000, 0.3f, 23);
+    /* dense: vertices touch many triangles (the K-slot cap is exercised) */
+    check_soup(600, 400, 0.05f, 24);
+  }
+  sc_kernel_form = 0;
 }
 
 /* The closest-point function against dense sampling of the triangle in

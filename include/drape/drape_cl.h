@@ -44,6 +44,11 @@ typedef struct drape_cl {
   char device_name[256];
   char platform_name[256];
   char *build_log;          /* the kernels' build log (warnings), or NULL     */
+  int correct_div_sqrt;     /* built with -cl-fp32-correctly-rounded-divide-
+                               sqrt (the device has CL_FP_CORRECTLY_ROUNDED_
+                               DIVIDE_SQRT): division and sqrt round as in C */
+  char driver_version[128]; /* CL_DRIVER_VERSION                              */
+  char device_version[128]; /* CL_DEVICE_VERSION                              */
 } drape_cl;
 
 /* Options for drape_cl_init. Zero-initialised means defaults. */
@@ -68,7 +73,8 @@ const char *drape_cl_errstr(cl_int code);
 int drape_cl_device_count(void);
 
 /* Prints every platform and device (type, compute units, memory, OpenCL C
- * version, cl_khr_gl_sharing) with its global index. */
+ * version, cl_khr_gl_sharing, driver and device version, whether division
+ * and sqrt are correctly rounded) with its global index. */
 int drape_cl_list(FILE *out, drape_err *e);
 
 /* The device index asked for: `flag_value` if >= 0, else DRAPE_DEVICE, else

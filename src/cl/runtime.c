@@ -67,6 +67,14 @@ static int has_extension(cl_device_id d, const char *ext) {
   return found;
 }
 
+/* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in CL_DEVICE_SINGLE_FP_CONFIG: the
+ * device can build with -cl-fp32-correctly-rounded-divide-sqrt. */
+static int has_correct_div_sqrt(cl_device_id d) {
+  cl_device_fp_config fp = 0;
+  if (clGetDeviceInfo(d, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) != CL_SUCCESS) return 0;
+  return (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
+}
+
 int drape_cl_list(FILE *out, drape_err *e) {
   cl_platform_id plats[MAX_PLATFORMS];
   cl_uint np = 0;
@@ -87,7 +95,7 @@ int drape_cl_list(FILE *out, drape_err *e) {
     if (rc == CL_DEVICE_NOT_FOUND) { fprintf(out, "  (no devices)\n"); continue; }
     DRAPE_CL_TRY(e, rc);
     for (cl_uint d = 0; d < nd && d < MAX_DEVICES; d++) {
-      char name[256] = "", cver[128] = "";
+      char name[256] = "", cver[128] = "", drv[128] = "", dver[128] = "";
       cl_device_type type = 0;
       cl_uint cu = 0;
       cl_ulong mem = 0;
@@ -96,13 +104,18 @@ int drape_cl_list(FILE *out, drape_err *e) {
       DRAPE_CL_TRY(e, clGetDeviceInfo(devs[d], CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL));
       DRAPE_CL_TRY(e, clGetDeviceInfo(devs[d], CL_DEVICE_GLOBAL_MEM_SIZE, sizeof mem, &mem, NULL));
       DRAPE_CL_TRY(e, clGetDeviceInfo(devs[d], CL_DEVICE_OPENCL_C_VERSION, sizeof cver, cver, NULL));
+      DRAPE_CL_TRY(e, clGetDeviceInfo(devs[d], CL_DRIVER_VERSION, sizeof drv, drv, NULL));
+      DRAPE_CL_TRY(e, clGetDeviceInfo(devs[d], CL_DEVICE_VERSION, sizeof dver, dver, NULL));
       fprintf(out,
               "  device %d: %s\n"
               "    type %s, %u compute units, %.1f GiB global memory\n"
               "    %s, cl_khr_gl_sharing: %s\n"
+              "    driver %s, %s\n"
+              "    correctly rounded divide and sqrt: %s\n"
               "    kernel form (auto): %s\n",
               index, name, type_name(type), cu, (double)mem / (1024.0 * 1024.0 * 1024.0), cver,
-              has_extension(devs[d], "cl_khr_gl_sharing") ? "yes" : "no",
+              has_extension(devs[d], "cl_khr_gl_sharing") ? "yes" : "no", drv, dver,
+              has_correct_div_sqrt(devs[d]) ? "yes" : "no",
               drape_cl_kernel_form_name(drape_cl_kernel_form_auto(type)));
       index++;
     }
@@ -176,6 +189,11 @@ static void fill_info(drape_cl *cl) {
                   NULL);
   clGetDeviceInfo(cl->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof cl->max_wg, &cl->max_wg, NULL);
   cl->has_gl_sharing = has_extension(cl->device, "cl_khr_gl_sharing");
+  cl->correct_div_sqrt = has_correct_div_sqrt(cl->device);
+  clGetDeviceInfo(cl->device, CL_DRIVER_VERSION, sizeof cl->driver_version, cl->driver_version,
+                  NULL);
+  clGetDeviceInfo(cl->device, CL_DEVICE_VERSION, sizeof cl->device_version, cl->device_version,
+                  NULL);
 }
 
 /* Joins the shared header and sources into one program text. #line marks
@@ -201,9 +219,19 @@ static int build(drape_cl *cl, const char *label, const char *text, const char *
   /* No fast-math flags: the CPU reference backend must be able to follow
    * the kernels closely (tests compare them). -cl-kernel-arg-info keeps
    * the argument names, which cl/launch.c checks every binding against
-   * (metadata only: the code is the same). */
+   * (metadata only: the code is the same). Single-precision division and
+   * sqrt may be off by 2.5 and 3 ulp in OpenCL C (spec 1.2, 7.4) where C
+   * rounds them correctly, so where the device can (its
+   * CL_DEVICE_SINGLE_FP_CONFIG has CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT;
+   * PoCL and NVIDIA's driver say so) the program is built with
+   * -cl-fp32-correctly-rounded-divide-sqrt and a GPU rounds them as the CPU
+   * reference does. Contraction into FMA is off for the whole program by
+   * `#pragma OPENCL FP_CONTRACT OFF` in drape_types.h (OpenCL 1.2 has no
+   * build option for it). */
   char opts[1024];
-  snprintf(opts, sizeof opts, "-cl-std=CL1.2 -cl-kernel-arg-info %s", extra ? extra : "");
+  snprintf(opts, sizeof opts, "-cl-std=CL1.2 -cl-kernel-arg-info%s %s",
+           cl->correct_div_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "",
+           extra ? extra : "");
   rc = clBuildProgram(prog, 1, &cl->device, opts, NULL, NULL);
   if (rc != CL_SUCCESS) {
     size_t sz = 0;

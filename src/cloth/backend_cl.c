@@ -24,12 +24,14 @@ static const char *const kernel_names[K_COUNT] = {
     "collide", "update_velocities", "update_fused", "tear_constraints", "tear_triangles",
     "vertex_normals", "verlet_predict", "springs_forces", "springs_advance"};
 /* The GPU form (docs/solver.md, "Two kernel forms"): one constraint or
- * particle per work item, same argument names; NULL keeps the kernel above
- * (predict, update_velocities and the rest are one item per work item in
- * both forms). */
+ * particle per work item, same argument names (springs_forces_g: the
+ * springs slot-major, adj_n and stride instead of adj_off); NULL keeps the
+ * kernel above (predict, update_velocities and the rest are one item per
+ * work item with coalesced loads in both forms; docs/solver.md has the
+ * table). */
 static const char *const gpu_kernel_names[K_COUNT] = {
     [K_PROJECT] = "project_distance_g", [K_TETHERS] = "tethers_g", [K_COLLIDE] = "collide_g",
-    [K_FUSED] = "update_fused_g"};
+    [K_FUSED] = "update_fused_g", [K_SPRINGS_FORCES] = "springs_forces_g"};
 
 typedef struct cl_state {
   drape_cl *cl;
@@ -42,8 +44,10 @@ typedef struct cl_state {
                                form's DR_PROJECT_PAD, none in the GPU one */
   cl_mem x, p, v, n, obj, mat, ca, cb, crest, ccomp, lambda, sph, kin, tris, tri_edge, vt_off, vt_list,
       tri_force, tpin, trest, cpat, bad;
-  /* the springs solver (springs_create): its lists, the new velocities and
-   * the divergence flag (lowest diverged particle, INT_MAX: none) */
+  /* the springs solver (springs_create): its lists (CSR in the vector
+   * form; slot-major with sp_off = the count per particle in the GPU form),
+   * the new velocities and the divergence flag (lowest diverged particle,
+   * INT_MAX: none) */
   cl_mem sp_off, sp_j, sp_prm, sp_vn, sp_div;
   int *group_off;           /* first lane group of each colour (colour.c;
                                vector form only)                          */
@@ -122,9 +126,16 @@ static int set_static_args(drape_sim *s, drape_err *e) {
   if (c->sp_div) {
     const float blowup = DRAPE_SPRINGS_BLOWUP;
     BIND(K_SPRINGS_FORCES, 0, A("x", c->x), A("p", c->p), A("v", c->v), A("vn", c->sp_vn),
-         A("obj", c->obj), A("objects", c->mat), A("adj_off", c->sp_off), A("adj_j", c->sp_j),
-         A("adj_prm", c->sp_prm), A("diverged", c->sp_div));
-    BIND(K_SPRINGS_FORCES, 11, A("blowup", blowup));
+         A("obj", c->obj), A("objects", c->mat));
+    if (c->gpu) {
+      BIND(K_SPRINGS_FORCES, 6, A("adj_n", c->sp_off), A("adj_j", c->sp_j),
+           A("adj_prm", c->sp_prm), A("diverged", c->sp_div));
+      BIND(K_SPRINGS_FORCES, 11, A("blowup", blowup), A("stride", np));
+    } else {
+      BIND(K_SPRINGS_FORCES, 6, A("adj_off", c->sp_off), A("adj_j", c->sp_j),
+           A("adj_prm", c->sp_prm), A("diverged", c->sp_div));
+      BIND(K_SPRINGS_FORCES, 11, A("blowup", blowup));
+    }
     BIND(K_SPRINGS_ADVANCE, 0, A("x", c->x), A("v", c->v), A("vn", c->sp_vn),
          A("diverged", c->sp_div));
   }
@@ -310,17 +321,56 @@ static int cl_springs_advance(drape_sim *s, drape_err *e) {
   return launch(s, K_SPRINGS_ADVANCE, (size_t)s->m.n_particles, e);
 }
 
+/* The GPU form's springs, slot-major (kernels/gpu_springs.cl): slot q of
+ * particle i at q * n + i, the CSR list's order kept; n_of[i] springs. */
+static int springs_slot_major(const sim_springs *sp, size_t n, int **n_of, int **j,
+                              dr_float4 **prm, size_t *slots) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++)
+    if ((size_t)(sp->off[i + 1] - sp->off[i]) > m) m = (size_t)(sp->off[i + 1] - sp->off[i]);
+  *slots = m;
+  const size_t cells = m * n > 0 ? m * n : 1;
+  *n_of = malloc((n ? n : 1) * sizeof **n_of);
+  *j = calloc(cells, sizeof **j);
+  *prm = calloc(cells, sizeof **prm);
+  if (!*n_of || !*j || !*prm) return DRAPE_ENOMEM;
+  for (size_t i = 0; i < n; i++) {
+    (*n_of)[i] = sp->off[i + 1] - sp->off[i];
+    for (int q = 0; q < (*n_of)[i]; q++) {
+      (*j)[(size_t)q * n + i] = sp->j[sp->off[i] + q];
+      (*prm)[(size_t)q * n + i] = sp->prm[sp->off[i] + q];
+    }
+  }
+  return DRAPE_OK;
+}
+
 static int cl_springs_create(drape_sim *s, const sim_springs *sp, drape_err *e) {
   cl_state *c = ST(s);
   const size_t np = (size_t)(s->m.n_particles > 0 ? s->m.n_particles : 1);
   const dr_int clear = INT_MAX;
   int rc;
-  if ((rc = mk(s, &c->sp_off, ((size_t)s->m.n_particles + 1) * sizeof(dr_int), sp->off,
-               "spring offsets", e)) ||
-      (rc = mk(s, &c->sp_j, (size_t)sp->n_adj * sizeof(dr_int), sp->j, "spring ends", e)) ||
-      (rc = mk(s, &c->sp_prm, (size_t)sp->n_adj * sizeof(dr_float4), sp->prm, "spring parameters",
-               e)) ||
-      (rc = mk(s, &c->sp_vn, np * sizeof(dr_float4), NULL, "new velocities", e)) ||
+  if (c->gpu) {
+    const size_t n = (size_t)s->m.n_particles;
+    int *n_of = NULL, *j = NULL;
+    dr_float4 *prm = NULL;
+    size_t slots = 0;
+    if (springs_slot_major(sp, n, &n_of, &j, &prm, &slots)) {
+      free(n_of); free(j); free(prm);
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory (%d springs)", sp->n_adj / 2);
+    }
+    rc = mk(s, &c->sp_off, n * sizeof(dr_int), n_of, "springs per particle", e);
+    if (!rc) rc = mk(s, &c->sp_j, slots * n * sizeof(dr_int), j, "spring ends", e);
+    if (!rc) rc = mk(s, &c->sp_prm, slots * n * sizeof(dr_float4), prm, "spring parameters", e);
+    free(n_of); free(j); free(prm);
+    if (rc) return rc;
+  } else if ((rc = mk(s, &c->sp_off, ((size_t)s->m.n_particles + 1) * sizeof(dr_int), sp->off,
+                      "spring offsets", e)) ||
+             (rc = mk(s, &c->sp_j, (size_t)sp->n_adj * sizeof(dr_int), sp->j, "spring ends", e)) ||
+             (rc = mk(s, &c->sp_prm, (size_t)sp->n_adj * sizeof(dr_float4), sp->prm,
+                      "spring parameters", e))) {
+    return rc;
+  }
+  if ((rc = mk(s, &c->sp_vn, np * sizeof(dr_float4), NULL, "new velocities", e)) ||
       (rc = mk(s, &c->sp_div, sizeof(dr_int), &clear, "divergence flag", e)))
     return rc;
   /* the per-frame parameters are bound at the next begin_frame */
@@ -572,7 +622,9 @@ int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
   }
   if ((rc = cl_ensure(s, e)) || (rc = set_static_args(s, e))) { cl_destroy(s); return rc; }
   if (s->self_collision) {
-    if ((rc = selfcol_cl_create(c->cl, &s->sc_desc, &c->sc, e))) { cl_destroy(s); return rc; }
+    selfcol_desc d = s->sc_desc;
+    d.kernel_form = form; /* the same form as the solver's kernels */
+    if ((rc = selfcol_cl_create(c->cl, &d, &c->sc, e))) { cl_destroy(s); return rc; }
     c->has_sc = 1;
     selfcol_cl_share_profile(&c->sc, &c->prof); /* one profile for every launch */
   }

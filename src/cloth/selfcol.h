@@ -117,6 +117,11 @@ typedef struct selfcol_desc {
   const selfcol_object *objects;
   /* Caps (0: the defaults of selfcol_tables_build; tests raise them). */
   int cap_p, cap_t, cap_c;
+  /* OpenCL kernel form (docs/solver.md "Two kernel forms"):
+   * DRAPE_KERNEL_FORM_GPU or _CPU (the vector form), as the solver chose
+   * it; 0 (auto): by the device type. Decides the hashes' prefix scan and
+   * the work-group sizes (selfcol_cl.c); the CPU reference ignores it. */
+  int kernel_form;
 } selfcol_desc;
 
 /* The static colliders, for the support rule (the solver's floor and

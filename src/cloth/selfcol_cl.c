@@ -17,9 +17,11 @@ static const char *const sk_names[SK_COUNT] = {
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
-/* n work items, local size `local` (0: the runtime's default of 64). */
+/* n work items, local size `local` (0: the kernel's own, s->lk: from the
+ * device in the GPU form, the runtime's default of 64 in the vector form). */
 static int launch(selfcol_cl *s, int k, size_t n, size_t local, drape_err *e) {
   if (n == 0) return DRAPE_OK;
+  if (!local) local = s->lk[k];
   int rc = dr_cl_launch(s->cl, &s->k[k], n, local, s->prof, e);
   if (!rc) s->launches++;
   return rc;
@@ -44,12 +46,16 @@ static void rel(cl_mem *m) { dr_cl_buffer_release(m); }
 static void part(selfcol_cl *s, int p) { s->prof->part = p; }
 
 /* ---- the scan ---- */
-/* The chunked scan on CPU devices (kernels/hash.cl says why), unless a
- * test asked for one form (selfcol_cl_set_forms). */
+/* The chunked scan in the vector form (CPU devices; kernels/hash.cl says
+ * why), the work-group scan in the GPU form, unless a test asked for one
+ * scan (selfcol_cl_set_forms). */
 static int g_forms = -1;
 void selfcol_cl_set_forms(int forms) { g_forms = forms; }
-static int scan_chunked_for(const drape_cl *cl) {
-  return g_forms >= 0 ? g_forms : (cl->type & CL_DEVICE_TYPE_CPU) != 0;
+static int form_of(const drape_cl *cl, int kernel_form) {
+  return kernel_form ? kernel_form : drape_cl_kernel_form_auto(cl->type);
+}
+static int scan_chunked_for(const drape_cl *cl, int kernel_form) {
+  return g_forms >= 0 ? g_forms : form_of(cl, kernel_form) != DRAPE_KERNEL_FORM_GPU;
 }
 
 static int scan_plan_form(selfcol_cl *s, selfcol_scan *sc, size_t n, int chunked, drape_err *e) {
@@ -153,11 +159,18 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
   dr_cl_prof_init(&s->own);
   s->own.stage = DRAPE_STAGE_SELF_COLLISION;
   s->prof = &s->own;
-  s->cpu_forms = scan_chunked_for(cl);
+  s->gpu = form_of(cl, d->kernel_form) == DRAPE_KERNEL_FORM_GPU;
+  s->cpu_forms = scan_chunked_for(cl, d->kernel_form);
   int rc = selfcol_tables_build(d, &s->tb, e);
   if (rc) return rc;
-  for (int k = 0; k < SK_COUNT; k++)
+  /* Every kernel here is one particle, triangle or bucket per work item in
+   * both forms (docs/solver.md "Two kernel forms" says why none needs a
+   * second body); the GPU form takes its work-group sizes from the device
+   * like the solver's GPU-form kernels. */
+  for (int k = 0; k < SK_COUNT; k++) {
     if ((rc = dr_cl_kern_create(cl, sk_names[k], &s->k[k], e))) goto fail;
+    if (s->gpu) s->lk[k] = dr_cl_kern_local(cl, &s->k[k]);
+  }
   if ((rc = pick_local(cl, s->k[SK_SCAN_BLOCK].k, &s->local, e))) goto fail;
   const selfcol_tables *t = &s->tb;
   size_t n = (size_t)(t->n > 0 ? t->n : 1), nt = (size_t)(t->n_tris > 0 ? t->n_tris : 1);
@@ -425,7 +438,7 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
   s.prof = &s.own;
   cl_mem buf = NULL;
   int rc;
-  const int chunked = form < 0 ? scan_chunked_for(cl) : form;
+  const int chunked = form < 0 ? scan_chunked_for(cl, 0) : form;
   static const int scan_kernels[] = {SK_SCAN_BLOCK, SK_SCAN_ADD, SK_SCAN_CHUNKS, SK_SCAN_TOTALS,
                                      SK_SCAN_CHUNKS_ADD};
   for (size_t q = 0; q < sizeof scan_kernels / sizeof scan_kernels[0]; q++)

@@ -32,11 +32,15 @@ typedef struct selfcol_scan {
 
 typedef struct selfcol_cl {
   drape_cl *cl;                 /* not owned                                  */
-  int cpu_forms;                /* the chunked scan, picked on CPU devices
+  int gpu;                      /* the GPU kernel form (selfcol_desc)        */
+  int cpu_forms;                /* the chunked scan: the vector form's
                                    (kernels/hash.cl says why)                 */
   selfcol_tables tb;
   size_t local;                 /* work-group size of the scan (power of 2)  */
   dr_cl_kern k[SK_COUNT];
+  size_t lk[SK_COUNT];          /* work-group size of each kernel: from the
+                                   device in the GPU form (dr_cl_kern_local),
+                                   0 (the launcher's 64) in the vector form  */
   cl_mem sobj, tobj, objp, objf, rest;
   /* particle hash: pcount is scanned in place into the bucket starts;
    * key and rank (in its bucket) of each entry */
@@ -97,17 +101,17 @@ int selfcol_cl_caps(selfcol_cl *s, uint32_t *out, drape_err *e);
  * bench_selfcol); inside the solver the solver's profile collects. */
 int selfcol_cl_collect(selfcol_cl *s, double *total_ms, drape_err *e);
 
-/* Which scan the next selfcol_cl_create picks: -1 by device type (the
- * default), 0 the work-group scan (GPUs), 1 the chunked scan (CPU
- * devices). Both give the same bits; tests use this to run the form their
- * device would not get. */
+/* Which scan the next selfcol_cl_create picks: -1 by the kernel form (the
+ * default: the work-group scan in the GPU form, the chunked scan in the
+ * vector form), 0 the work-group scan, 1 the chunked scan. Both give the
+ * same bits; tests use this to pair a scan with the other form. */
 void selfcol_cl_set_forms(int forms);
 
 /* Exclusive scan of host data on the device with the project's kernels
  * (tests): data[0, n) in place, returns the total in *total. */
 int selfcol_cl_scan_host(drape_cl *cl, uint32_t *data, size_t n, uint32_t *total, drape_err *e);
-/* The same with the form chosen: 0 the work-group (GPU) scan, 1 the
- * chunked (CPU) scan, -1 what the device would get. */
+/* The same with the form chosen: 0 the work-group (GPU form) scan, 1 the
+ * chunked (vector form) scan, -1 what the device's auto form gets. */
 int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *total, int form,
                               drape_err *e);
 
