@@ -469,6 +469,7 @@ static void test_ready_scenes(void **state) {
     if (r) fprintf(stderr, "%s\n", e.msg);
     assert_int_equal(r, 0);
     assert_int_equal(v.camera.has_eye, 1); /* every ready scene frames itself */
+    drape_render_def_free(&v);
     n++;
   }
   closedir(d);
@@ -1234,6 +1235,7 @@ static void test_render_def(void **state) {
   snprintf(path, sizeof path, "%s/scenes/drape_sphere.json", drape_test_source_dir());
   assert_int_equal(drape_render_def_load(path, &v, &e), 0);
   assert_int_equal(v.camera.has_eye, 1);
+  drape_render_def_free(&v);
   snprintf(path, sizeof path, "%s/no_such_scene.json", drape_test_tmpdir("render-def"));
   assert_int_equal(drape_render_def_load(path, &v, &e), DRAPE_EINVAL);
   assert_non_null(strstr(e.msg, "scene file '"));
