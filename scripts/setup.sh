@@ -10,6 +10,7 @@ PKGS=(
   libglfw3-dev libepoxy-dev libegl-dev libopengl-dev libgl-dev
   libgl1-mesa-dri libegl-mesa0
   libstb-dev libcjson-dev libcmocka-dev
+  libassimp-dev              # mesh cloths: OBJ, glTF, PLY, STL, FBX (src/core/mesh_load.c)
   xvfb xauth
   ffmpeg gnuplot-nox python3 python3-numpy
   clang libclang-rt-14-dev   # libFuzzer for tests/cli_fuzz_scene.sh (clang is 14 on Debian 12)

@@ -45,9 +45,36 @@ typedef enum {
  * interpolated, held at the last one. */
 typedef struct drape_pin_path {
   int row, col;          /* grid index of the pinned particle             */
+  int vertex;            /* mesh cloths: the vertex instead (index after
+                            welding, docs/scenes.md "Mesh cloth")         */
   int n_keys;
   double (*keys)[4];     /* n_keys x (t s, x m, y m, z m), owned          */
 } drape_pin_path;
+
+/* A cloth made from a triangle mesh file (docs/scenes.md "Mesh cloth"),
+ * read through Assimp (OBJ, glTF 2.0, PLY, STL, FBX). The file's vertices
+ * are rotated about x, then y, then z (rotate_deg), scaled, translated, and
+ * welded: vertices at most `weld` m apart (after the transform) become one.
+ * They are then numbered in the order the file's triangles first use them
+ * (the file's own order for an OBJ written that way, as
+ * scripts/make_meshes.py does), and that numbering is what pin_vertices,
+ * pin_paths' "vertex", stitches and every output use. Triangles of zero
+ * area are dropped (with a warning giving their count).
+ * drape_cloth_mesh_load() fills the arrays below from `file`; a def built in
+ * code may fill them directly instead (file NULL). */
+typedef struct drape_cloth_mesh {
+  char *file;                      /* path as written in the scene, owned     */
+  double scale;                    /* > 0, default 1                          */
+  double translate[3];             /* m, default 0                            */
+  double rotate_deg[3];            /* degrees about x, y, z, default 0        */
+  double weld;                     /* m (>= 0), default 1e-6                  */
+  /* the loaded mesh (owned): */
+  int n_vertices;
+  double *vertices;                /* 3 per vertex, m, transformed, welded    */
+  float *uv;                       /* 2 per vertex, or NULL (no UVs)          */
+  int n_tris;
+  int *tris;                       /* 3 vertex indices per triangle           */
+} drape_cloth_mesh;
 
 typedef struct drape_cloth_def {
   char name[DRAPE_NAME_MAX];       /* default "cloth<i>"                      */
@@ -81,7 +108,30 @@ typedef struct drape_cloth_def {
   int (*pins)[2];                  /* [row, col] pairs, owned                 */
   int n_pin_paths;
   drape_pin_path *pin_paths;       /* owned                                   */
+  /* A mesh cloth (has_mesh = 1) instead of the grid: cols, rows, spacing,
+   * origin, plane and pins do not apply; compliance_shear neither (a mesh
+   * has no shear family: warned when a scene file gives it). */
+  int has_mesh;
+  drape_cloth_mesh mesh;
+  int n_pin_vertices;
+  int *pin_vertices;               /* vertex indices (after welding), owned   */
+  int has_pin_box;
+  double pin_box[2][3];            /* m: every vertex inside (bounds included)
+                                      of the box [lo, hi] at the start is pinned */
 } drape_cloth_def;
+
+/* Sews two cloths (or one cloth to itself) along matching vertex lists:
+ * vertex a_vertices[i] of cloth `a` to b_vertices[i] of cloth `b` by an XPBD
+ * distance constraint whose rest length shrinks linearly from the starting
+ * distance to 0 over close_time seconds (docs/scenes.md "Stitches"). Indices
+ * are mesh vertices (after welding) or, for grid cloths, row * cols + col. */
+typedef struct drape_stitch_def {
+  char a[DRAPE_NAME_MAX], b[DRAPE_NAME_MAX]; /* cloth names                  */
+  int n;                           /* pairs                                   */
+  int *a_vertices, *b_vertices;    /* n each, owned                           */
+  double compliance;               /* m/N (>= 0), default 0                   */
+  double close_time;               /* s (>= 0), default 0.5                   */
+} drape_stitch_def;
 
 typedef struct drape_rope_def {
   char name[DRAPE_NAME_MAX];
@@ -141,6 +191,8 @@ typedef struct drape_scene {
   drape_rope_def *rope;
   drape_string_def *string;
   drape_sphere_def *sphere;
+  int n_stitch;
+  drape_stitch_def *stitch;
   int frames;                      /* default frame count for run, 0 = unset  */
 } drape_scene;
 
@@ -148,6 +200,7 @@ drape_cloth_def drape_cloth_def_default(void);
 drape_rope_def drape_rope_def_default(void);
 drape_string_def drape_string_def_default(void);
 drape_sphere_def drape_sphere_def_default(void);
+drape_stitch_def drape_stitch_def_default(void);
 void drape_scene_init(drape_scene *s); /* defaults, no objects */
 
 /* Limits: every range and float limit the checks below apply is a named
@@ -167,7 +220,23 @@ void drape_scene_init(drape_scene *s); /* defaults, no objects */
  * "camera" and "render" keys are checked as drape_render_def_parse checks
  * them (a bad camera fails here too) but not kept in `out`. */
 int drape_scene_load(const char *path, drape_scene *out, drape_err *e);
+/* Mesh files ("mesh": {"file": ...}) are read relative to the scene file's
+ * folder by drape_scene_load, and relative to the working directory by
+ * drape_scene_parse (the text has no folder; absolute paths work in both).
+ * drape_scene_parse_in reads them relative to `base_dir` (NULL: the working
+ * directory). */
 int drape_scene_parse(const char *json_text, const char *label, drape_scene *out, drape_err *e);
+int drape_scene_parse_in(const char *json_text, const char *label, const char *base_dir,
+                         drape_scene *out, drape_err *e);
+/* Reads d->mesh.file (relative to base_dir unless absolute; base_dir NULL:
+ * the working directory) through Assimp, transforms and welds it, drops
+ * zero-area triangles (warning on stderr with their count) and fills
+ * d->mesh's arrays (freeing previous ones). Errors (DRAPE_EINVAL) name
+ * cloth[index].mesh.file: unreadable file, no triangles, a coordinate that
+ * is NaN or infinite, more vertices than DRAPE_MAX_PARTICLES. */
+int drape_cloth_mesh_load(drape_cloth_def *d, int index, const char *base_dir, drape_err *e);
+/* Frees what a cloth def owns (pins, paths, mesh) and zeroes those fields. */
+void drape_cloth_def_free(drape_cloth_def *d);
 /* Validates a scene built in code: the same checks the loader makes, the
  * ones drape_sim_create and drape_world_create make. It runs the validator
  * of each def below (with `index` its position in the scene's array), then
@@ -185,6 +254,9 @@ int drape_cloth_def_validate(const drape_cloth_def *d, int index, drape_err *e);
 int drape_rope_def_validate(const drape_rope_def *d, int index, drape_err *e);
 int drape_string_def_validate(const drape_string_def *d, int index, drape_err *e);
 int drape_sphere_def_validate(const drape_sphere_def *d, int index, drape_err *e);
+/* A stitch on its own (counts, indices >= 0, compliance, close_time); the
+ * cloth names and index ranges are checked by drape_scene_validate. */
+int drape_stitch_def_validate(const drape_stitch_def *d, int index, drape_err *e);
 
 /* "xpbd", "jakobsen", "springs", "implicit" (the scene file's spelling);
  * "?" for a value that is not a drape_solver_kind. */
@@ -198,6 +270,7 @@ drape_cloth_def *drape_scene_add_cloth(drape_scene *s, const drape_cloth_def *d)
 drape_rope_def *drape_scene_add_rope(drape_scene *s, const drape_rope_def *d);
 drape_string_def *drape_scene_add_string(drape_scene *s, const drape_string_def *d);
 drape_sphere_def *drape_scene_add_sphere(drape_scene *s, const drape_sphere_def *d);
+drape_stitch_def *drape_scene_add_stitch(drape_scene *s, const drape_stitch_def *d);
 
 /* Frees the arrays a scene owns (its objects and their keyframes) and
  * zeroes it. Named _free, not _destroy, on purpose: a drape_scene is a

@@ -181,6 +181,8 @@ static inline void sim_count_d2h(drape_sim *s, size_t bytes) { s->tm.bytes_from_
  * and kept until the next step or reset (the copy stats, pick and the OBJ
  * writer share); NULL with e set when the read fails. */
 const float *dr_sim_positions(drape_sim *s, drape_err *e);
+/* Before a frame: the stitches' rest lengths for the frame's end (sim.c). */
+int dr_sim_stitches(drape_sim *s, drape_err *e);
 
 /* Fills s->sp from the parameters (h, gravity, wind, floor, counts). */
 void sim_fill_step_params(drape_sim *s);

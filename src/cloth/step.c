@@ -260,6 +260,7 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   const double t_start = drape_now();
   int rc = inject_fault(s, e);
   if (rc) return rc;
+  if ((rc = dr_sim_stitches(s, e))) return rc;
   rc = begin_frame(s, e);
   if (rc) return rc;
   s->tm.n_colours = s->m.n_colours;

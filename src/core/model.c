@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/colour.h"
+#include "core/model_mesh.h"
 #include "core/util.h"
 
 /* ---- constraint generators ---- */
@@ -429,6 +430,7 @@ void dr_model_free(dr_model *m) {
   free(m->cons); free(m->cons_type); free(m->cons_obj); free(m->colour_off);
   free(m->tris); free(m->tri_edge); free(m->vt_off); free(m->vt_list); free(m->lines);
   free(m->tether_pin); free(m->tether_rest);
+  free(m->stitch_con); free(m->stitch_rest0); free(m->stitch_close);
   free(m->info); free(m->mat); free(m->damping_rate); free(m->strain_off); free(m->strain_idx);
   for (int i = 0; i < m->n_paths; i++) free(m->paths[i].keys);
   free(m->paths);
@@ -474,8 +476,17 @@ static int *colour_order(const dr_model *m) {
     const drape_object_info *inf = &m->info[m->cons_obj[i]];
     const int a = m->cons[i].a - inf->first_particle, b = m->cons[i].b - inf->first_particle;
     int k = 12;
-    if (inf->kind == DRAPE_OBJ_ROPE) {
+    if (m->cons_type[i] == DR_C_STITCH) {
+      /* seams first: the lowest colours, so after the reversal below they
+       * are projected last in each sweep and end it closed (measured on
+       * scenes/skirt_sewn.json: gap 4 mm when projected first) */
+      k = 0;
+    } else if (inf->kind == DRAPE_OBJ_ROPE) {
       k = (a < b ? a : b) & 1;
+    } else if (inf->cols == 0) {
+      /* a mesh cloth: its edges (stretch) first, then its bends, each in
+       * the vertex order (model_mesh.c says why) */
+      k = m->cons_type[i] == DR_C_STRETCH ? 1 : 2;
     } else {
       const int ra = a / inf->cols, ca = a % inf->cols, rb = b / inf->cols, cb = b % inf->cols;
       const int r0 = ra < rb ? ra : rb, c0 = ca < cb ? ca : cb;
@@ -497,16 +508,181 @@ static int *colour_order(const dr_model *m) {
   return order;
 }
 
+/* ---- mesh cloths (docs/solver.md "Mesh cloths") ---- */
+
+static double dist3(const double *a, const double *b) {
+  return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* One mesh cloth: particles (mass lumped a third of each triangle's area
+ * per vertex, or particle_mass), pins (pin_vertices, pin_box, paths), a
+ * stretch link per unique edge, a bend link per edge shared by exactly two
+ * triangles, and its triangles. The bend link joins the two corners
+ * opposite the edge at their starting distance (the "cross-edge spring"):
+ * it resists folding about the edge as the grid's (r, c)-(r, c+2) links
+ * resist folding about a grid line. Edges with one triangle (borders) or
+ * more than two (seams of non-manifold meshes) get no bend link and are
+ * otherwise ordinary edges. */
+static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_mesh_topo *t,
+                            dr_model *m, int *pi, int *ci, int *ti, int *pathi, drape_err *e) {
+  const drape_cloth_mesh *me = &c->mesh;
+  drape_object_info *inf = &m->info[oi];
+  const int first = *pi, nv = me->n_vertices;
+  inf->first_particle = first;
+  inf->n_particles = nv;
+  inf->first_tri = *ti;
+  inf->n_tris = me->n_tris;
+  inf->rows = inf->cols = 0; /* no grid */
+  inf->thickness = c->thickness;
+  m->mat[oi].thickness = (float)c->thickness;
+  m->mat[oi].tear_ratio = (float)c->tear_ratio;
+  m->mat[oi].kind = DR_OBJ_CLOTH;
+  m->damping_rate[oi] = c->damping;
+  double *area = calloc((size_t)nv, sizeof *area);
+  if (!area) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  for (int tri = 0; tri < me->n_tris; tri++) {
+    const int *v = me->tris + 3 * tri;
+    const double *a = me->vertices + 3 * v[0], *b = me->vertices + 3 * v[1], *q = me->vertices + 3 * v[2];
+    double u[3], w[3];
+    for (int j = 0; j < 3; j++) u[j] = b[j] - a[j], w[j] = q[j] - a[j];
+    const double nx = u[1] * w[2] - u[2] * w[1], ny = u[2] * w[0] - u[0] * w[2], nz = u[0] * w[1] - u[1] * w[0];
+    const double A = 0.5 * sqrt(nx * nx + ny * ny + nz * nz);
+    for (int j = 0; j < 3; j++) area[v[j]] += A / 3.0;
+  }
+  for (int v = 0; v < nv; v++) {
+    const int i = first + v;
+    const double mass = c->particle_mass > 0 ? c->particle_mass : c->mass_per_area * area[v];
+    if (!mass_ok(mass)) {
+      const int by_pm = c->particle_mass > 0;
+      const double av = area[v];
+      free(area);
+      if (by_pm)
+        return drape_fail(e, DRAPE_EINVAL,
+                          "cloth[%d].particle_mass = %s: not a normal float, its inverse would not "
+                          "be finite (the solver computes in float); the smallest value allowed is %s",
+                          k, dr_num(c->particle_mass), dr_num(DRAPE_FLOAT_MIN));
+      return drape_fail(e, DRAPE_EINVAL,
+                        "cloth[%d].mass_per_area = %s: mesh vertex %d gets %s kg (a third of its "
+                        "triangles' area, %s m^2), which would underflow (the solver computes in "
+                        "float); give a larger mass_per_area or particle_mass",
+                        k, dr_num(c->mass_per_area), v, dr_num(mass), dr_num(av));
+    }
+    m->mass[i] = (float)mass;
+    const double *x = me->vertices + 3 * v;
+    m->x0[i] = (dr_float4){(float)x[0], (float)x[1], (float)x[2], (float)(1.0 / mass)};
+    m->obj[i] = oi;
+  }
+  free(area);
+  for (int q = 0; q < c->n_pin_vertices; q++) m->x0[first + c->pin_vertices[q]].w = 0;
+  if (c->has_pin_box)
+    for (int v = 0; v < nv; v++) {
+      const double *x = me->vertices + 3 * v;
+      int in = 1;
+      for (int j = 0; j < 3; j++) in &= x[j] >= c->pin_box[0][j] && x[j] <= c->pin_box[1][j];
+      if (in) m->x0[first + v].w = 0;
+    }
+  for (int q = 0; q < c->n_pin_paths; q++) {
+    const drape_pin_path *pp = &c->pin_paths[q];
+    dr_model_path *mp = &m->paths[(*pathi)++];
+    mp->particle = first + pp->vertex;
+    mp->n_keys = pp->n_keys;
+    mp->keys = malloc((size_t)pp->n_keys * sizeof *mp->keys);
+    if (!mp->keys) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    memcpy(mp->keys, pp->keys, (size_t)pp->n_keys * sizeof *mp->keys);
+    m->x0[mp->particle].w = 0;
+  }
+  /* Jakobsen (seeds 002/004): full-strength projections, no compliance */
+  const int jak = c->solver == DRAPE_SOLVER_JAKOBSEN;
+  const double cs = jak ? 0 : c->compliance_stretch, cb = jak ? 0 : c->compliance_bend;
+  const int first_c = *ci;
+  int n = 0;
+  for (int ed = 0; ed < t->n_edges; ed++) {
+    const int a = t->edge[ed][0], b = t->edge[ed][1];
+    put(m->cons + first_c, m->cons_type + first_c, &n, first + a, first + b,
+        dist3(me->vertices + 3 * a, me->vertices + 3 * b), cs, DR_C_STRETCH);
+  }
+  for (int ed = 0; ed < t->n_edges; ed++) {
+    if (t->edge_n_tris[ed] != 2) continue;
+    const int a = t->edge[ed][0], b = t->edge[ed][1];
+    const int p = dr_mesh_opposite(me->tris, t->edge_tri[ed][0], a, b);
+    const int q = dr_mesh_opposite(me->tris, t->edge_tri[ed][1], a, b);
+    /* two triangles on the same three corners (a doubled face): nothing
+     * to bend; a link of rest 0 keeps the count the sizes pass made */
+    put(m->cons + first_c, m->cons_type + first_c, &n, first + p, first + q,
+        dist3(me->vertices + 3 * p, me->vertices + 3 * q), cb, DR_C_BEND);
+  }
+  for (int j = 0; j < n; j++) m->cons_obj[first_c + j] = oi;
+  *ci += n;
+  for (int tri = 0; tri < me->n_tris; tri++) {
+    for (int q = 0; q < 3; q++) {
+      m->tris[3 * (*ti + tri) + q] = (dr_uint)(first + me->tris[3 * tri + q]);
+      m->tri_edge[3 * (*ti + tri) + q] = first_c + t->tri_edge[3 * tri + q];
+    }
+  }
+  *ti += me->n_tris;
+  *pi += nv;
+  return DRAPE_OK;
+}
+
+/* Tethers of a mesh cloth: each free vertex to its nearest pinned
+ * vertices, rest = shortest path along the edges (the mesh need not start
+ * flat, so the straight distance is no rest length along the cloth). */
+static int mesh_tethers(const drape_cloth_def *c, const drape_object_info *inf, const dr_mesh_topo *t,
+                        dr_model *m, drape_err *e) {
+  const int nv = inf->n_particles, first = inf->first_particle, slots = m->tether_slots;
+  int npins = 0;
+  for (int v = 0; v < nv; v++) npins += m->x0[first + v].w == 0;
+  if (npins == 0 || slots == 0) return DRAPE_OK;
+  int *pins = malloc(sizeof *pins * (size_t)npins);
+  int *pin = malloc(sizeof *pin * (size_t)nv * (size_t)slots);
+  double *dist = malloc(sizeof *dist * (size_t)nv * (size_t)slots);
+  int rc = DRAPE_OK;
+  if (!pins || !pin || !dist) {
+    rc = drape_fail(e, DRAPE_ENOMEM, "out of memory for tethers");
+  } else {
+    npins = 0;
+    for (int v = 0; v < nv; v++)
+      if (m->x0[first + v].w == 0) pins[npins++] = v;
+    const int want = npins < slots ? npins : slots;
+    rc = dr_mesh_geodesic_pins(&c->mesh, t, pins, npins, want, pin, dist, e);
+    for (int v = 0; v < nv && !rc; v++) {
+      if (m->x0[first + v].w == 0) continue;
+      for (int q = 0; q < want; q++) {
+        if (pin[(long long)v * want + q] < 0) continue; /* not connected to a pin */
+        m->tether_pin[(long long)(first + v) * slots + q] = first + pin[(long long)v * want + q];
+        m->tether_rest[(long long)(first + v) * slots + q] = (float)dist[(long long)v * want + q];
+        m->n_tethers++;
+      }
+    }
+  }
+  free(pins), free(pin), free(dist);
+  return rc;
+}
+
 int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
   memset(m, 0, sizeof *m);
   int rc = drape_scene_validate(s, e);
   if (rc || (rc = check_supported(s, e))) return rc;
 
-  /* sizes */
+  /* sizes (and the edges of mesh cloths) */
   long long np = 0, nc = 0, nt = 0, nl = 0, npaths = 0;
+  dr_mesh_topo *topo = calloc((size_t)(s->n_cloth > 0 ? s->n_cloth : 1), sizeof *topo);
+  if (!topo) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   for (int i = 0; i < s->n_cloth; i++) {
     const drape_cloth_def *c = &s->cloth[i];
     double comp[3] = {0, 0, 0};
+    if (c->has_mesh) {
+      if ((rc = dr_mesh_topo_build(&c->mesh, &topo[i], e))) {
+        for (int j = 0; j < i; j++) dr_mesh_topo_free(&topo[j]);
+        free(topo);
+        return rc;
+      }
+      np += c->mesh.n_vertices;
+      nc += topo[i].n_edges + topo[i].n_bend;
+      nt += c->mesh.n_tris;
+      npaths += c->n_pin_paths;
+      continue;
+    }
     np += (long long)c->rows * c->cols;
     nc += dr_grid_constraints(c->rows, c->cols, c->spacing, 0, DRAPE_GRID_BY_FAMILY, comp, NULL, NULL);
     nt += 2LL * (c->rows - 1) * (c->cols - 1);
@@ -517,8 +693,14 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     nc += s->rope[i].segments;
     nl += s->rope[i].segments;
   }
-  if (np > 0x7fffffff / 4 || nc > 0x7fffffff / 2 || nt > 0x7fffffff / 4)
+  long long nst = 0;
+  for (int i = 0; i < s->n_stitch; i++) nst += s->stitch[i].n;
+  nc += nst;
+  if (np > 0x7fffffff / 4 || nc > 0x7fffffff / 2 || nt > 0x7fffffff / 4) {
+    for (int j = 0; j < s->n_cloth; j++) dr_mesh_topo_free(&topo[j]);
+    free(topo);
     return drape_fail(e, DRAPE_EINVAL, "scene too large: %lld particles, %lld constraints", np, nc);
+  }
   m->n_particles = (int)np;
   m->n_cons = (int)nc;
   m->n_tris = (int)nt;
@@ -531,13 +713,18 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
   ALLOC(m->vt_off, np + 1); ALLOC(m->vt_list, 3 * nt);
   ALLOC(m->info, m->n_objects); ALLOC(m->mat, m->n_objects); ALLOC(m->damping_rate, m->n_objects);
   ALLOC(m->strain_off, m->n_objects + 1); ALLOC(m->paths, npaths);
+  m->n_stitch = (int)nst;
+  ALLOC(m->stitch_con, nst); ALLOC(m->stitch_rest0, nst); ALLOC(m->stitch_close, nst);
   int *new_index = NULL, *colour = NULL;
   ALLOC(new_index, nc);
   ALLOC(colour, nc);
   if (!m->x0 || !m->mass || !m->obj || !m->cons || !m->cons_type || !m->cons_obj || !m->tris ||
       !m->tri_edge || !m->lines || !m->vt_off || !m->vt_list || !m->info || !m->mat ||
-      !m->damping_rate || !m->strain_off || !m->paths || !new_index || !colour) {
+      !m->damping_rate || !m->strain_off || !m->paths || !new_index || !colour ||
+      !m->stitch_con || !m->stitch_rest0 || !m->stitch_close) {
     free(new_index); free(colour);
+    for (int j = 0; j < s->n_cloth; j++) dr_mesh_topo_free(&topo[j]);
+    free(topo);
     dr_model_free(m);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory building %lld particles", np);
   }
@@ -549,6 +736,10 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     if (c->name[0]) snprintf(inf->name, sizeof inf->name, "%s", c->name);
     else snprintf(inf->name, sizeof inf->name, "cloth%d", k);
     inf->kind = DRAPE_OBJ_CLOTH;
+    if (c->has_mesh) {
+      if ((rc = build_mesh_cloth(c, k, oi, &topo[k], m, &pi, &ci, &ti, &pathi, e))) goto fail;
+      continue;
+    }
     inf->first_particle = pi;
     inf->n_particles = c->rows * c->cols;
     inf->first_tri = ti;
@@ -691,6 +882,38 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     pi += r->segments + 1;
   }
 
+  /* stitches: from each pair's starting distance (the sim shrinks it) */
+  for (int k = 0, si = 0; k < s->n_stitch; k++) {
+    const drape_stitch_def *d = &s->stitch[k];
+    int oa = 0, ob = 0;
+    for (int j = 0; j < s->n_cloth; j++) {
+      if (!strcmp(s->cloth[j].name, d->a)) oa = j;
+      if (!strcmp(s->cloth[j].name, d->b)) ob = j;
+    }
+    const double comp = s->cloth[oa].solver == DRAPE_SOLVER_JAKOBSEN ? 0.0 : d->compliance;
+    for (int q = 0; q < d->n; q++, si++) {
+      const int pa = m->info[oa].first_particle + d->a_vertices[q];
+      const int pb = m->info[ob].first_particle + d->b_vertices[q];
+      const dr_float4 xa = m->x0[pa], xb = m->x0[pb];
+      const double rest = sqrt(((double)xa.x - xb.x) * ((double)xa.x - xb.x) +
+                               ((double)xa.y - xb.y) * ((double)xa.y - xb.y) +
+                               ((double)xa.z - xb.z) * ((double)xa.z - xb.z));
+      if (pa == pb) {
+        rc = drape_fail(e, DRAPE_EINVAL, "stitch[%d]: pair %d sews vertex %d of \"%s\" to itself",
+                        k, q, d->a_vertices[q], d->a);
+        goto fail;
+      }
+      m->stitch_con[si] = ci;
+      m->stitch_rest0[si] = (float)rest;
+      m->stitch_close[si] = d->close_time;
+      int n1 = 0;
+      /* tension-only (negative rest): a seam pulls, never pushes */
+      put(m->cons + ci, m->cons_type + ci, &n1, pa, pb, -rest, comp, DR_C_STITCH);
+      m->cons_obj[ci] = oa;
+      ci++;
+    }
+  }
+
   /* colour, then sort constraints (and their per-constraint tags) */
   {
     int *order = colour_order(m);
@@ -725,6 +948,7 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     free(to);
   }
   for (int i = 0; i < 3 * m->n_tris; i++) m->tri_edge[i] = new_index[m->tri_edge[i]];
+  for (int i = 0; i < m->n_stitch; i++) m->stitch_con[i] = new_index[m->stitch_con[i]];
 
   /* stretch links per object, for strain statistics */
   {
@@ -764,6 +988,10 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     for (int k = 0; k < s->n_cloth; k++) {
       const drape_cloth_def *c = &s->cloth[k];
       int npins = c->n_pins + c->n_pin_paths;
+      if (c->has_mesh) { /* every pinned vertex: pin_vertices, pin_box, paths */
+        npins = 0;
+        for (int v = 0; v < m->info[k].n_particles; v++) npins += m->x0[m->info[k].first_particle + v].w == 0;
+      }
       if (c->tethers && npins > 0) {
         int want = npins < DRAPE_TETHER_MAX_SLOTS ? npins : DRAPE_TETHER_MAX_SLOTS;
         if (want > slots) slots = want;
@@ -779,6 +1007,10 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
       for (int k = 0; k < s->n_cloth; k++) {
         const drape_cloth_def *c = &s->cloth[k];
         const drape_object_info *inf = &m->info[k];
+        if (c->has_mesh) {
+          if (c->tethers && (rc = mesh_tethers(c, inf, &topo[k], m, e))) goto fail;
+          continue;
+        }
         int npins = c->n_pins + c->n_pin_paths;
         if (!c->tethers || npins == 0) continue;
         int *pins = malloc((size_t)npins * sizeof *pins);
@@ -817,10 +1049,14 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
   }
   free(new_index);
   free(colour);
+  for (int j = 0; j < s->n_cloth; j++) dr_mesh_topo_free(&topo[j]);
+  free(topo);
   return DRAPE_OK;
 fail:
   free(new_index);
   free(colour);
+  for (int j = 0; j < s->n_cloth; j++) dr_mesh_topo_free(&topo[j]);
+  free(topo);
   dr_model_free(m);
   return rc;
 }

@@ -8,6 +8,11 @@
 #include "drape/scene.h"
 #include "drape_types.h"
 
+/* A stitch (drape_stitch_def): a distance constraint whose rest length
+ * the sim shrinks each frame (sim.c). Host only: to the kernels it is a
+ * tension-only link (negative rest, drape_types.h). */
+#define DR_C_STITCH 5
+
 /* Most pins one particle is tethered to (the nearest ones along the cloth). */
 #define DRAPE_TETHER_MAX_SLOTS 4
 
@@ -53,6 +58,11 @@ typedef struct dr_model {
 
   int n_paths;
   dr_model_path *paths;
+
+  int n_stitch;             /* stitch constraints (all seams)               */
+  int *stitch_con;          /* their (sorted) constraint indices            */
+  float *stitch_rest0;      /* m, starting distance                          */
+  double *stitch_close;     /* s, close_time of each                          */
 } dr_model;
 
 int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e);

@@ -269,24 +269,58 @@ static const enum_name SELF_MODES[] = {{"vertex-triangle", DRAPE_SELF_VERTEX_TRI
 
 static const char *const GRID_KEYS[] = {"cols", "rows", "spacing", "origin", "plane", NULL};
 static const char *const COMPLIANCE_KEYS[] = {"stretch", "shear", "bend", NULL};
-static const char *const PIN_PATH_KEYS[] = {"pin", "keys", NULL};
+static const char *const PIN_PATH_KEYS[] = {"pin", "vertex", "keys", NULL};
+static const char *const MESH_KEYS[] = {"file", "scale", "translate", "rotate_deg", "weld", NULL};
 static const char *const CLOTH_KEYS[] = {
-    "name", "grid", "mass_per_area", "particle_mass", "compliance", "damping", "thickness",
-    "self_collision", "self_friction", "self_collision_mode", "tethers", "tear_ratio",
-    "solver", "stiffness", "spring_damping", "bend_stiffness", "pins", "pin_paths",
-    "color_front", "color_back", NULL};
+    "name", "grid", "mesh", "mass_per_area", "particle_mass", "compliance", "damping",
+    "thickness", "self_collision", "self_friction", "self_collision_mode", "tethers",
+    "tear_ratio", "solver", "stiffness", "spring_damping", "bend_stiffness", "pins",
+    "pin_vertices", "pin_box", "pin_paths", "color_front", "color_back", NULL};
+
+/* An array of integers (may be empty) into *out (malloc'd, NULL when
+ * empty) and *n; `what` says what they are. */
+static int get_int_array(drape_err *e, const char *path, const cJSON *v, int **out, int *n,
+                         const char *what) {
+  if (!cJSON_IsArray(v)) return failv(e, path, v, "expected an array of %s", what);
+  const int count = cJSON_GetArraySize(v);
+  *out = NULL;
+  *n = 0;
+  if (count == 0) return 0;
+  *out = calloc((size_t)count, sizeof **out);
+  if (!*out) return drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", path);
+  *n = count;
+  int i = 0;
+  for (const cJSON *c = v->child; c; c = c->next, i++) {
+    char p[256];
+    dr_pathf(p, sizeof p, "%s[%d]", path, i);
+    if (get_int(e, p, c, &(*out)[i])) return DRAPE_EINVAL;
+  }
+  return 0;
+}
 
 static int parse_pin_path(drape_err *e, const char *path, const cJSON *o, drape_pin_path *pp) {
   if (check_keys(e, path, o, PIN_PATH_KEYS)) return DRAPE_EINVAL;
   char p[256];
   const cJSON *pin = cJSON_GetObjectItemCaseSensitive(o, "pin");
+  const cJSON *vertex = cJSON_GetObjectItemCaseSensitive(o, "vertex");
   const cJSON *keys = cJSON_GetObjectItemCaseSensitive(o, "keys");
   SUB(p, path, "pin");
-  if (!pin) return drape_fail(e, DRAPE_EINVAL, "%s: missing (the [row, col] that follows the path)", p);
-  int cell[2];
-  if (get_cell(e, p, pin, cell)) return DRAPE_EINVAL;
-  pp->row = cell[0];
-  pp->col = cell[1];
+  pp->row = pp->col = pp->vertex = -1;
+  if (pin && vertex)
+    return failv(e, p, pin, "give \"pin\" ([row, col], grid cloths) or \"vertex\" (mesh "
+                 "cloths), not both");
+  if (!pin && !vertex)
+    return drape_fail(e, DRAPE_EINVAL, "%s: missing (the [row, col] that follows the path; "
+                      "\"vertex\": i on a mesh cloth)", p);
+  if (pin) {
+    int cell[2];
+    if (get_cell(e, p, pin, cell)) return DRAPE_EINVAL;
+    pp->row = cell[0];
+    pp->col = cell[1];
+  } else {
+    SUB(p, path, "vertex");
+    if (get_int(e, p, vertex, &pp->vertex)) return DRAPE_EINVAL;
+  }
   SUB(p, path, "keys");
   if (!keys) return drape_fail(e, DRAPE_EINVAL, "%s: missing (a list of [t, x, y, z])", p);
   if (!cJSON_IsArray(keys) || cJSON_GetArraySize(keys) < 1)
@@ -304,14 +338,61 @@ static int parse_pin_path(drape_err *e, const char *path, const cJSON *o, drape_
   return 0;
 }
 
+static int parse_mesh(drape_err *e, const char *path, const cJSON *k, drape_cloth_mesh *m) {
+  char q[256];
+  int r = check_keys(e, path, k, MESH_KEYS);
+  for (const cJSON *g = k->child; g && !r; g = g->next) {
+    SUB(q, path, g->string);
+    if (strcmp(g->string, "file") == 0) {
+      if (!cJSON_IsString(g) || !g->valuestring[0])
+        return failv(e, q, g, "expected the path of a mesh file (a non-empty string)");
+      free(m->file);
+      if (!(m->file = strdup(g->valuestring))) return drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", q);
+    } else if (strcmp(g->string, "scale") == 0) {
+      r = get_num(e, q, g, &m->scale);
+    } else if (strcmp(g->string, "translate") == 0) {
+      r = get_vec3(e, q, g, m->translate);
+    } else if (strcmp(g->string, "rotate_deg") == 0) {
+      r = get_vec(e, q, g, m->rotate_deg, 3, "[rx, ry, rz] (degrees, applied x then y then z)");
+    } else {
+      r = get_num(e, q, g, &m->weld);
+    }
+  }
+  if (!r && !m->file)
+    return drape_fail(e, DRAPE_EINVAL, "%s.file: missing (the path of a triangle mesh: OBJ, glTF, "
+                      "PLY, STL, FBX, relative to the scene file)", path);
+  return r;
+}
+
 static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_cloth_def *c) {
   if (check_keys(e, path, o, CLOTH_KEYS)) return DRAPE_EINVAL;
   char p[256], q[256];
   int r = 0, tmp;
+  const cJSON *grid = cJSON_GetObjectItemCaseSensitive(o, "grid");
+  const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(o, "mesh");
+  if (grid && mesh) {
+    SUB(p, path, "mesh");
+    return failv(e, p, mesh, "a cloth has either \"grid\" or \"mesh\", not both");
+  }
+  c->has_mesh = mesh != NULL;
   for (const cJSON *k = o->child; k && !r; k = k->next) {
     SUB(p, path, k->string);
     if (KEY("name")) {
       r = get_name(e, p, k, c->name);
+    } else if (KEY("mesh")) {
+      r = parse_mesh(e, p, k, &c->mesh);
+    } else if (KEY("pin_vertices")) {
+      if (!mesh) return failv(e, p, k, "only for mesh cloths (a grid cloth uses \"pins\": [[row, col], ...])");
+      r = get_int_array(e, p, k, &c->pin_vertices, &c->n_pin_vertices, "vertex indices");
+    } else if (KEY("pin_box")) {
+      if (!mesh) return failv(e, p, k, "only for mesh cloths (a grid cloth uses \"pins\": [[row, col], ...])");
+      if (!cJSON_IsArray(k) || cJSON_GetArraySize(k) != 2)
+        return failv(e, p, k, "expected [[x0, y0, z0], [x1, y1, z1]] (two corners)");
+      c->has_pin_box = 1;
+      dr_pathf(q, sizeof q, "%s[0]", p);
+      if ((r = get_vec3(e, q, k->child, c->pin_box[0]))) break;
+      dr_pathf(q, sizeof q, "%s[1]", p);
+      r = get_vec3(e, q, k->child->next, c->pin_box[1]);
     } else if (KEY("grid")) {
       if ((r = check_keys(e, p, k, GRID_KEYS))) break;
       for (const cJSON *g = k->child; g && !r; g = g->next) {
@@ -335,8 +416,12 @@ static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_clo
       for (const cJSON *g = k->child; g && !r; g = g->next) {
         SUB(q, p, g->string);
         if (strcmp(g->string, "stretch") == 0) r = get_num(e, q, g, &c->compliance_stretch);
-        else if (strcmp(g->string, "shear") == 0) r = get_num(e, q, g, &c->compliance_shear);
-        else r = get_num(e, q, g, &c->compliance_bend);
+        else if (strcmp(g->string, "shear") == 0) {
+          r = get_num(e, q, g, &c->compliance_shear);
+          if (!r && mesh)
+            fprintf(stderr, "drape: warning: %s: a mesh cloth has no shear links (its edges are "
+                    "stretch links, its bending is across edges): ignored\n", q);
+        } else r = get_num(e, q, g, &c->compliance_bend);
       }
     } else if (KEY("damping")) {
       r = get_num(e, p, k, &c->damping);
@@ -365,6 +450,7 @@ static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_clo
     } else if (KEY("bend_stiffness")) {
       r = get_num(e, p, k, &c->bend_stiffness);
     } else if (KEY("pins")) {
+      if (mesh) return failv(e, p, k, "[row, col] pins are for grid cloths (a mesh cloth uses \"pin_vertices\" or \"pin_box\")");
       if (!cJSON_IsArray(k)) return failv(e, p, k, "expected an array of [row, col] pairs");
       int n = cJSON_GetArraySize(k);
       if (n == 0) continue;
@@ -388,6 +474,13 @@ static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_clo
       for (const cJSON *g = k->child; g && !r; g = g->next, i++) {
         dr_pathf(q, sizeof q, "%s[%d]", p, i);
         r = parse_pin_path(e, q, g, &c->pin_paths[i]);
+        const drape_pin_path *pp = &c->pin_paths[i];
+        if (!r && mesh && pp->vertex < 0)
+          r = failv(e, q, cJSON_GetObjectItemCaseSensitive(g, "pin"),
+                    "a mesh cloth's path follows a vertex: {\"vertex\": i, \"keys\": ...}");
+        else if (!r && !mesh && pp->vertex >= 0)
+          r = failv(e, q, cJSON_GetObjectItemCaseSensitive(g, "vertex"),
+                    "\"vertex\" is for mesh cloths (a grid cloth's path follows \"pin\": [row, col])");
       }
     }
     /* color_front, color_back: presentation, read by parse_looks */
@@ -498,7 +591,44 @@ static int parse_sphere(drape_err *e, const char *path, const cJSON *o, drape_sp
 
 static const char *const TOP_KEYS[] = {
     "description", "gravity", "dt", "substeps", "iterations", "wind", "wind_drag", "cloth",
-    "rope", "string", "sphere", "floor", "camera", "render", "frames", NULL};
+    "rope", "string", "sphere", "stitch", "floor", "camera", "render", "frames", NULL};
+static const char *const STITCH_KEYS[] = {"a", "b", "a_vertices", "b_vertices", "compliance",
+                                          "close_time", NULL};
+
+static int parse_stitch(drape_err *e, const char *path, const cJSON *o, drape_stitch_def *d) {
+  if (check_keys(e, path, o, STITCH_KEYS)) return DRAPE_EINVAL;
+  char p[256];
+  int r = 0, na = -1, nb = -1;
+  static const char *const need[] = {"a", "b", "a_vertices", "b_vertices"};
+  for (int i = 0; i < 4; i++)
+    if (!cJSON_GetObjectItemCaseSensitive(o, need[i])) {
+      SUB(p, path, need[i]);
+      return drape_fail(e, DRAPE_EINVAL, "%s: missing (a stitch needs \"a\", \"b\" (cloth "
+                        "names), \"a_vertices\", \"b_vertices\")", p);
+    }
+  for (const cJSON *k = o->child; k && !r; k = k->next) {
+    SUB(p, path, k->string);
+    if (KEY("a")) r = get_name(e, p, k, d->a);
+    else if (KEY("b")) r = get_name(e, p, k, d->b);
+    else if (KEY("a_vertices")) r = get_int_array(e, p, k, &d->a_vertices, &na, "vertex indices");
+    else if (KEY("b_vertices")) r = get_int_array(e, p, k, &d->b_vertices, &nb, "vertex indices");
+    else if (KEY("compliance")) r = get_num(e, p, k, &d->compliance);
+    else r = get_num(e, p, k, &d->close_time);
+  }
+  if (r) return r;
+  if (na != nb) {
+    SUB(p, path, "b_vertices");
+    return failv(e, p, cJSON_GetObjectItemCaseSensitive(o, "b_vertices"),
+                 "has %d entries, a_vertices %d: vertex i of a is sewn to vertex i of b, so the "
+                 "counts must match", nb, na);
+  }
+  if (na == 0) {
+    SUB(p, path, "a_vertices");
+    return failv(e, p, cJSON_GetObjectItemCaseSensitive(o, "a_vertices"), "expected at least one vertex");
+  }
+  d->n = na;
+  return 0;
+}
 static const char *const FLOOR_KEYS[] = {"height", "friction", NULL};
 static const char *const CAMERA_KEYS[] = {"eye", "target", "fov_deg", NULL};
 static const char *const RENDER_KEYS[] = {"width", "height", NULL};
@@ -507,7 +637,7 @@ static const char *const RENDER_KEYS[] = {"width", "height", NULL};
  * presentation, into the render def's looks. Only objects are looked at;
  * what else the array holds is the scene loader's to refuse. */
 static int parse_looks(drape_err *e, const char *key, const cJSON *arr, drape_render_def *v) {
-  if (!cJSON_IsArray(arr) || !strcmp(key, "sphere")) return 0;
+  if (!cJSON_IsArray(arr) || !strcmp(key, "sphere") || !strcmp(key, "stitch")) return 0;
   const drape_look_kind kind = !strcmp(key, "cloth") ? DRAPE_LOOK_CLOTH
                                : !strcmp(key, "rope") ? DRAPE_LOOK_ROPE : DRAPE_LOOK_STRING;
   char p[256];
@@ -604,6 +734,10 @@ static int parse_top(drape_err *e, const cJSON *root, drape_scene *s, drape_rend
           drape_rope_def d = drape_rope_def_default();
           drape_rope_def *c = drape_scene_add_rope(s, &d);
           r = c ? parse_rope(e, p, g, c) : drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
+        } else if (KEY("stitch")) {
+          drape_stitch_def d = drape_stitch_def_default();
+          drape_stitch_def *c = drape_scene_add_stitch(s, &d);
+          r = c ? parse_stitch(e, p, g, c) : drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
         } else if (KEY("string")) {
           drape_string_def d = drape_string_def_default();
           drape_string_def *c = drape_scene_add_string(s, &d);
@@ -797,6 +931,11 @@ static int parse_json(const char *json_text, const char *label, cJSON **root, dr
 }
 
 int drape_scene_parse(const char *json_text, const char *label, drape_scene *out, drape_err *e) {
+  return drape_scene_parse_in(json_text, label, NULL, out, e);
+}
+
+int drape_scene_parse_in(const char *json_text, const char *label, const char *base_dir,
+                         drape_scene *out, drape_err *e) {
   drape_scene_init(out);
   cJSON *root;
   if (parse_json(json_text, label, &root, e)) return DRAPE_EINVAL;
@@ -805,6 +944,10 @@ int drape_scene_parse(const char *json_text, const char *label, drape_scene *out
   drape_render_def view = drape_render_def_default();
   int r = parse_top(e, root, out, &view);
   cJSON_Delete(root);
+  /* mesh files, once the whole text has parsed (a syntax error further on
+   * is reported without reading any file) */
+  for (int i = 0; i < out->n_cloth && !r; i++)
+    if (out->cloth[i].has_mesh) r = drape_cloth_mesh_load(&out->cloth[i], i, base_dir, e);
   if (!r) r = drape_scene_validate(out, e);
   if (!r) r = drape_render_def_validate(&view, e);
   drape_render_def_free(&view);
@@ -906,9 +1049,14 @@ int drape_scene_load(const char *path, drape_scene *out, drape_err *e) {
   char *text;
   int r = read_scene_text(path, &text, e);
   if (r) return r;
-  char label[512];
+  char label[512], dir[4096];
   dr_pathf(label, sizeof label, "scene file '%s'", path);
-  r = drape_scene_parse(text, label, out, e);
+  /* mesh files are relative to the scene file's folder */
+  dr_pathf(dir, sizeof dir, "%s", path);
+  char *slash = strrchr(dir, '/');
+  if (slash) *(slash == dir ? slash + 1 : slash) = '\0';
+  else dir[0] = '\0';
+  r = drape_scene_parse_in(text, label, dir[0] ? dir : NULL, out, e);
   free(text);
   return r;
 }

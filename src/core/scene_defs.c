@@ -38,6 +38,15 @@ drape_cloth_def drape_cloth_def_default(void) {
   d.solver = DRAPE_SOLVER_XPBD;
   d.stiffness = 5000.0; /* seed 001's default spring stiffness */
   d.spring_damping = 10.0; /* seed 001's default damping */
+  d.mesh.scale = 1.0;
+  d.mesh.weld = 1e-6;
+  return d;
+}
+
+drape_stitch_def drape_stitch_def_default(void) {
+  drape_stitch_def d;
+  memset(&d, 0, sizeof d);
+  d.close_time = 0.5;
   return d;
 }
 
@@ -144,13 +153,39 @@ drape_sphere_def *drape_scene_add_sphere(drape_scene *s, const drape_sphere_def 
   return &s->sphere[s->n_sphere++];
 }
 
+drape_stitch_def *drape_scene_add_stitch(drape_scene *s, const drape_stitch_def *d) {
+  GROW(s->stitch, s->n_stitch, drape_stitch_def);
+  s->stitch[s->n_stitch] = *d;
+  return &s->stitch[s->n_stitch++];
+}
+
+void drape_cloth_def_free(drape_cloth_def *d) {
+  if (!d) return;
+  free(d->pins);
+  for (int k = 0; k < d->n_pin_paths; k++) free(d->pin_paths[k].keys);
+  free(d->pin_paths);
+  free(d->mesh.file);
+  free(d->mesh.vertices);
+  free(d->mesh.uv);
+  free(d->mesh.tris);
+  free(d->pin_vertices);
+  d->pins = NULL, d->n_pins = 0;
+  d->pin_paths = NULL, d->n_pin_paths = 0;
+  d->mesh.file = NULL;
+  d->mesh.vertices = NULL, d->mesh.n_vertices = 0;
+  d->mesh.uv = NULL;
+  d->mesh.tris = NULL, d->mesh.n_tris = 0;
+  d->pin_vertices = NULL, d->n_pin_vertices = 0;
+}
+
 void drape_scene_free(drape_scene *s) {
   if (!s) return;
-  for (int i = 0; i < s->n_cloth; i++) {
-    free(s->cloth[i].pins);
-    for (int k = 0; k < s->cloth[i].n_pin_paths; k++) free(s->cloth[i].pin_paths[k].keys);
-    free(s->cloth[i].pin_paths);
+  for (int i = 0; i < s->n_cloth; i++) drape_cloth_def_free(&s->cloth[i]);
+  for (int i = 0; i < s->n_stitch; i++) {
+    free(s->stitch[i].a_vertices);
+    free(s->stitch[i].b_vertices);
   }
+  free(s->stitch);
   for (int i = 0; i < s->n_string; i++) free(s->string[i].hand);
   free(s->cloth);
   free(s->rope);

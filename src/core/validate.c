@@ -338,33 +338,128 @@ static int chk_alpha(drape_err *e, const char *path, double c, double h) {
 
 /* ---- drape_cloth_def ---------------------------------------------------- */
 
-/* h > 0: also compliance / h^2 (drape_scene_validate knows h). */
-static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) {
-  char p[256];
 #define P(...) (dr_pathf(p, sizeof p, __VA_ARGS__), p)
 #define CHK(path, v, lo, loi, hi, hii) \
   do {                                 \
     if (chk(e, path, v, lo, loi, hi, hii)) return DRAPE_EINVAL; \
   } while (0)
+
+double dr_cloth_spacing(const drape_cloth_def *c) {
+  if (!c->has_mesh) return c->spacing;
+  const drape_cloth_mesh *m = &c->mesh;
+  double best = INFINITY;
+  for (int t = 0; t < m->n_tris; t++)
+    for (int q = 0; q < 3; q++) {
+      const int a = m->tris[3 * t + q], b = m->tris[3 * t + (q + 1) % 3];
+      if (a < 0 || b < 0 || a >= m->n_vertices || b >= m->n_vertices) continue;
+      const double *x = m->vertices + 3 * a, *y = m->vertices + 3 * b;
+      const double d = sqrt((x[0] - y[0]) * (x[0] - y[0]) + (x[1] - y[1]) * (x[1] - y[1]) +
+                            (x[2] - y[2]) * (x[2] - y[2]));
+      if (d < best) best = d;
+    }
+  return isfinite(best) ? best : 0;
+}
+
+/* A mesh cloth (docs/scenes.md "Mesh cloth"): the transform keys, the
+ * loaded arrays (a def built in code may fill them itself), the pins. The
+ * loader refuses NaN, too many vertices and no triangles with the file's
+ * name; these checks catch the same in arrays built in code, and edges too
+ * short for float positions. */
+static int mesh_check(const drape_cloth_def *c, int i, drape_err *e) {
+  char p[256];
+  const drape_cloth_mesh *m = &c->mesh;
+  CHK(P("cloth[%d].mesh.scale", i), m->scale, 0, 0, DRAPE_MAX_COORD, 1);
+  CHK(P("cloth[%d].mesh.weld", i), m->weld, 0, 1, DRAPE_MAX_SPACING, 1);
+  if (chk_vec(e, P("cloth[%d].mesh.translate", i), m->translate, 3, DRAPE_MAX_COORD) ||
+      chk_vec(e, P("cloth[%d].mesh.rotate_deg", i), m->rotate_deg, 3, DRAPE_MAX_COORD))
+    return DRAPE_EINVAL;
+  if (m->n_vertices < 3 || !m->vertices || m->n_tris < 1 || !m->tris)
+    return drape_fail(e, DRAPE_EINVAL,
+                      "cloth[%d].mesh: %d vertices, %d triangles: not loaded (drape_cloth_mesh_load "
+                      "reads mesh.file; or fill vertices and tris)", i, m->n_vertices, m->n_tris);
+  if (m->n_vertices > DRAPE_MAX_PARTICLES)
+    return drape_fail(e, DRAPE_EINVAL, "cloth[%d].mesh: %d vertices, at most %d per cloth", i,
+                      m->n_vertices, DRAPE_MAX_PARTICLES);
+  double omax = 0;
+  for (int v = 0; v < m->n_vertices; v++)
+    for (int q = 0; q < 3; q++) {
+      const double x = m->vertices[3 * v + q];
+      if (!(fabs(x) <= DRAPE_MAX_COORD))
+        return drape_fail(e, DRAPE_EINVAL,
+                          "cloth[%d].mesh vertex %d = (%s, %s, %s): every coordinate must be "
+                          "finite and within +-%s m (after the transform)", i, v,
+                          dr_num(m->vertices[3 * v]), dr_num(m->vertices[3 * v + 1]),
+                          dr_num(m->vertices[3 * v + 2]), dr_num(DRAPE_MAX_COORD));
+      omax = fmax(omax, fabs(x));
+    }
+  for (int t = 0; t < m->n_tris; t++)
+    for (int q = 0; q < 3; q++) {
+      const int a = m->tris[3 * t + q], b = m->tris[3 * t + (q + 1) % 3];
+      if (a < 0 || a >= m->n_vertices || a == b)
+        return drape_fail(e, DRAPE_EINVAL,
+                          "cloth[%d].mesh triangle %d = (%d, %d, %d): needs three different "
+                          "vertices in 0..%d", i, t, m->tris[3 * t], m->tris[3 * t + 1],
+                          m->tris[3 * t + 2], m->n_vertices - 1);
+    }
+  const double shortest = dr_cloth_spacing(c);
+  if (!(shortest >= DRAPE_FLOAT_MIN) || shortest < DRAPE_REL_SPACING_MIN * omax)
+    return drape_fail(e, DRAPE_EINVAL,
+                      "cloth[%d].mesh: its shortest edge, %s m, is below %g of the largest "
+                      "coordinate (%s m): float positions cannot resolve it (raise mesh.scale or "
+                      "mesh.weld)", i, dr_num(shortest), DRAPE_REL_SPACING_MIN, dr_num(omax));
+  if (c->n_pins > 0)
+    return drape_fail(e, DRAPE_EINVAL, "cloth[%d].pins: [row, col] pins are for grid cloths (a "
+                      "mesh cloth uses pin_vertices or pin_box)", i);
+  if (c->n_pin_vertices < 0 || (c->n_pin_vertices && !c->pin_vertices))
+    return drape_fail(e, DRAPE_EINVAL, "cloth[%d].pin_vertices: count and array disagree", i);
+  for (int k = 0; k < c->n_pin_vertices; k++)
+    if (c->pin_vertices[k] < 0 || c->pin_vertices[k] >= m->n_vertices)
+      return drape_fail(e, DRAPE_EINVAL, "cloth[%d].pin_vertices[%d] = %d: the mesh has vertices "
+                        "0..%d", i, k, c->pin_vertices[k], m->n_vertices - 1);
+  if (c->has_pin_box) {
+    for (int q = 0; q < 2; q++)
+      if (chk_vec(e, P("cloth[%d].pin_box[%d]", i, q), c->pin_box[q], 3, DRAPE_MAX_COORD))
+        return DRAPE_EINVAL;
+    for (int q = 0; q < 3; q++)
+      if (!(c->pin_box[0][q] <= c->pin_box[1][q]))
+        return faild(e, P("cloth[%d].pin_box[1][%d]", i, q), c->pin_box[1][q],
+                     "must be >= pin_box[0][%d] = %s (the box is [[x0, y0, z0], [x1, y1, z1]], "
+                     "lower corner first)", q, dr_num(c->pin_box[0][q]));
+  }
+  return 0;
+}
+
+/* h > 0: also compliance / h^2 (drape_scene_validate knows h). */
+static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) {
+  char p[256];
   if (!c) return drape_fail(e, DRAPE_EINVAL, "cloth[%d]: NULL", i);
   if (chk_name(e, P("cloth[%d].name", i), c->name)) return DRAPE_EINVAL;
-  if (c->cols < DRAPE_MIN_GRID || c->cols > DRAPE_MAX_GRID)
-    return drape_fail(e, DRAPE_EINVAL, "cloth[%d].grid.cols = %d: must be >= %d and <= %d", i,
-                      c->cols, DRAPE_MIN_GRID, DRAPE_MAX_GRID);
-  if (c->rows < DRAPE_MIN_GRID || c->rows > DRAPE_MAX_GRID)
-    return drape_fail(e, DRAPE_EINVAL, "cloth[%d].grid.rows = %d: must be >= %d and <= %d", i,
-                      c->rows, DRAPE_MIN_GRID, DRAPE_MAX_GRID);
-  if ((long long)c->cols * c->rows > DRAPE_MAX_PARTICLES)
-    return drape_fail(e, DRAPE_EINVAL,
-                      "cloth[%d].grid = %d rows x %d cols: %lld particles, at most %d per cloth", i,
-                      c->rows, c->cols, (long long)c->cols * c->rows, DRAPE_MAX_PARTICLES);
-  CHK(P("cloth[%d].grid.spacing", i), c->spacing, 0, 0, DRAPE_MAX_SPACING, 1);
-  if (chk_vec(e, P("cloth[%d].grid.origin", i), c->origin, 3, DRAPE_MAX_COORD)) return DRAPE_EINVAL;
-  if (c->plane != DRAPE_PLANE_XZ && c->plane != DRAPE_PLANE_XY && c->plane != DRAPE_PLANE_YZ)
-    return drape_fail(e, DRAPE_EINVAL, "cloth[%d].grid.plane = %d: not a drape_plane", i, (int)c->plane);
+  if (c->has_mesh) {
+    if (mesh_check(c, i, e)) return DRAPE_EINVAL;
+  } else {
+    if (c->cols < DRAPE_MIN_GRID || c->cols > DRAPE_MAX_GRID)
+      return drape_fail(e, DRAPE_EINVAL, "cloth[%d].grid.cols = %d: must be >= %d and <= %d", i,
+                        c->cols, DRAPE_MIN_GRID, DRAPE_MAX_GRID);
+    if (c->rows < DRAPE_MIN_GRID || c->rows > DRAPE_MAX_GRID)
+      return drape_fail(e, DRAPE_EINVAL, "cloth[%d].grid.rows = %d: must be >= %d and <= %d", i,
+                        c->rows, DRAPE_MIN_GRID, DRAPE_MAX_GRID);
+    if ((long long)c->cols * c->rows > DRAPE_MAX_PARTICLES)
+      return drape_fail(e, DRAPE_EINVAL,
+                        "cloth[%d].grid = %d rows x %d cols: %lld particles, at most %d per cloth", i,
+                        c->rows, c->cols, (long long)c->cols * c->rows, DRAPE_MAX_PARTICLES);
+    CHK(P("cloth[%d].grid.spacing", i), c->spacing, 0, 0, DRAPE_MAX_SPACING, 1);
+    if (chk_vec(e, P("cloth[%d].grid.origin", i), c->origin, 3, DRAPE_MAX_COORD)) return DRAPE_EINVAL;
+    if (c->plane != DRAPE_PLANE_XZ && c->plane != DRAPE_PLANE_XY && c->plane != DRAPE_PLANE_YZ)
+      return drape_fail(e, DRAPE_EINVAL, "cloth[%d].grid.plane = %d: not a drape_plane", i, (int)c->plane);
+  }
   CHK(P("cloth[%d].mass_per_area", i), c->mass_per_area, 0, 0, DRAPE_MAX_MASS_PER_AREA, 1);
   CHK(P("cloth[%d].particle_mass", i), c->particle_mass, 0, 1, DRAPE_MAX_PARTICLE_MASS, 1);
-  if (chk_cloth_float(e, i, c)) return DRAPE_EINVAL;
+  if (c->has_mesh) {
+    if (c->particle_mass > 0 && chk_normal(e, P("cloth[%d].particle_mass", i), c->particle_mass, 1))
+      return DRAPE_EINVAL;
+  } else if (chk_cloth_float(e, i, c)) {
+    return DRAPE_EINVAL;
+  }
   CHK(P("cloth[%d].compliance.stretch", i), c->compliance_stretch, 0, 1, DRAPE_MAX_COMPLIANCE, 1);
   CHK(P("cloth[%d].compliance.shear", i), c->compliance_shear, 0, 1, DRAPE_MAX_COMPLIANCE, 1);
   CHK(P("cloth[%d].compliance.bend", i), c->compliance_bend, 0, 1, DRAPE_MAX_COMPLIANCE, 1);
@@ -382,14 +477,15 @@ static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) 
   if (chk_normal(e, P("cloth[%d].thickness", i), c->thickness, 0)) return DRAPE_EINVAL;
   if (c->self_collision) {
     /* its own rest mesh: compared in float, as the solver does */
-    const float t = (float)c->thickness, sp = (float)c->spacing;
+    const float t = (float)c->thickness, sp = (float)dr_cloth_spacing(c);
     const float most = (float)DRAPE_SELFCOL_MAX_OWN * sp;
     if (!(t <= most))
       return drape_fail(e, DRAPE_EINVAL,
-                        "cloth[%d].thickness = %s: with self_collision at most %g x its grid "
-                        "spacing %s m (closer, its own vertex-triangle pairs at rest touch): "
+                        "cloth[%d].thickness = %s: with self_collision at most %g x its %s "
+                        "%s m (closer, its own vertex-triangle pairs at rest touch): "
                         "allowed > 0 and <= %s",
-                        i, dr_num(c->thickness), DRAPE_SELFCOL_MAX_OWN, dr_num_f(sp), dr_num_f(most));
+                        i, dr_num(c->thickness), DRAPE_SELFCOL_MAX_OWN,
+                        c->has_mesh ? "shortest mesh edge" : "grid spacing", dr_num_f(sp), dr_num_f(most));
   }
   CHK(P("cloth[%d].self_friction", i), c->self_friction, 0, 1, DRAPE_MAX_FRICTION, 1);
   if (c->self_mode != DRAPE_SELF_VERTEX_TRIANGLE && c->self_mode != DRAPE_SELF_PARTICLE)
@@ -429,7 +525,11 @@ static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) 
     return drape_fail(e, DRAPE_EINVAL, "cloth[%d].pin_paths: count and array disagree", i);
   for (int k = 0; k < c->n_pin_paths; k++) {
     const drape_pin_path *pp = &c->pin_paths[k];
-    if (pp->row < 0 || pp->row >= c->rows || pp->col < 0 || pp->col >= c->cols)
+    if (c->has_mesh && (pp->vertex < 0 || pp->vertex >= c->mesh.n_vertices))
+      return drape_fail(e, DRAPE_EINVAL,
+                        "cloth[%d].pin_paths[%d].vertex = %d: the mesh has vertices 0..%d", i, k,
+                        pp->vertex, c->mesh.n_vertices - 1);
+    if (!c->has_mesh && (pp->row < 0 || pp->row >= c->rows || pp->col < 0 || pp->col >= c->cols))
       return drape_fail(e, DRAPE_EINVAL,
                         "cloth[%d].pin_paths[%d].pin = [%d, %d]: outside the %dx%d grid (rows 0..%d, "
                         "cols 0..%d)",
@@ -634,7 +734,7 @@ static int selfcol_cell_check(const drape_scene *s, drape_err *e) {
   for (int o = 0; o < s->n_cloth + s->n_rope; o++) {
     const int rope = o >= s->n_cloth, i = rope ? o - s->n_cloth : o;
     if (rope ? s->rope[i].solver == DRAPE_SOLVER_IMPLICIT : !s->cloth[i].self_collision) continue;
-    const float sp = rope ? (float)(s->rope[i].length / s->rope[i].segments) : (float)s->cloth[i].spacing;
+    const float sp = rope ? (float)(s->rope[i].length / s->rope[i].segments) : (float)dr_cloth_spacing(&s->cloth[i]);
     const float ratio = (float)(rope ? DRAPE_SELFCOL_MAX_CELL_ROPE : DRAPE_SELFCOL_MAX_CELL_CLOTH);
     if (!(sp > 0.0f) || t_max <= ratio * sp) continue;
     const char *kind = rope ? "rope" : "cloth";
@@ -644,9 +744,72 @@ static int selfcol_cell_check(const drape_scene *s, drape_err *e) {
                       "(%s[%d]: %s m): allowed > 0 and <= %s",
                       max_rope ? "rope" : "cloth", max_i,
                       dr_num(max_rope ? s->rope[max_i].thickness : s->cloth[max_i].thickness),
-                      (double)ratio, rope ? "link rest length" : "grid spacing", kind, kind, i,
+                      (double)ratio, rope ? "link rest length" : s->cloth[i].has_mesh ? "shortest mesh edge" : "grid spacing", kind, kind, i,
                       dr_num_f(sp), dr_num_f(ratio * sp));
   }
+  return 0;
+}
+
+/* ---- drape_stitch_def ----------------------------------------------------- */
+
+static int stitch_check(const drape_stitch_def *d, int i, double h, drape_err *e) {
+  char p[256];
+  if (!d) return drape_fail(e, DRAPE_EINVAL, "stitch[%d]: NULL", i);
+  if (d->n < 1 || !d->a_vertices || !d->b_vertices)
+    return drape_fail(e, DRAPE_EINVAL, "stitch[%d]: %d pairs: needs a_vertices and b_vertices of "
+                      "the same length, at least one", i, d->n);
+  CHK(P("stitch[%d].compliance", i), d->compliance, 0, 1, DRAPE_MAX_COMPLIANCE, 1);
+  if (chk_alpha(e, P("stitch[%d].compliance", i), d->compliance, h)) return DRAPE_EINVAL;
+  CHK(P("stitch[%d].close_time", i), d->close_time, 0, 1, DRAPE_MAX_KEY_TIME, 1);
+  for (int k = 0; k < d->n; k++) {
+    if (d->a_vertices[k] < 0)
+      return drape_fail(e, DRAPE_EINVAL, "stitch[%d].a_vertices[%d] = %d: must be >= 0", i, k,
+                        d->a_vertices[k]);
+    if (d->b_vertices[k] < 0)
+      return drape_fail(e, DRAPE_EINVAL, "stitch[%d].b_vertices[%d] = %d: must be >= 0", i, k,
+                        d->b_vertices[k]);
+  }
+  return 0;
+}
+
+int drape_stitch_def_validate(const drape_stitch_def *d, int index, drape_err *e) {
+  return stitch_check(d, index, 0, e);
+}
+
+/* The cloth a stitch names, or -1. */
+static int cloth_named(const drape_scene *s, const char *name) {
+  for (int i = 0; i < s->n_cloth; i++)
+    if (strcmp(s->cloth[i].name, name) == 0) return i;
+  return -1;
+}
+
+static int stitch_scene_check(const drape_scene *s, int i, double h, drape_err *e) {
+  const drape_stitch_def *d = &s->stitch[i];
+  if (stitch_check(d, i, h, e)) return DRAPE_EINVAL;
+  for (int side = 0; side < 2; side++) {
+    const char *name = side ? d->b : d->a;
+    const int k = cloth_named(s, name);
+    if (k < 0)
+      return drape_fail(e, DRAPE_EINVAL, "stitch[%d].%s = \"%.*s\": no cloth has that name", i,
+                        side ? "b" : "a", DRAPE_NAME_MAX - 1, name);
+    const drape_cloth_def *c = &s->cloth[k];
+    const int nv = c->has_mesh ? c->mesh.n_vertices : c->rows * c->cols;
+    const int *v = side ? d->b_vertices : d->a_vertices;
+    if (c->tear_ratio != 0)
+      return drape_fail(e, DRAPE_EINVAL, "stitch[%d].%s = \"%s\": that cloth tears (tear_ratio = "
+                        "%s), and a seam closing to length 0 would tear at once; stitched cloths "
+                        "need tear_ratio 0", i, side ? "b" : "a", c->name, dr_num(c->tear_ratio));
+    for (int q = 0; q < d->n; q++)
+      if (v[q] >= nv)
+        return drape_fail(e, DRAPE_EINVAL, "stitch[%d].%s_vertices[%d] = %d: cloth[%d] (\"%s\") "
+                          "has vertices 0..%d", i, side ? "b" : "a", q, v[q], k, c->name, nv - 1);
+  }
+  if (!strcmp(d->a, d->b))
+    for (int q = 0; q < d->n; q++)
+      if (d->a_vertices[q] == d->b_vertices[q])
+        return drape_fail(e, DRAPE_EINVAL, "stitch[%d].b_vertices[%d] = %d: the same vertex as "
+                          "a_vertices[%d] of the same cloth (nothing to sew)", i, q,
+                          d->b_vertices[q], q);
   return 0;
 }
 
@@ -662,6 +825,10 @@ int drape_scene_validate(const drape_scene *s, drape_err *e) {
     if (drape_string_def_validate(&s->string[i], i, e)) return DRAPE_EINVAL;
   for (int i = 0; i < s->n_sphere; i++)
     if (drape_sphere_def_validate(&s->sphere[i], i, e)) return DRAPE_EINVAL;
+  if (s->n_stitch < 0 || (s->n_stitch && !s->stitch))
+    return drape_fail(e, DRAPE_EINVAL, "scene: stitch count and array disagree");
+  for (int i = 0; i < s->n_stitch; i++)
+    if (stitch_scene_check(s, i, h, e)) return DRAPE_EINVAL;
   if (selfcol_cell_check(s, e)) return DRAPE_EINVAL;
 
   /* Names must be unique: they become OBJ object names and stats keys. */

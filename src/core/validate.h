@@ -5,6 +5,7 @@
 #define DRAPE_CORE_VALIDATE_H
 
 #include "drape/base.h"
+#include "drape/scene.h"
 
 /* Fails (DRAPE_EINVAL, "path = v: must be >= lo and <= hi") unless
  * lo (<|<=) v (<|<=) hi; also fails for a non-finite v. */
@@ -14,5 +15,8 @@ int vd_range(drape_err *e, const char *path, double v, double lo, int lo_incl, d
  * DRAPE_MAX_COMPLIANCE, and compliance / h^2 finite in float at the substep
  * h (> 0). */
 int vd_compliance(drape_err *e, const char *path, double c, double h);
+/* A cloth's "spacing" for the self-collision rules: the grid spacing, or a
+ * mesh's shortest edge (0 for a mesh with no valid edge). */
+double dr_cloth_spacing(const drape_cloth_def *c);
 
 #endif

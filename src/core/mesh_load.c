@@ -1,0 +1,313 @@
+/* Mesh cloths: a triangle mesh file into drape_cloth_mesh (drape/scene.h,
+ * docs/scenes.md "Mesh cloth"), through Assimp's C API.
+ *
+ * Assimp is asked only to triangulate and to bake the file's node
+ * transforms into the vertices (glTF and FBX place meshes by nodes). It is
+ * not asked to join identical vertices: it would join by position and
+ * normal and UV, so a seam in UV space would split the cloth in two. We
+ * weld by position ourselves, with the scene's `weld` distance in metres
+ * after the transform, and number the welded vertices in the order the
+ * triangles first use them: every importer hands faces in file order, so
+ * this numbering is the same whatever the importer does with its vertex
+ * arrays (Assimp's OBJ importer, for one, writes one vertex per face
+ * corner), and for an OBJ whose vertices are listed in that order (as
+ * scripts/make_meshes.py writes them) it is the file's own order. */
+#include <assimp/cimport.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/util.h"
+#include "core/validate.h"
+#include "drape/limits.h"
+#include "drape/scene.h"
+
+#define DEG (3.14159265358979323846 / 180.0)
+
+/* p' = translate + scale * Rz Ry Rx p: rotation about x first, then y,
+ * then z (the order the scene key documents), then scale, then translate. */
+static void transform(const drape_cloth_mesh *m, const double in[3], double out[3]) {
+  const double ax = m->rotate_deg[0] * DEG, ay = m->rotate_deg[1] * DEG, az = m->rotate_deg[2] * DEG;
+  double x = in[0], y = in[1], z = in[2], t;
+  t = y * cos(ax) - z * sin(ax), z = y * sin(ax) + z * cos(ax), y = t;
+  t = x * cos(ay) + z * sin(ay), z = -x * sin(ay) + z * cos(ay), x = t;
+  t = x * cos(az) - y * sin(az), y = x * sin(az) + y * cos(az), x = t;
+  out[0] = m->translate[0] + m->scale * x;
+  out[1] = m->translate[1] + m->scale * y;
+  out[2] = m->translate[2] + m->scale * z;
+}
+
+/* ---- welding: a hash of cells of side max(weld, tiny) ---- */
+
+typedef struct {
+  long long *key; /* cell key per slot */
+  int *head;      /* first welded vertex in the slot's chain, -1: empty slot */
+  int *next;      /* chain per welded vertex */
+  size_t cap;
+} weld_hash;
+
+static long long cell_key(long long i, long long j, long long k) {
+  /* 21 bits each: cells beyond that wrap, which only costs a longer chain */
+  return ((i & 0x1fffff) << 42) | ((j & 0x1fffff) << 21) | (k & 0x1fffff);
+}
+
+static size_t slot_of(const weld_hash *h, long long key) {
+  uint64_t x = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+  return (size_t)(x >> 20) & (h->cap - 1);
+}
+
+static void cell_of(const double p[3], double cell, long long c[3]) {
+  for (int q = 0; q < 3; q++) c[q] = (long long)floor(p[q] / cell);
+}
+
+/* The slot holding cell `key`, or -1 (open addressing, nothing deleted). */
+static int find_slot(const weld_hash *h, long long key) {
+  for (size_t s = slot_of(h, key); h->head[s] != -1; s = (s + 1) & (h->cap - 1))
+    if (h->key[s] == key) return (int)s;
+  return -1;
+}
+
+/* The welded vertex within `weld` of p (the first one made), or -1. */
+static int weld_find(const weld_hash *h, const double *xyz, const double p[3], double cell,
+                     double weld) {
+  long long c[3];
+  cell_of(p, cell, c);
+  int best = -1;
+  for (int di = -1; di <= 1; di++)
+    for (int dj = -1; dj <= 1; dj++)
+      for (int dk = -1; dk <= 1; dk++) {
+        const int s = find_slot(h, cell_key(c[0] + di, c[1] + dj, c[2] + dk));
+        if (s < 0) continue;
+        for (int v = h->head[s]; v >= 0; v = h->next[v]) {
+          const double dx = xyz[3 * v] - p[0], dy = xyz[3 * v + 1] - p[1], dz = xyz[3 * v + 2] - p[2];
+          if (sqrt(dx * dx + dy * dy + dz * dz) <= weld && (best < 0 || v < best)) best = v;
+        }
+      }
+  return best;
+}
+
+static void weld_insert(weld_hash *h, const double p[3], double cell, int v) {
+  long long c[3];
+  cell_of(p, cell, c);
+  const long long key = cell_key(c[0], c[1], c[2]);
+  size_t s = slot_of(h, key);
+  while (h->head[s] != -1 && h->key[s] != key) s = (s + 1) & (h->cap - 1);
+  h->key[s] = key;
+  h->next[v] = h->head[s];
+  h->head[s] = v;
+}
+
+/* Twice the triangle's area and its longest edge. */
+static double twice_area(const double *a, const double *b, const double *c, double *longest) {
+  double u[3], v[3], w[3], n[3];
+  for (int q = 0; q < 3; q++) u[q] = b[q] - a[q], v[q] = c[q] - a[q], w[q] = c[q] - b[q];
+  n[0] = u[1] * v[2] - u[2] * v[1];
+  n[1] = u[2] * v[0] - u[0] * v[2];
+  n[2] = u[0] * v[1] - u[1] * v[0];
+  const double lu = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+  const double lv = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
+  const double lw = w[0] * w[0] + w[1] * w[1] + w[2] * w[2];
+  *longest = sqrt(fmax(lu, fmax(lv, lw)));
+  return sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+}
+
+int drape_cloth_mesh_load(drape_cloth_def *d, int index, const char *base_dir, drape_err *e) {
+  drape_cloth_mesh *m = &d->mesh;
+  char key[64], path[4096];
+  dr_pathf(key, sizeof key, "cloth[%d].mesh.file", index);
+  if (!m->file || !m->file[0])
+    return drape_fail(e, DRAPE_EINVAL, "%s: missing (the path of a triangle mesh: OBJ, glTF, PLY, "
+                      "STL, FBX)", key);
+  /* the transform first, with the validator's messages: a scale of 0
+   * would otherwise be reported as a mesh of zero-area triangles */
+  char kp[96];
+  dr_pathf(kp, sizeof kp, "cloth[%d].mesh.scale", index);
+  if (vd_range(e, kp, m->scale, 0, 0, DRAPE_MAX_COORD, 1)) return DRAPE_EINVAL;
+  dr_pathf(kp, sizeof kp, "cloth[%d].mesh.weld", index);
+  if (vd_range(e, kp, m->weld, 0, 1, DRAPE_MAX_SPACING, 1)) return DRAPE_EINVAL;
+  for (int q = 0; q < 3; q++) {
+    dr_pathf(kp, sizeof kp, "cloth[%d].mesh.translate[%d]", index, q);
+    if (vd_range(e, kp, m->translate[q], -DRAPE_MAX_COORD, 1, DRAPE_MAX_COORD, 1)) return DRAPE_EINVAL;
+    dr_pathf(kp, sizeof kp, "cloth[%d].mesh.rotate_deg[%d]", index, q);
+    if (vd_range(e, kp, m->rotate_deg[q], -DRAPE_MAX_COORD, 1, DRAPE_MAX_COORD, 1)) return DRAPE_EINVAL;
+  }
+  if (m->file[0] == '/' || !base_dir || !base_dir[0])
+    dr_pathf(path, sizeof path, "%s", m->file);
+  else
+    dr_pathf(path, sizeof path, "%s/%s", base_dir, m->file);
+  /* Assimp's own message for a missing file is vague; say which. */
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": cannot read '%s' (%s)", key, m->file, path,
+                      strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": '%s' is not a regular file", key, m->file, path);
+  const struct aiScene *sc =
+      aiImportFile(path, aiProcess_Triangulate | aiProcess_PreTransformVertices);
+  if (!sc)
+    return drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": cannot read '%s' as a mesh (Assimp: %s)", key,
+                      m->file, path, aiGetErrorString());
+
+  /* every triangle of every mesh, as corners into the file's vertices */
+  long long n_corner = 0, n_raw = 0;
+  int has_uv = 0;
+  for (unsigned k = 0; k < sc->mNumMeshes; k++) {
+    const struct aiMesh *am = sc->mMeshes[k];
+    n_raw += am->mNumVertices;
+    for (unsigned f = 0; f < am->mNumFaces; f++) n_corner += am->mFaces[f].mNumIndices == 3 ? 3 : 0;
+    has_uv |= am->mTextureCoords[0] != NULL;
+  }
+  if (n_corner == 0) {
+    aiReleaseImport(sc);
+    return drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": '%s' has no triangles (a cloth needs a "
+                      "surface: faces, not only points or lines)", key, m->file, path);
+  }
+  if (n_corner > 3LL * DRAPE_MAX_PARTICLES * 4) {
+    aiReleaseImport(sc);
+    return drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": %lld triangles, far more than a cloth of at "
+                      "most %d vertices has", key, m->file, n_corner / 3, DRAPE_MAX_PARTICLES);
+  }
+  double *raw = malloc(sizeof *raw * 3 * (size_t)n_corner);
+  float *raw_uv = malloc(sizeof *raw_uv * 2 * (size_t)n_corner);
+  int *weld_of = malloc(sizeof *weld_of * (size_t)n_corner);
+  double *xyz = malloc(sizeof *xyz * 3 * (size_t)n_corner);
+  float *uv = malloc(sizeof *uv * 2 * (size_t)n_corner);
+  weld_hash h = {0};
+  h.cap = 1;
+  while (h.cap < 2 * (size_t)n_corner) h.cap <<= 1;
+  h.key = malloc(sizeof *h.key * h.cap);
+  h.head = malloc(sizeof *h.head * h.cap);
+  h.next = malloc(sizeof *h.next * (size_t)n_corner);
+  int rc = DRAPE_OK;
+  if (!raw || !raw_uv || !weld_of || !xyz || !uv || !h.key || !h.head || !h.next) {
+    rc = drape_fail(e, DRAPE_ENOMEM, "%s: out of memory for %lld triangle corners", key, n_corner);
+    goto done;
+  }
+  long long c = 0;
+  for (unsigned k = 0; k < sc->mNumMeshes && !rc; k++) {
+    const struct aiMesh *am = sc->mMeshes[k];
+    for (unsigned f = 0; f < am->mNumFaces && !rc; f++) {
+      const struct aiFace *fc = &am->mFaces[f];
+      if (fc->mNumIndices != 3) continue; /* points and lines: not cloth */
+      for (int q = 0; q < 3; q++, c++) {
+        const unsigned vi = fc->mIndices[q];
+        const struct aiVector3D v = am->mVertices[vi];
+        const double p[3] = {v.x, v.y, v.z};
+        if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) {
+          rc = drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": vertex %u of mesh %u is (%s, %s, %s): "
+                          "coordinates must be finite numbers", key, m->file, vi, k,
+                          dr_num(p[0]), dr_num(p[1]), dr_num(p[2]));
+          break;
+        }
+        transform(m, p, raw + 3 * c);
+        if (am->mTextureCoords[0]) {
+          raw_uv[2 * c] = am->mTextureCoords[0][vi].x;
+          raw_uv[2 * c + 1] = am->mTextureCoords[0][vi].y;
+        } else {
+          raw_uv[2 * c] = raw_uv[2 * c + 1] = 0;
+        }
+      }
+    }
+  }
+  if (rc) goto done;
+  /* weld, in corner order: a vertex is the first one made within `weld` */
+  {
+    double ext = 0;
+    for (long long i = 0; i < 3 * n_corner; i++) ext = fmax(ext, fabs(raw[i]));
+    /* cells no smaller than 1e-9 of the extent: the keys stay in range;
+     * with a smaller weld a cell just holds more candidates */
+    const double cell = fmax(m->weld, fmax(ext * 1e-9, 1e-300));
+    for (size_t s = 0; s < h.cap; s++) h.head[s] = -1, h.key[s] = 0;
+    int nw = 0;
+    for (long long i = 0; i < n_corner; i++) {
+      int w = weld_find(&h, xyz, raw + 3 * i, cell, m->weld);
+      if (w < 0) {
+        w = nw++;
+        memcpy(xyz + 3 * w, raw + 3 * i, 3 * sizeof *xyz);
+        uv[2 * w] = raw_uv[2 * i];
+        uv[2 * w + 1] = raw_uv[2 * i + 1];
+        weld_insert(&h, raw + 3 * i, cell, w);
+      }
+      weld_of[i] = w;
+    }
+  }
+  /* drop zero-area triangles (welded corners, collinear corners), then
+   * number the vertices in the order the kept triangles first use them */
+  {
+    long long n_tri = n_corner / 3, kept = 0, dropped = 0;
+    int *tris = malloc(sizeof *tris * 3 * (size_t)n_tri);
+    int *num = malloc(sizeof *num * (size_t)n_corner);
+    if (!tris || !num) {
+      free(tris), free(num);
+      rc = drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", key);
+      goto done;
+    }
+    for (long long i = 0; i < n_corner; i++) num[i] = -1;
+    int nv = 0;
+    for (long long t = 0; t < n_tri; t++) {
+      const int a = weld_of[3 * t], b = weld_of[3 * t + 1], cc = weld_of[3 * t + 2];
+      double longest;
+      const double A2 = twice_area(xyz + 3 * a, xyz + 3 * b, xyz + 3 * cc, &longest);
+      /* zero area: repeated corners, or an area below float resolution of
+       * its longest edge (the solver's positions are floats) */
+      if (a == b || b == cc || a == cc || !(A2 > 1e-12 * longest * longest)) {
+        dropped++;
+        continue;
+      }
+      const int w3[3] = {a, b, cc};
+      for (int q = 0; q < 3; q++) {
+        if (num[w3[q]] < 0) num[w3[q]] = nv++;
+        tris[3 * kept + q] = num[w3[q]];
+      }
+      kept++;
+    }
+    if (kept == 0) {
+      free(tris), free(num);
+      rc = drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": no triangles left: all %lld have zero area "
+                      "(after welding vertices within weld = %s m)", key, m->file, n_tri,
+                      dr_num(m->weld));
+      goto done;
+    }
+    if (nv > DRAPE_MAX_PARTICLES) {
+      free(tris), free(num);
+      rc = drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": %d vertices after welding, more than the %d "
+                      "particles a cloth may have (DRAPE_MAX_PARTICLES)", key, m->file, nv,
+                      DRAPE_MAX_PARTICLES);
+      goto done;
+    }
+    double *vx = malloc(sizeof *vx * 3 * (size_t)nv);
+    float *vuv = has_uv ? malloc(sizeof *vuv * 2 * (size_t)nv) : NULL;
+    if (!vx || (has_uv && !vuv)) {
+      free(tris), free(num), free(vx), free(vuv);
+      rc = drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", key);
+      goto done;
+    }
+    for (long long w = 0; w < n_corner; w++) {
+      if (num[w] < 0) continue;
+      memcpy(vx + 3 * num[w], xyz + 3 * w, 3 * sizeof *vx);
+      if (vuv) vuv[2 * num[w]] = uv[2 * w], vuv[2 * num[w] + 1] = uv[2 * w + 1];
+    }
+    free(num);
+    if (dropped > 0)
+      fprintf(stderr, "drape: warning: %s = \"%s\": %lld zero-area triangle%s dropped (of %lld)\n",
+              key, m->file, dropped, dropped == 1 ? "" : "s", n_tri);
+    free(m->vertices), free(m->uv), free(m->tris);
+    m->vertices = vx;
+    m->uv = vuv;
+    m->n_vertices = nv;
+    m->tris = tris;
+    m->n_tris = (int)kept;
+  }
+done:
+  aiReleaseImport(sc);
+  free(raw), free(raw_uv), free(weld_of), free(xyz), free(uv);
+  free(h.key), free(h.head), free(h.next);
+  (void)n_raw;
+  return rc;
+}

@@ -1,0 +1,222 @@
+/* Mesh cloths, loading (issue 16; src/core/mesh_load.c, docs/scenes.md
+ * "Mesh cloth"): the repo's meshes load with the counts the script wrote,
+ * the transform is x, y, z rotation then scale then translate, welding
+ * merges vertices within `weld` (and only those), vertices are numbered in
+ * first-use order, zero-area triangles are dropped with their count, and
+ * every rejection (unreadable file, no triangles, NaN, grid and mesh both,
+ * pins of the wrong kind, bad indices, stitches) fails with a message that
+ * names the key path. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support.h"
+#include "drape/drape.h"
+
+static char g_dir[1024];
+
+static const char *write_file(const char *name, const char *text) {
+  static char path[2048];
+  snprintf(path, sizeof path, "%s/%s", g_dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+/* A scene with one mesh cloth around `mesh_json` (the "mesh" object and
+ * any other cloth keys), parsed relative to g_dir. */
+static int parse_cloth(const char *cloth_json, const char *extra, drape_scene *s, drape_err *e) {
+  char text[4096];
+  snprintf(text, sizeof text, "{\"cloth\": [{%s}]%s%s}", cloth_json, extra ? ", " : "",
+           extra ? extra : "");
+  return drape_scene_parse_in(text, NULL, g_dir, s, e);
+}
+
+static void expect_fail(const char *cloth_json, const char *extra, const char *needle) {
+  drape_scene s;
+  drape_err e = {0};
+  int rc = parse_cloth(cloth_json, extra, &s, &e);
+  if (rc == 0 || !strstr(e.msg, needle)) {
+    fprintf(stderr, "expected a failure naming '%s', got rc %d: %s\n", needle, rc, e.msg);
+    fail();
+  }
+  drape_scene_free(&s);
+}
+
+static void repo_meshes(void **state) {
+  (void)state;
+  static const struct { const char *file; int nv, nt; } M[] = {
+      {"square_irregular.obj", 4096, 7938}, {"square_small.obj", 144, 242},
+      {"disk.obj", 491, 905},               {"tube.obj", 288, 528},
+      {"skirt_front.obj", 228, 396},        {"skirt_back.obj", 228, 396}};
+  for (size_t i = 0; i < sizeof M / sizeof M[0]; i++) {
+    drape_cloth_def d = drape_cloth_def_default();
+    d.has_mesh = 1;
+    snprintf(d.name, sizeof d.name, "m");
+    char path[2048];
+    snprintf(path, sizeof path, "%s/meshes/%s", drape_test_source_dir(), M[i].file);
+    d.mesh.file = strdup(path);
+    drape_err e = {0};
+    assert_int_equal(drape_cloth_mesh_load(&d, 0, NULL, &e), 0);
+    assert_int_equal(d.mesh.n_vertices, M[i].nv);
+    assert_int_equal(d.mesh.n_tris, M[i].nt);
+    assert_non_null(d.mesh.uv);
+    if (drape_cloth_def_validate(&d, 0, &e)) fprintf(stderr, "%s: %s\n", M[i].file, e.msg);
+    assert_int_equal(drape_cloth_def_validate(&d, 0, &e), 0);
+    /* first-use numbering: the first triangle is 0 1 2, and each new index
+     * is one more than the largest before it */
+    int top = -1;
+    for (int t = 0; t < 3 * d.mesh.n_tris; t++) {
+      assert_true(d.mesh.tris[t] <= top + 1);
+      if (d.mesh.tris[t] > top) top = d.mesh.tris[t];
+    }
+    assert_int_equal(top, M[i].nv - 1);
+    drape_cloth_def_free(&d);
+  }
+}
+
+/* One triangle (0,0,0) (1,0,0) (0,0,1) and the transform. */
+static void transform_order(void **state) {
+  (void)state;
+  write_file("tri.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n");
+  drape_scene s;
+  drape_err e = {0};
+  /* x by 90: (0,0,1) -> (0,-1,0); then y by 90: (1,0,0) -> (0,0,-1);
+   * then z by 90: (0,-1,0) -> (1,0,0); scale 2, translate (10, 20, 30) */
+  assert_int_equal(parse_cloth("\"mesh\": {\"file\": \"tri.obj\", \"rotate_deg\": [90, 90, 90], "
+                               "\"scale\": 2, \"translate\": [10, 20, 30]}",
+                               NULL, &s, &e), 0);
+  const drape_cloth_mesh *m = &s.cloth[0].mesh;
+  assert_int_equal(m->n_vertices, 3);
+  const double want[3][3] = {{10, 20, 30}, {10, 20, 28}, {12, 20, 30}};
+  for (int v = 0; v < 3; v++)
+    for (int q = 0; q < 3; q++) assert_near(m->vertices[3 * v + q], want[v][q], 1e-12);
+  assert_near(m->uv[2 * 1], 1.0, 0);
+  assert_near(m->uv[2 * 2 + 1], 1.0, 0);
+  drape_scene_free(&s);
+}
+
+/* Two triangles whose shared corners are 1e-7 apart in the file (no
+ * shared indices): welded into 4 vertices with weld 1e-6, left as 6 with
+ * weld 1e-8. Vertices are numbered by first use, not file order. */
+static void weld_and_first_use(void **state) {
+  (void)state;
+  write_file("two.obj", "v 5 0 5\nv 0 0 0\nv 1 0 0\nv 0 0 1\n"
+                        "v 1 0 1\nv 0.0000001 0 1\nv 1 0 0.0000001\n"
+                        "f 2 3 4\nf 5 6 7\nf 1 2 3\n");
+  drape_scene s;
+  drape_err e = {0};
+  assert_int_equal(parse_cloth("\"mesh\": {\"file\": \"two.obj\"}", NULL, &s, &e), 0);
+  assert_int_equal(s.cloth[0].mesh.n_vertices, 5);
+  assert_int_equal(s.cloth[0].mesh.n_tris, 3);
+  const int want[9] = {0, 1, 2, 3, 2, 1, 4, 0, 1};
+  for (int i = 0; i < 9; i++) assert_int_equal(s.cloth[0].mesh.tris[i], want[i]);
+  assert_null(s.cloth[0].mesh.uv); /* the file has none */
+  drape_scene_free(&s);
+  assert_int_equal(parse_cloth("\"mesh\": {\"file\": \"two.obj\", \"weld\": 1e-8}", NULL, &s, &e), 0);
+  assert_int_equal(s.cloth[0].mesh.n_vertices, 7);
+  drape_scene_free(&s);
+}
+
+static void zero_area_dropped(void **state) {
+  (void)state;
+  /* the second triangle is collinear, the third uses a vertex twice */
+  write_file("zero.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nv 2 0 0\nf 1 2 3\nf 1 2 4\nf 1 3 3\n");
+  drape_scene s;
+  drape_err e = {0};
+  char out[4096];
+  assert_int_equal(parse_cloth("\"mesh\": {\"file\": \"zero.obj\"}", NULL, &s, &e), 0);
+  assert_int_equal(s.cloth[0].mesh.n_tris, 1);
+  assert_int_equal(s.cloth[0].mesh.n_vertices, 3); /* vertex 4 only served the dropped one */
+  drape_scene_free(&s);
+  /* the warning, with the count, from the command */
+  write_file("zero.json", "{\"cloth\": [{\"mesh\": {\"file\": \"zero.obj\"}}], \"frames\": 1}");
+  int rc = drape_test_sh(out, sizeof out, "'%s' run '%s/zero.json' --backend cpu --frames 1 2>&1",
+                         drape_test_exe(), g_dir);
+  assert_int_equal(rc, 0);
+  assert_non_null(strstr(out, "cloth[0].mesh.file = \"zero.obj\": 2 zero-area triangles dropped (of 3)"));
+}
+
+static void rejections(void **state) {
+  (void)state;
+  write_file("points.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nl 1 2\nl 2 3\n");
+  write_file("nan.obj", "v 0 0 0\nv nan 0 0\nv 0 0 1\nf 1 2 3\n");
+  write_file("junk.obj", "this is not a mesh\n\x01\x02\x03");
+  write_file("flat.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n");
+  write_file("ok.obj", "v 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n");
+  expect_fail("\"mesh\": {\"file\": \"missing.obj\"}", NULL,
+              "cloth[0].mesh.file = \"missing.obj\": cannot read");
+  expect_fail("\"mesh\": {\"file\": \"points.obj\"}", NULL,
+              "cloth[0].mesh.file = \"points.obj\"");
+  expect_fail("\"mesh\": {\"file\": \"nan.obj\"}", NULL,
+              "cloth[0].mesh.file = \"nan.obj\": vertex");
+  expect_fail("\"mesh\": {\"file\": \"flat.obj\"}", NULL,
+              "cloth[0].mesh.file = \"flat.obj\": no triangles left: all 1 have zero area");
+  expect_fail("\"mesh\": {\"file\": \"junk.obj\"}", NULL, "cloth[0].mesh.file = \"junk.obj\"");
+  expect_fail("\"mesh\": {}", NULL, "cloth[0].mesh.file: missing");
+  expect_fail("\"mesh\": {\"file\": \"ok.obj\"}, \"grid\": {\"cols\": 4}", NULL,
+              "cloth[0].mesh = {\"file\": \"ok.obj\"}: a cloth has either \"grid\" or \"mesh\", not both");
+  expect_fail("\"mesh\": {\"file\": \"ok.obj\", \"scale\": 0}", NULL, "cloth[0].mesh.scale = 0: must be > 0");
+  expect_fail("\"mesh\": {\"file\": \"ok.obj\", \"weld\": -1}", NULL, "cloth[0].mesh.weld = -1: must be >= 0");
+  expect_fail("\"mesh\": {\"file\": \"ok.obj\"}, \"pins\": [[0, 0]]", NULL,
+              "cloth[0].pins = [[0, 0]]: [row, col] pins are for grid cloths");
+  expect_fail("\"grid\": {\"cols\": 4}, \"pin_vertices\": [0]", NULL,
+              "cloth[0].pin_vertices = [0]: only for mesh cloths");
+  expect_fail("\"mesh\": {\"file\": \"ok.obj\"}, \"pin_vertices\": [0, 3]", NULL,
+              "cloth[0].pin_vertices[1] = 3: the mesh has vertices 0..2");
+  expect_fail("\"mesh\": {\"file\": \"ok.obj\"}, \"pin_box\": [[0, 0, 0], [1, -1, 1]]", NULL,
+              "cloth[0].pin_box[1][1] = -1: must be >= pin_box[0][1] = 0");
+  expect_fail("\"mesh\": {\"file\": \"ok.obj\"}, \"pin_paths\": [{\"vertex\": 5, \"keys\": [[0, 0, 0, 0]]}]",
+              NULL, "cloth[0].pin_paths[0].vertex = 5: the mesh has vertices 0..2");
+  expect_fail("\"mesh\": {\"file\": \"ok.obj\"}, \"pin_paths\": [{\"pin\": [0, 0], \"keys\": [[0, 0, 0, 0]]}]",
+              NULL, "cloth[0].pin_paths[0] = [0, 0]: a mesh cloth's path follows a vertex");
+  expect_fail("\"grid\": {\"cols\": 4}, \"pin_paths\": [{\"vertex\": 0, \"keys\": [[0, 0, 0, 0]]}]",
+              NULL, "cloth[0].pin_paths[0] = 0: \"vertex\" is for mesh cloths");
+  /* stitches */
+  const char *two = "\"name\": \"a\", \"mesh\": {\"file\": \"ok.obj\"}";
+  expect_fail(two, "\"stitch\": [{\"a\": \"a\", \"b\": \"zz\", \"a_vertices\": [0], \"b_vertices\": [1]}]",
+              "stitch[0].b = \"zz\": no cloth has that name");
+  expect_fail(two, "\"stitch\": [{\"a\": \"a\", \"b\": \"a\", \"a_vertices\": [0, 1], \"b_vertices\": [1]}]",
+              "stitch[0].b_vertices = [1]: has 1 entries, a_vertices 2");
+  expect_fail(two, "\"stitch\": [{\"a\": \"a\", \"b\": \"a\", \"a_vertices\": [0], \"b_vertices\": [3]}]",
+              "stitch[0].b_vertices[0] = 3: cloth[0] (\"a\") has vertices 0..2");
+  expect_fail(two, "\"stitch\": [{\"a\": \"a\", \"b\": \"a\", \"a_vertices\": [0], \"b_vertices\": [1], "
+                   "\"close_time\": -1}]",
+              "stitch[0].close_time = -1: must be >= 0");
+  expect_fail(two, "\"stitch\": [{\"a\": \"a\", \"a_vertices\": [0], \"b_vertices\": [1]}]",
+              "stitch[0].b: missing");
+  /* and what passes */
+  drape_scene s;
+  drape_err e = {0};
+  assert_int_equal(parse_cloth(two, "\"stitch\": [{\"a\": \"a\", \"b\": \"a\", \"a_vertices\": [0], "
+                                    "\"b_vertices\": [1], \"close_time\": 0.25}]",
+                               &s, &e), 0);
+  assert_int_equal(s.n_stitch, 1);
+  assert_int_equal(s.stitch[0].n, 1);
+  assert_near(s.stitch[0].close_time, 0.25, 0);
+  drape_scene_free(&s);
+}
+
+/* drape_scene_load reads mesh files next to the scene file, from any
+ * working directory. */
+static void relative_to_scene(void **state) {
+  (void)state;
+  char out[4096];
+  int rc = drape_test_sh(out, sizeof out, "cd / && '%s' run '%s/scenes/tablecloth_mesh.json' --backend cpu "
+                         "--frames 1 2>&1", drape_test_exe(), drape_test_source_dir());
+  if (rc != 0) fprintf(stderr, "%s\n", out);
+  assert_int_equal(rc, 0);
+}
+
+int main(void) {
+  snprintf(g_dir, sizeof g_dir, "%s", drape_test_tmpdir("mesh_load"));
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(repo_meshes),       cmocka_unit_test(transform_order),
+      cmocka_unit_test(weld_and_first_use), cmocka_unit_test(zero_area_dropped),
+      cmocka_unit_test(rejections),        cmocka_unit_test(relative_to_scene),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
