@@ -24,15 +24,16 @@ fi
 # The parser and what it links: validate.c holds the value checks (pass 2),
 # util.c the number formatting of its messages,
 # scene_defs.c takes the string defaults from
-# the string solver (drape_string_params_default), which needs banded.c.
+# the string solver (drape_string_params_default), which needs banded.c;
+# mesh_load.c reads mesh cloths' files through Assimp (-lassimp).
 # --gc-sections drops the solver code the target never calls.
-src=(fuzz/fuzz_scene.c src/core/scene.c src/core/validate.c src/core/scene_defs.c src/core/render_def.c src/core/base.c src/core/util.c
+src=(fuzz/fuzz_scene.c src/core/scene.c src/core/validate.c src/core/scene_defs.c src/core/render_def.c src/core/base.c src/core/util.c src/core/mesh_load.c
      src/string/string.c src/string/string_step.c src/core/banded.c)
 exe=$B/fuzz_scene
 (cd "$S" && "$CC" -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -DDRAPE_VERSION='"fuzz"' \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -Wall -Wextra -Wshadow -Werror -ffunction-sections -fdata-sections -Wl,--gc-sections \
-  -Iinclude -Isrc "${src[@]}" -lcjson -lm -o "$exe") 2>"$T/build.log"
+  -Iinclude -Isrc "${src[@]}" -lcjson -lassimp -lm -o "$exe") 2>"$T/build.log"
 if [[ $? != 0 ]]; then
   echo "FAIL building the fuzz target with $CC:"; cat "$T/build.log"; exit 1
 fi
