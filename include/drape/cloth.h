@@ -218,6 +218,8 @@ typedef enum {
   DRAPE_STAGE_VERLET,         /* jakobsen: position Verlet step (its predict) */
   DRAPE_STAGE_SPRINGS_FORCES, /* springs: spring and damping forces, new v   */
   DRAPE_STAGE_SPRINGS_ADVANCE,/* springs: x += h v (symplectic Euler)        */
+  DRAPE_STAGE_COLLIDERS,      /* capsules and mesh colliders (drape/collider.h),
+                                 with the refit of their trees             */
   DRAPE_STAGE_COUNT
 } drape_stage;
 

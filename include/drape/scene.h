@@ -12,6 +12,7 @@
 #define DRAPE_SCENE_H
 
 #include "drape/base.h"
+#include "drape/collider.h"
 #include "drape/limits.h"
 
 #ifdef __cplusplus
@@ -194,6 +195,9 @@ typedef struct drape_scene {
   int n_stitch;
   drape_stitch_def *stitch;
   int frames;                      /* default frame count for run, 0 = unset  */
+  int n_capsule, n_collider;       /* drape/collider.h                        */
+  drape_capsule_def *capsule;      /* owned                                   */
+  drape_collider_def *collider;    /* owned, meshes loaded                    */
 } drape_scene;
 
 drape_cloth_def drape_cloth_def_default(void);

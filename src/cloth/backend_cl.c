@@ -631,6 +631,15 @@ int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
   return DRAPE_OK;
 }
 
+/* The particle buffers and the profile, for the colliders' stage (colliders.c). */
+void dr_backend_cl_particles(const drape_sim *s, drape_cl **cl, cl_mem *x, cl_mem *p, cl_mem *obj,
+                             cl_mem *mat, dr_cl_prof **prof, int *gpu);
+void dr_backend_cl_particles(const drape_sim *s, drape_cl **cl, cl_mem *x, cl_mem *p, cl_mem *obj,
+                             cl_mem *mat, dr_cl_prof **prof, int *gpu) {
+  cl_state *c = ST(s);
+  *cl = c->cl, *x = c->x, *p = c->p, *obj = c->obj, *mat = c->mat, *prof = &c->prof, *gpu = c->gpu;
+}
+
 uint64_t dr_backend_cl_bytes(const drape_sim *s);
 uint64_t dr_backend_cl_bytes(const drape_sim *s) { return ST(s)->bytes + ST(s)->sc.bytes; }
 

@@ -278,3 +278,12 @@ const sim_backend dr_backend_cpu = {
     .ensure = cpu_ensure,
     .destroy = cpu_destroy,
 };
+
+/* The particle arrays, for the colliders' stage (colliders.c). */
+void dr_backend_cpu_particles(drape_sim *s, dr_float4 **x, dr_float4 **p, const dr_object **mat);
+void dr_backend_cpu_particles(drape_sim *s, dr_float4 **x, dr_float4 **p, const dr_object **mat) {
+  cpu_state *c = ST(s);
+  *x = c->x;
+  *p = c->p;
+  *mat = c->mat;
+}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cloth/colliders.h"
 #include "cloth/sim.h"
 #include "cloth/solver_variants.h"
 #include "core/obj.h"
@@ -21,7 +22,7 @@ int dr_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out);
 static const char *const stage_names[DRAPE_STAGE_COUNT] = {
     "wind", "predict", "drive", "self_collision", "project",
     "tethers", "collide", "update", "fused", "tear", "normals",
-    "verlet", "springs_forces", "springs_advance"};
+    "verlet", "springs_forces", "springs_advance", "colliders"};
 
 _Static_assert((int)SELFCOL_T_COUNT == (int)DRAPE_SELFCOL_PART_COUNT &&
                    (int)SELFCOL_T_HASH_TRIANGLES == (int)DRAPE_SELFCOL_HASH_TRIANGLES,
@@ -83,6 +84,7 @@ static int check_vec(const double v[3], const char *what, drape_err *e) {
 void drape_sim_destroy(drape_sim *s) {
   if (!s) return;
   sim_variant_destroy(s); /* before the backend: it may own the OpenCL context */
+  dr_colliders_destroy(s->col); /* so may this */
   if (s->be && s->bs) s->be->destroy(s);
   dr_model_free(&s->m);
   free(s->mat); free(s->compliance); free(s->spheres); free(s->spheres0); free(s->sph);
@@ -116,6 +118,11 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   drape_sim *s = calloc(1, sizeof *s);
   if (!s) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   if ((rc = dr_model_build(sc, &s->m, e))) { free(s); return rc; }
+  if ((rc = dr_colliders_create(sc, &s->col, e))) { /* colliders.c */
+    dr_model_free(&s->m);
+    free(s);
+    return rc;
+  }
   s->params = p;
   s->dt = sc->dt;
   s->wind_in_scene = p.wind_enabled;
@@ -203,7 +210,8 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
     s->be = &dr_backend_cl;
     rc = dr_backend_cl_init(s, &o, e);
   }
-  if (rc || (rc = s->be->reset(s, e)) || (rc = sim_variant_create(s, sc, e))) {
+  if (rc || (rc = s->be->reset(s, e)) || (rc = dr_colliders_attach(s, e)) ||
+      (rc = sim_variant_create(s, sc, e))) {
     drape_sim_destroy(s);
     return rc;
   }
@@ -233,7 +241,8 @@ int drape_sim_reset(drape_sim *s, drape_err *e) {
   memset(&s->diverged, 0, sizeof s->diverged); /* a reset clears a divergence */
   sim_fill_materials(s);
   s->need_h_update = 0;
-  return s->be->reset(s, e);
+  int rc = s->be->reset(s, e);
+  return rc ? rc : dr_colliders_attach(s, e);
 }
 
 double drape_sim_time(const drape_sim *s) { return s->time; }
@@ -508,7 +517,8 @@ int drape_sim_pick(drape_sim *s, const double o[3], const double d[3], double ma
 
 void drape_sim_timings(const drape_sim *s, drape_timings *out) {
   *out = s->tm;
-  out->device_bytes = s->be == &dr_backend_cl ? dr_backend_cl_bytes(s) : 0;
+  out->device_bytes =
+      s->be == &dr_backend_cl ? dr_backend_cl_bytes(s) + dr_colliders_bytes(s->col) : 0;
 }
 
 int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {

@@ -169,6 +169,8 @@ struct drape_sim {
   uint32_t *htris;
 
   drape_mesh mesh;
+  struct dr_colliders *col;      /* capsules and mesh colliders
+                                   (colliders.h); NULL: none              */
   struct sim_variant *var;       /* jakobsen / springs (solver_variants.c);
                                    NULL: XPBD                               */
 };

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloth/colliders.h"
 #include "cloth/sim.h"
 #include "cloth/solver_variants.h"
 
@@ -107,6 +108,7 @@ static int begin_frame(drape_sim *s, drape_err *e) {
     if (rc) return rc;
     s->spheres_dirty = 0;
   }
+  if ((rc = dr_colliders_begin(s, e))) return rc; /* poses, refit (colliders.c) */
   return s->be->begin_frame(s, e);
 }
 
@@ -198,6 +200,8 @@ static int substep_xpbd(drape_sim *s, frame_plan *f, int k, drape_err *e) {
   if (s->self_collision)
     STAGE(DRAPE_STAGE_SELF_COLLISION, be->self_collision(s, substep_end(s, k), e));
   const float t_end = substep_end(s, k);
+  /* capsules and mesh colliders, before the spheres and the floor */
+  if (s->col) STAGE(DRAPE_STAGE_COLLIDERS, dr_colliders_run(s, t_end, e));
   if (s->params.fuse_stages) {
     /* One pass over the particles (kernels/update.cl); the predict of
      * the next substep joins it unless this is the frame's last. */
@@ -229,6 +233,7 @@ static int substep_jakobsen(drape_sim *s, frame_plan *f, int k, drape_err *e) {
     s->cur_colour = -1;
     s->tm.projections += (uint64_t)s->m.n_cons;
   }
+  if (s->col) STAGE(DRAPE_STAGE_COLLIDERS, dr_colliders_run(s, substep_end(s, k), e));
   if (f->contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, substep_end(s, k), e));
   STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, k == f->S - 1, e));
   if (f->tear) STAGE(DRAPE_STAGE_TEAR, be->tear(s, e));
@@ -243,9 +248,10 @@ static int substep_springs(drape_sim *s, frame_plan *f, int k, drape_err *e) {
   STAGE(DRAPE_STAGE_SPRINGS_FORCES, be->springs_forces(s, e));
   STAGE(DRAPE_STAGE_SPRINGS_ADVANCE, be->springs_advance(s, e));
   if (f->drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)f->S, e));
+  if (s->col) STAGE(DRAPE_STAGE_COLLIDERS, dr_colliders_run(s, substep_end(s, k), e));
   if (f->contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, substep_end(s, k), e));
   /* a contact or a kinematic particle moved x: v follows it */
-  if (f->contacts || f->drive)
+  if (f->contacts || f->drive || s->col)
     STAGE(DRAPE_STAGE_UPDATE, be->update_velocities(s, k == f->S - 1, e));
   s->tm.projections += (uint64_t)sim_variant_n_springs(s);
   return DRAPE_OK;
@@ -279,12 +285,13 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   f.drive = s->n_kin > 0;
   f.per_iteration = (uint64_t)s->m.n_cons + (f.tethers ? (uint64_t)s->m.n_tethers : 0);
   /* Which per-particle stages join update_fused (pr->fuse_stages): the
-   * last iteration's tethers unless self-collision runs between them, the
+   * last iteration's tethers unless self-collision or the colliders' stage
+   * runs between them, the
    * contacts, and the next substep's predict unless wind (it reads the
    * updated positions and velocities before predict) or tearing (it
    * reads the positions after the update) comes between. */
   f.fuse = !pr->fuse_stages ? 0
-           : (f.tethers && !s->self_collision ? DR_FUSE_TETHERS : 0) |
+           : (f.tethers && !s->self_collision && !s->col ? DR_FUSE_TETHERS : 0) |
                  (f.contacts ? DR_FUSE_COLLIDE : 0);
   f.fuse_predict = pr->fuse_stages && !f.wind && !f.tear;
 

@@ -29,6 +29,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/collider_defs.h"
 #include "core/util.h"
 #include "drape/render_def.h"
 #include "drape/scene.h"
@@ -591,7 +592,8 @@ static int parse_sphere(drape_err *e, const char *path, const cJSON *o, drape_sp
 
 static const char *const TOP_KEYS[] = {
     "description", "gravity", "dt", "substeps", "iterations", "wind", "wind_drag", "cloth",
-    "rope", "string", "sphere", "stitch", "floor", "camera", "render", "frames", NULL};
+    "rope", "string", "sphere", "stitch", "floor", "camera", "render", "frames", "capsule",
+    "collider", NULL};
 static const char *const STITCH_KEYS[] = {"a", "b", "a_vertices", "b_vertices", "compliance",
                                           "close_time", NULL};
 
@@ -709,6 +711,8 @@ static int parse_top(drape_err *e, const cJSON *root, drape_scene *s, drape_rend
           r = get_num(e, p, g, &v->camera.fov_deg);
         }
       }
+    } else if (KEY("capsule") || KEY("collider")) {
+      r = dr_collider_parse(e, key, k, s); /* collider_defs.c */
     } else if (KEY("render")) {
       if ((r = check_keys(e, key, k, RENDER_KEYS))) break;
       for (const cJSON *g = k->child; g && !r; g = g->next) {
@@ -948,6 +952,7 @@ int drape_scene_parse_in(const char *json_text, const char *label, const char *b
    * is reported without reading any file) */
   for (int i = 0; i < out->n_cloth && !r; i++)
     if (out->cloth[i].has_mesh) r = drape_cloth_mesh_load(&out->cloth[i], i, base_dir, e);
+  if (!r) r = dr_collider_scene_load(out, base_dir, e);
   if (!r) r = drape_scene_validate(out, e);
   if (!r) r = drape_render_def_validate(&view, e);
   drape_render_def_free(&view);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/collider_defs.h"
 #include "drape/render_def.h"
 #include "drape/scene.h"
 #include "drape/string.h"
@@ -191,5 +192,6 @@ void drape_scene_free(drape_scene *s) {
   free(s->rope);
   free(s->string);
   free(s->sphere);
+  dr_collider_scene_free(s);
   memset(s, 0, sizeof *s);
 }

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/collider_defs.h"
 #include "core/util.h"
 #include "core/validate.h"
 #include "drape/cloth.h"
@@ -829,6 +830,7 @@ int drape_scene_validate(const drape_scene *s, drape_err *e) {
     return drape_fail(e, DRAPE_EINVAL, "scene: stitch count and array disagree");
   for (int i = 0; i < s->n_stitch; i++)
     if (stitch_scene_check(s, i, h, e)) return DRAPE_EINVAL;
+  if (dr_collider_scene_validate(s, e)) return DRAPE_EINVAL; /* collider_defs.c */
   if (selfcol_cell_check(s, e)) return DRAPE_EINVAL;
 
   /* Names must be unique: they become OBJ object names and stats keys. */

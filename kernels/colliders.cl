@@ -1,0 +1,497 @@
+/* colliders.cl — capsule and triangle-mesh colliders (docs/solver.md,
+ * "Capsules and mesh colliders"), for cloth particles and rope nodes, once
+ * per substep after self-collision and before the sphere/floor contacts.
+ *
+ * One source for the device and the CPU reference: src/cloth/colliders.c
+ * includes this file as C (with __global and __kernel defined away and
+ * sqrt as sqrtf), so the reference runs the very expressions the kernels
+ * run; the kernels at the end are the only OpenCL-only part. Scalar code,
+ * explicit component sums in a fixed order, float literals only, no FMA
+ * contraction (drape_types.h): the vector form (DR_PARTICLE_LANES
+ * particles per work item, colliders) and the GPU form (one per work
+ * item, colliders_g) call the same colliders1 and give the reference's
+ * bits.
+ *
+ * The colliders move over a frame: the host gives each capsule's ends and
+ * each mesh vertex at the frame start and at the frame end; at time t in
+ * the frame a point is the linear blend at alpha = t / dt. A substep ends
+ * at t_end and starts at t_end - h.
+ *
+ * The contact rule is the sphere's (collide.cl: Macklin et al. 2014, §6.1,
+ * position-level Coulomb friction against the surface's own motion over the
+ * substep), with a continuous part so a fast collider cannot jump over a
+ * particle (after Bridson, Fedkiw and Anderson 2002, "Robust treatment of
+ * collisions, contact and friction for cloth animation", §4: the particle
+ * and the triangle both move linearly over the step; we keep their
+ * linearised test: the signed distance to the triangle's plane at the start
+ * and at the end, and the crossing point inside the triangle at the time of
+ * the sign change). */
+
+#ifndef __OPENCL_VERSION__
+#define __global
+#define __kernel
+#define DRC_SQRT sqrtf
+#else
+#define DRC_SQRT sqrt
+#endif
+
+/* A capsule: the segment a-b swept by a sphere of radius r. */
+typedef struct dr_capsule {
+  dr_float4 a0;  /* xyz end a at the frame start in m, w radius m          */
+  dr_float4 b0;  /* xyz end b at the frame start in m, w Coulomb mu         */
+  dr_float4 a1;  /* xyz end a at the frame end, w unused                    */
+  dr_float4 b1;  /* xyz end b at the frame end, w unused                    */
+} dr_capsule;    /* 64 bytes */
+
+/* A node of a mesh collider's bounding volume hierarchy. The topology is
+ * built once on the host (median splits); the bounds are refitted on the
+ * device whenever the collider moves (bvh_refit, one launch per level,
+ * deepest first) and hold the triangles over the whole frame. */
+typedef struct dr_bvh_node {
+  dr_float4 lo, hi; /* xyz bounds in m (w unused)                          */
+  dr_int left;      /* first child (the second is left + 1); -1: a leaf    */
+  dr_int first;     /* leaf: its triangles are [first, first + count)     */
+  dr_int count;
+  dr_int pad;
+} dr_bvh_node;      /* 48 bytes */
+
+/* A collider triangle: vertex indices into the vertex arrays, and its mesh. */
+typedef struct dr_col_tri {
+  dr_int a, b, c, mesh;
+} dr_col_tri;       /* 16 bytes */
+
+/* A mesh collider. */
+typedef struct dr_mesh_col {
+  dr_float friction;  /* Coulomb mu                                        */
+  dr_float thickness; /* m: the collider's own margin                      */
+  dr_int root;        /* its root node                                     */
+  dr_int closed;      /* 1: every edge has two triangles, so it has an
+                         inside: a particle found behind a face is pushed
+                         out through it; 0: two-sided sheet               */
+} dr_mesh_col;        /* 16 bytes */
+
+/* Per-frame parameters of the stage. */
+typedef struct dr_col_params {
+  dr_float inv_dt;    /* 1 / frame length                                  */
+  dr_float h;         /* substep length in s                               */
+  dr_int n_particles;
+  dr_int n_capsules;
+  dr_int n_meshes;
+  dr_int pad0, pad1, pad2;
+} dr_col_params;      /* 32 bytes */
+
+/* Triangles per BVH leaf and the traversal stack (depth of a median-split
+ * tree of 2^24 leaves is 24; the stack holds one pending sibling a level). */
+#define DR_BVH_LEAF 4
+#define DR_BVH_STACK 48
+
+typedef struct drc_v3 {
+  float x, y, z;
+} drc_v3;
+
+static inline drc_v3 drc_v(const float x, const float y, const float z) {
+  drc_v3 r;
+  r.x = x;
+  r.y = y;
+  r.z = z;
+  return r;
+}
+static inline drc_v3 drc_xyz(const dr_float4 a) { return drc_v(a.x, a.y, a.z); }
+static inline drc_v3 drc_add(const drc_v3 a, const drc_v3 b) {
+  return drc_v(a.x + b.x, a.y + b.y, a.z + b.z);
+}
+static inline drc_v3 drc_sub(const drc_v3 a, const drc_v3 b) {
+  return drc_v(a.x - b.x, a.y - b.y, a.z - b.z);
+}
+static inline drc_v3 drc_mul(const drc_v3 a, const float s) {
+  return drc_v(a.x * s, a.y * s, a.z * s);
+}
+static inline float drc_dot(const drc_v3 a, const drc_v3 b) {
+  return a.x * b.x + a.y * b.y + a.z * b.z;
+}
+static inline drc_v3 drc_cross(const drc_v3 a, const drc_v3 b) {
+  return drc_v(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+/* a + (b - a) alpha: a point of a linear motion */
+static inline drc_v3 drc_lerp(const drc_v3 a, const drc_v3 b, const float alpha) {
+  return drc_add(a, drc_mul(drc_sub(b, a), alpha));
+}
+static inline float drc_clamp01(const float t) { return t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t; }
+
+/* Parameter in [0, 1] of the point of segment a + (b - a) s nearest q. */
+static inline float drc_seg_param(const drc_v3 q, const drc_v3 a, const drc_v3 b) {
+  const drc_v3 ab = drc_sub(b, a);
+  const float l2 = drc_dot(ab, ab);
+  return l2 > 0.0f ? drc_clamp01(drc_dot(drc_sub(q, a), ab) / l2) : 0.0f;
+}
+
+/* Squared distance between segments p0-p1 and q0-q1 (Ericson, "Real-Time
+ * Collision Detection", 2005, §5.1.9, with its clamping order). */
+static inline float drc_seg_seg2(const drc_v3 p0, const drc_v3 p1, const drc_v3 q0,
+                                 const drc_v3 q1) {
+  const drc_v3 d1 = drc_sub(p1, p0), d2 = drc_sub(q1, q0), r = drc_sub(p0, q0);
+  const float a = drc_dot(d1, d1), e = drc_dot(d2, d2), f = drc_dot(d2, r);
+  float s = 0.0f, t = 0.0f;
+  if (a <= 0.0f && e <= 0.0f) {
+    s = 0.0f;
+    t = 0.0f;
+  } else if (a <= 0.0f) {
+    t = drc_clamp01(f / e);
+  } else {
+    const float c = drc_dot(d1, r);
+    if (e <= 0.0f) {
+      s = drc_clamp01(-c / a);
+    } else {
+      const float b = drc_dot(d1, d2);
+      const float den = a * e - b * b;
+      s = den > 0.0f ? drc_clamp01((b * f - c * e) / den) : 0.0f;
+      t = (b * s + f) / e;
+      if (t < 0.0f) {
+        t = 0.0f;
+        s = drc_clamp01(-c / a);
+      } else if (t > 1.0f) {
+        t = 1.0f;
+        s = drc_clamp01((b - c) / a);
+      }
+    }
+  }
+  const drc_v3 g = drc_sub(drc_add(p0, drc_mul(d1, s)), drc_add(q0, drc_mul(d2, t)));
+  return drc_dot(g, g);
+}
+
+/* Closest point to q on triangle a b c (Ericson §5.1.5, Voronoi regions),
+ * as barycentric weights (w of a is 1 - v - w): *v on b, *w on c. */
+static inline void drc_closest_tri(const drc_v3 q, const drc_v3 a, const drc_v3 b,
+                                   const drc_v3 c, float *v_, float *w_) {
+  const drc_v3 ab = drc_sub(b, a), ac = drc_sub(c, a), ap = drc_sub(q, a);
+  const float d1 = drc_dot(ab, ap), d2 = drc_dot(ac, ap);
+  float v = 0.0f, w = 0.0f;
+  if (d1 <= 0.0f && d2 <= 0.0f) { /* vertex a */
+  } else {
+    const drc_v3 bp = drc_sub(q, b);
+    const float d3 = drc_dot(ab, bp), d4 = drc_dot(ac, bp);
+    const drc_v3 cp = drc_sub(q, c);
+    const float d5 = drc_dot(ab, cp), d6 = drc_dot(ac, cp);
+    const float vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
+    if (d3 >= 0.0f && d4 <= d3) { /* vertex b */
+      v = 1.0f;
+    } else if (vc <= 0.0f && d1 >= 0.0f && d3 <= 0.0f) { /* edge ab */
+      v = d1 / (d1 - d3);
+    } else if (d6 >= 0.0f && d5 <= d6) { /* vertex c */
+      w = 1.0f;
+    } else if (vb <= 0.0f && d2 >= 0.0f && d6 <= 0.0f) { /* edge ac */
+      w = d2 / (d2 - d6);
+    } else if (va <= 0.0f && (d4 - d3) >= 0.0f && (d5 - d6) >= 0.0f) { /* edge bc */
+      w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+      v = 1.0f - w;
+    } else { /* inside the face */
+      const float den = 1.0f / ((va + vb) + vc);
+      v = vb * den;
+      w = vc * den;
+    }
+  }
+  *v_ = v;
+  *w_ = w;
+}
+
+static inline drc_v3 drc_bary(const drc_v3 a, const drc_v3 b, const drc_v3 c, const float v,
+                              const float w) {
+  return drc_add(a, drc_add(drc_mul(drc_sub(b, a), v), drc_mul(drc_sub(c, a), w)));
+}
+
+/* The contact response shared by capsules and meshes: x is the particle at
+ * the substep end, p at its start, n the unit contact normal, c the contact
+ * point on the surface at the end, u the motion of that surface point over
+ * the substep, r the distance to keep from c along n, mu the friction. The
+ * tangential motion relative to the surface is removed up to mu times the
+ * depth (static), or cut by it (kinetic); then x goes to distance r along n. */
+static inline drc_v3 drc_respond(drc_v3 x, const drc_v3 p, const drc_v3 n, const drc_v3 c,
+                                 const drc_v3 u, const float r, const float mu) {
+  const float depth = r - drc_dot(drc_sub(x, c), n);
+  const drc_v3 m = drc_sub(drc_sub(x, p), u);
+  const float mn = drc_dot(m, n);
+  const drc_v3 t = drc_sub(m, drc_mul(n, mn));
+  const float tl = DRC_SQRT(drc_dot(t, t));
+  const float lim = mu * depth;
+  const float f = tl <= lim ? 1.0f : lim / tl;
+  x = drc_sub(x, drc_mul(t, f));
+  /* onto the offset surface along n (t is normal to n: the depth stays) */
+  const float k = r - drc_dot(drc_sub(x, c), n);
+  return drc_add(x, drc_mul(n, k));
+}
+
+/* One capsule against particle x (end of substep) from p (start); margin
+ * is the particle's object thickness. Returns whether it touched. */
+static inline int drc_capsule1(drc_v3 *x_, const drc_v3 p, const float margin,
+                               const dr_capsule cap, const float al_s, const float al_e) {
+  drc_v3 x = *x_;
+  const drc_v3 A = drc_lerp(drc_xyz(cap.a0), drc_xyz(cap.a1), al_e);
+  const drc_v3 B = drc_lerp(drc_xyz(cap.b0), drc_xyz(cap.b1), al_e);
+  const drc_v3 As = drc_lerp(drc_xyz(cap.a0), drc_xyz(cap.a1), al_s);
+  const drc_v3 Bs = drc_lerp(drc_xyz(cap.b0), drc_xyz(cap.b1), al_s);
+  const float R = cap.a0.w + margin, mu = cap.b0.w;
+  const float s = drc_seg_param(x, A, B);
+  const drc_v3 C = drc_lerp(A, B, s);
+  const drc_v3 d = drc_sub(x, C);
+  const float len2 = drc_dot(d, d);
+  /* where the particle was, seen from the capsule at the substep start:
+   * its side of the axis (n0) and whether it was outside. "Outside"
+   * allows a tenth of R inside: a particle this stage put on the surface
+   * last substep rounds to either side of it, and must keep its side. */
+  const float s0 = drc_seg_param(p, As, Bs);
+  const drc_v3 d0 = drc_sub(p, drc_lerp(As, Bs, s0));
+  const float len2_0 = drc_dot(d0, d0);
+  const float len0 = DRC_SQRT(len2_0);
+  const int was_out = len0 >= 0.9f * R;
+  const drc_v3 n0 = len0 > 0.0f ? drc_mul(d0, 1.0f / len0) : drc_v(0.0f, 1.0f, 0.0f);
+  drc_v3 n;
+  if (len2 < R * R) { /* NaN goes on: a NaN particle stays NaN */
+    const float len = DRC_SQRT(len2);
+    /* came from outside and ended past the axis: the side it came from */
+    if ((was_out && drc_dot(d, d0) < 0.0f) || !(len > 0.0f)) n = n0;
+    else n = drc_mul(d, 1.0f / len);
+  } else {
+    /* outside at both ends: did the path, taken in the capsule's frame
+     * (its start moved with the axis point it faced), cross the capsule? */
+    if (!was_out) return 0;
+    const drc_v3 q0 = drc_add(drc_lerp(A, B, s0), d0);
+    if (!(drc_seg_seg2(q0, x, A, B) < R * R)) return 0;
+    n = n0;
+  }
+  /* contact point and its motion over the substep (the axis point of the
+   * same parameter, at the start and at the end) */
+  const drc_v3 u = drc_sub(C, drc_lerp(As, Bs, s));
+  x = drc_respond(x, p, n, C, u, R, mu);
+  *x_ = x;
+  return 1;
+}
+
+/* One mesh collider against particle x from p. T is the distance to keep
+ * (the larger of the particle's and the collider's thickness). Candidate
+ * triangles are the leaves whose frame bounds overlap the particle's path
+ * inflated by T. Two tests over them, in the BVH's order:
+ *  - continuous: the earliest sign change of the signed distance to a
+ *    triangle's plane (start: triangle at the substep start, end: at the
+ *    end) whose crossing point lies in the triangle at that time;
+ *  - proximity: the nearest triangle at the end, within T.
+ * A crossing wins; it is answered on the side the particle came from. */
+static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, const dr_mesh_col mc,
+                            __global const dr_bvh_node *nodes, __global const dr_col_tri *tris,
+                            __global const dr_float4 *v0, __global const dr_float4 *v1,
+                            const float al_s, const float al_e) {
+  drc_v3 x = *x_;
+  const float T = margin > mc.thickness ? margin : mc.thickness;
+  const drc_v3 lo = drc_v((p.x < x.x ? p.x : x.x) - T, (p.y < x.y ? p.y : x.y) - T,
+                          (p.z < x.z ? p.z : x.z) - T);
+  const drc_v3 hi = drc_v((p.x > x.x ? p.x : x.x) + T, (p.y > x.y ? p.y : x.y) + T,
+                          (p.z > x.z ? p.z : x.z) + T);
+  /* NaN: no box overlaps a NaN query, so the particle is left NaN */
+  int stack[DR_BVH_STACK];
+  int top = 0;
+  stack[top++] = mc.root;
+  float best_d2 = T * T, best_tau = 2.0f;
+  int prox = -1, cross = -1;
+  float pv = 0.0f, pw = 0.0f, cv = 0.0f, cw = 0.0f, cside = 1.0f;
+  while (top > 0) {
+    const dr_bvh_node nd = nodes[stack[--top]];
+    if (nd.lo.x > hi.x || nd.lo.y > hi.y || nd.lo.z > hi.z || nd.hi.x < lo.x ||
+        nd.hi.y < lo.y || nd.hi.z < lo.z || !(lo.x <= hi.x))
+      continue;
+    if (nd.left >= 0) {
+      /* the second child below the first, so the first is tested first */
+      if (top + 2 <= DR_BVH_STACK) {
+        stack[top++] = nd.left + 1;
+        stack[top++] = nd.left;
+      }
+      continue;
+    }
+    for (int t = nd.first; t < nd.first + nd.count; t++) {
+      const dr_col_tri tr = tris[t];
+      const drc_v3 a = drc_lerp(drc_xyz(v0[tr.a]), drc_xyz(v1[tr.a]), al_e);
+      const drc_v3 b = drc_lerp(drc_xyz(v0[tr.b]), drc_xyz(v1[tr.b]), al_e);
+      const drc_v3 c = drc_lerp(drc_xyz(v0[tr.c]), drc_xyz(v1[tr.c]), al_e);
+      float v, w;
+      drc_closest_tri(x, a, b, c, &v, &w);
+      const drc_v3 g = drc_sub(x, drc_bary(a, b, c, v, w));
+      const float d2 = drc_dot(g, g);
+      if (d2 < best_d2) {
+        best_d2 = d2;
+        prox = t;
+        pv = v;
+        pw = w;
+      }
+      /* continuous: planes at the start and the end of the substep */
+      const drc_v3 as = drc_lerp(drc_xyz(v0[tr.a]), drc_xyz(v1[tr.a]), al_s);
+      const drc_v3 bs = drc_lerp(drc_xyz(v0[tr.b]), drc_xyz(v1[tr.b]), al_s);
+      const drc_v3 cs = drc_lerp(drc_xyz(v0[tr.c]), drc_xyz(v1[tr.c]), al_s);
+      const drc_v3 ns = drc_cross(drc_sub(bs, as), drc_sub(cs, as));
+      const drc_v3 ne = drc_cross(drc_sub(b, a), drc_sub(c, a));
+      const float ls = DRC_SQRT(drc_dot(ns, ns)), le = DRC_SQRT(drc_dot(ne, ne));
+      if (!(ls > 0.0f) || !(le > 0.0f)) continue;
+      const float ds = drc_dot(drc_sub(p, as), ns) / ls;
+      const float de = drc_dot(drc_sub(x, a), ne) / le;
+      /* closed: only from the outside in; open: from either side */
+      const int front = ds >= 0.0f && de < 0.0f;
+      const int back = !mc.closed && ds <= 0.0f && de > 0.0f;
+      if (!front && !back) continue;
+      const float tau = ds / (ds - de);
+      if (!(tau < best_tau)) continue;
+      /* the crossing point in the triangle of that moment */
+      const drc_v3 q = drc_lerp(p, x, tau);
+      const drc_v3 at = drc_lerp(as, a, tau), bt = drc_lerp(bs, b, tau), ct = drc_lerp(cs, c, tau);
+      float qv, qw;
+      drc_closest_tri(q, at, bt, ct, &qv, &qw);
+      const drc_v3 gq = drc_sub(q, drc_bary(at, bt, ct, qv, qw));
+      /* in the triangle up to a thousandth of T (rounding of the plane) */
+      if (!(drc_dot(gq, gq) <= 1e-6f * T * T)) continue;
+      best_tau = tau;
+      cross = t;
+      cv = qv;
+      cw = qw;
+      cside = front ? 1.0f : -1.0f;
+    }
+  }
+  int t = cross >= 0 ? cross : prox;
+  if (t < 0) return 0;
+  const float v = cross >= 0 ? cv : pv, w = cross >= 0 ? cw : pw;
+  const dr_col_tri tr = tris[t];
+  const drc_v3 a = drc_lerp(drc_xyz(v0[tr.a]), drc_xyz(v1[tr.a]), al_e);
+  const drc_v3 b = drc_lerp(drc_xyz(v0[tr.b]), drc_xyz(v1[tr.b]), al_e);
+  const drc_v3 c = drc_lerp(drc_xyz(v0[tr.c]), drc_xyz(v1[tr.c]), al_e);
+  const drc_v3 as = drc_lerp(drc_xyz(v0[tr.a]), drc_xyz(v1[tr.a]), al_s);
+  const drc_v3 bs = drc_lerp(drc_xyz(v0[tr.b]), drc_xyz(v1[tr.b]), al_s);
+  const drc_v3 cs = drc_lerp(drc_xyz(v0[tr.c]), drc_xyz(v1[tr.c]), al_s);
+  const drc_v3 C = drc_bary(a, b, c, v, w);
+  const drc_v3 ne = drc_cross(drc_sub(b, a), drc_sub(c, a));
+  const float le = DRC_SQRT(drc_dot(ne, ne));
+  if (!(le > 0.0f)) return 0;
+  const drc_v3 nf = drc_mul(ne, 1.0f / le);
+  drc_v3 n;
+  if (cross >= 0) {
+    n = drc_mul(nf, cside);
+  } else {
+    /* nearest point: away from it, on the side the face's normal gives;
+     * behind a closed mesh's face is inside, out through that face */
+    const drc_v3 g = drc_sub(x, C);
+    const float gl = DRC_SQRT(best_d2);
+    const float side = drc_dot(g, nf);
+    if (!(gl > 0.0f)) n = nf;
+    else if (mc.closed && side < 0.0f) n = drc_mul(g, -1.0f / gl);
+    else n = drc_mul(g, 1.0f / gl);
+  }
+  const drc_v3 u = drc_sub(C, drc_bary(as, bs, cs, v, w));
+  x = drc_respond(x, p, n, C, u, T, mc.friction);
+  *x_ = x;
+  return 1;
+}
+
+/* Every capsule, then every mesh collider, for one free particle: x (end
+ * of substep, updated) and p (start). Returns whether one touched. */
+static inline int colliders1(dr_float4 *xi_, const dr_float4 pi, const float margin,
+                             const dr_col_params cp, __global const dr_capsule *caps,
+                             __global const dr_mesh_col *meshes,
+                             __global const dr_bvh_node *nodes, __global const dr_col_tri *tris,
+                             __global const dr_float4 *v0, __global const dr_float4 *v1,
+                             const float t_end) {
+  drc_v3 x = drc_xyz(*xi_);
+  const drc_v3 p = drc_xyz(pi);
+  const float al_e = t_end * cp.inv_dt, al_s = (t_end - cp.h) * cp.inv_dt;
+  int hit = 0;
+  for (int k = 0; k < cp.n_capsules; k++) hit |= drc_capsule1(&x, p, margin, caps[k], al_s, al_e);
+  for (int k = 0; k < cp.n_meshes; k++)
+    hit |= drc_mesh1(&x, p, margin, meshes[k], nodes, tris, v0, v1, al_s, al_e);
+  if (hit) {
+    dr_float4 r = *xi_;
+    r.x = x.x;
+    r.y = x.y;
+    r.z = x.z;
+    *xi_ = r;
+  }
+  return hit;
+}
+
+/* Bounds of node i over the frame: a leaf's triangles at the frame start
+ * and end (a linear motion stays in the box of its ends), or the union of
+ * its children (refitted one level earlier). */
+static inline void bvh_refit1(__global dr_bvh_node *nodes, __global const dr_col_tri *tris,
+                              __global const dr_float4 *v0, __global const dr_float4 *v1,
+                              const int i) {
+  dr_bvh_node nd = nodes[i];
+  float lx = 3.0e38f, ly = 3.0e38f, lz = 3.0e38f, hx = -3.0e38f, hy = -3.0e38f, hz = -3.0e38f;
+  if (nd.left >= 0) {
+    const dr_bvh_node l = nodes[nd.left], r = nodes[nd.left + 1];
+    lx = l.lo.x < r.lo.x ? l.lo.x : r.lo.x;
+    ly = l.lo.y < r.lo.y ? l.lo.y : r.lo.y;
+    lz = l.lo.z < r.lo.z ? l.lo.z : r.lo.z;
+    hx = l.hi.x > r.hi.x ? l.hi.x : r.hi.x;
+    hy = l.hi.y > r.hi.y ? l.hi.y : r.hi.y;
+    hz = l.hi.z > r.hi.z ? l.hi.z : r.hi.z;
+  } else {
+    for (int t = nd.first; t < nd.first + nd.count; t++) {
+      const dr_col_tri tr = tris[t];
+      const int vi[3] = {tr.a, tr.b, tr.c};
+      for (int q = 0; q < 6; q++) {
+        const dr_float4 v = q < 3 ? v0[vi[q]] : v1[vi[q - 3]];
+        lx = v.x < lx ? v.x : lx;
+        ly = v.y < ly ? v.y : ly;
+        lz = v.z < lz ? v.z : lz;
+        hx = v.x > hx ? v.x : hx;
+        hy = v.y > hy ? v.y : hy;
+        hz = v.z > hz ? v.z : hz;
+      }
+    }
+  }
+  nd.lo.x = lx;
+  nd.lo.y = ly;
+  nd.lo.z = lz;
+  nd.hi.x = hx;
+  nd.hi.y = hy;
+  nd.hi.z = hz;
+  nodes[i] = nd;
+}
+
+#ifdef __OPENCL_VERSION__
+/* Nodes [first, first + count): one level of every collider's tree. */
+__kernel void bvh_refit(__global dr_bvh_node *nodes, __global const dr_col_tri *tris,
+                        __global const float4 *v0, __global const float4 *v1, const int first,
+                        const int count) {
+  const int i = get_global_id(0);
+  if (i >= count) return;
+  bvh_refit1(nodes, tris, v0, v1, first + i);
+}
+
+/* Vector form: DR_PARTICLE_LANES consecutive particles per work item
+ * (the solver's particle arrays are padded to whole groups). */
+__kernel void colliders(__global float4 *x, __global const float4 *p, __global const int *obj,
+                        __global const dr_object *objects, __global const dr_capsule *caps,
+                        __global const dr_mesh_col *meshes, __global const dr_bvh_node *nodes,
+                        __global const dr_col_tri *tris, __global const float4 *v0,
+                        __global const float4 *v1, const dr_col_params cp, const float t_end) {
+  const int i0 = get_global_id(0) * DR_PARTICLE_LANES;
+  if (i0 >= cp.n_particles) return;
+  for (int l = 0; l < DR_PARTICLE_LANES; l++) {
+    const int i = i0 + l;
+    if (i >= cp.n_particles) break;
+    float4 xi = x[i];
+    if (xi.w == 0.0f) continue;
+    if (colliders1(&xi, p[i], objects[obj[i]].thickness, cp, caps, meshes, nodes, tris, v0, v1,
+                   t_end))
+      x[i] = xi;
+  }
+}
+
+/* GPU form: one particle per work item. */
+__kernel void colliders_g(__global float4 *x, __global const float4 *p, __global const int *obj,
+                          __global const dr_object *objects, __global const dr_capsule *caps,
+                          __global const dr_mesh_col *meshes, __global const dr_bvh_node *nodes,
+                          __global const dr_col_tri *tris, __global const float4 *v0,
+                          __global const float4 *v1, const dr_col_params cp, const float t_end) {
+  const int i = get_global_id(0);
+  if (i >= cp.n_particles) return;
+  float4 xi = x[i];
+  if (xi.w == 0.0f) return;
+  if (colliders1(&xi, p[i], objects[obj[i]].thickness, cp, caps, meshes, nodes, tris, v0, v1,
+                 t_end))
+    x[i] = xi;
+}
+#endif

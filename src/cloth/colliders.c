@@ -1,0 +1,491 @@
+/* Capsule and mesh colliders in the solver: see colliders.h. The CPU
+ * reference is kernels/colliders.cl itself, compiled here as C. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl/launch.h"
+#include "cloth/colliders.h"
+#include "cloth/sim.h"
+#include "drape_types.h"
+
+#include "colliders.cl" /* kernels/: the structs and the per-particle code */
+
+void dr_backend_cl_particles(const drape_sim *s, drape_cl **cl, cl_mem *x, cl_mem *p, cl_mem *obj,
+                             cl_mem *mat, dr_cl_prof **prof, int *gpu);
+
+enum { CK_REFIT, CK_PARTICLES, CK_COUNT };
+
+typedef struct col_mesh {
+  int vfirst, nv;               /* its vertices in the shared arrays       */
+  double pivot[3];              /* keys turn about this                    */
+  int n_keys;
+  double (*keys)[7];            /* owned copy                              */
+} col_mesh;
+
+typedef struct col_capsule {
+  double a[3], b[3], pivot[3];
+  int n_keys;
+  double (*keys)[7];            /* owned copy                              */
+} col_capsule;
+
+struct dr_colliders {
+  int n_caps, n_meshes, n_nodes, n_tris, n_verts, n_levels;
+  col_capsule *cdef;
+  col_mesh *mdef;
+  dr_capsule *caps;             /* this frame's, as uploaded               */
+  dr_mesh_col *meshes;
+  dr_bvh_node *nodes;           /* CPU reference: refitted in place        */
+  dr_col_tri *tris;             /* in leaf order                           */
+  double *rest;                 /* 3 per vertex: the placed mesh           */
+  dr_float4 *v0, *v1;           /* this frame's start and end              */
+  int *level_off;               /* nodes of level l: [off[l], off[l+1])    */
+  int any_keys;                 /* something moves: upload and refit each frame */
+  int need_upload;              /* first frame after attach or reset       */
+  double frame_time;            /* the time v0 and caps' start are of      */
+  dr_col_params cp;
+  /* OpenCL */
+  int on_cl, gpu;
+  drape_cl *cl;
+  dr_cl_kern k[CK_COUNT];
+  size_t local[CK_COUNT];
+  cl_mem bcaps, bmeshes, bnodes, btris, bv0, bv1;
+  uint64_t bytes;
+};
+
+/* ---- building ------------------------------------------------------------ */
+
+typedef struct build_node {
+  double lo[3], hi[3];
+  int child;                    /* index of the first of two, -1: leaf      */
+  int first, count;
+} build_node;
+
+typedef struct builder {
+  build_node *n;
+  int count, cap;
+  int *order;                   /* triangle ids, permuted into leaf order   */
+  const double *cen;            /* 3 per triangle                           */
+} builder;
+
+static int bnode(builder *b) {
+  if (b->count == b->cap) {
+    int cap = b->cap ? 2 * b->cap : 64;
+    build_node *g = realloc(b->n, sizeof *g * (size_t)cap);
+    if (!g) return -1;
+    b->n = g, b->cap = cap;
+  }
+  return b->count++;
+}
+
+static int cmp_axis_;
+static const double *cmp_cen_;
+static int cmp_tri(const void *x, const void *y) {
+  const int a = *(const int *)x, b = *(const int *)y;
+  const double u = cmp_cen_[3 * a + cmp_axis_], v = cmp_cen_[3 * b + cmp_axis_];
+  return u < v ? -1 : u > v ? 1 : (a > b) - (a < b); /* ties by id: same tree everywhere */
+}
+
+/* Median split on the widest axis of the centroids, down to DR_BVH_LEAF. */
+static int build(builder *b, int first, int count) {
+  int me = bnode(b);
+  if (me < 0) return -1;
+  b->n[me].first = first, b->n[me].count = count, b->n[me].child = -1;
+  if (count <= DR_BVH_LEAF) return me;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = first; i < first + count; i++)
+    for (int q = 0; q < 3; q++) {
+      lo[q] = fmin(lo[q], b->cen[3 * b->order[i] + q]);
+      hi[q] = fmax(hi[q], b->cen[3 * b->order[i] + q]);
+    }
+  int axis = 0;
+  for (int q = 1; q < 3; q++)
+    if (hi[q] - lo[q] > hi[axis] - lo[axis]) axis = q;
+  cmp_axis_ = axis, cmp_cen_ = b->cen;
+  qsort(b->order + first, (size_t)count, sizeof *b->order, cmp_tri);
+  int half = count / 2;
+  int l = build(b, first, half);
+  int r = build(b, first + half, count - half);
+  if (l < 0 || r < 0) return -1;
+  b->n[me].child = l;
+  b->n[me].count = r; /* build order: right child id kept in count until renumbering */
+  return me;
+}
+
+/* Builds every mesh's tree and lays all of them out breadth first. */
+static int build_trees(dr_colliders *c, const drape_scene *sc) {
+  double *cen = malloc(sizeof *cen * 3 * (size_t)(c->n_tris ? c->n_tris : 1));
+  builder b = {0};
+  b.order = malloc(sizeof *b.order * (size_t)(c->n_tris ? c->n_tris : 1));
+  int *roots = malloc(sizeof *roots * (size_t)c->n_meshes);
+  dr_col_tri *raw = malloc(sizeof *raw * (size_t)(c->n_tris ? c->n_tris : 1));
+  int rc = DRAPE_ENOMEM;
+  if (!cen || !b.order || !roots || !raw) goto out;
+  int t0 = 0;
+  for (int m = 0; m < c->n_meshes; m++) {
+    const drape_collider_def *d = &sc->collider[m];
+    for (int t = 0; t < d->n_tris; t++) {
+      const int g = t0 + t;
+      raw[g] = (dr_col_tri){c->mdef[m].vfirst + d->tris[3 * t], c->mdef[m].vfirst + d->tris[3 * t + 1],
+                            c->mdef[m].vfirst + d->tris[3 * t + 2], m};
+      for (int q = 0; q < 3; q++)
+        cen[3 * g + q] = (d->vertices[3 * d->tris[3 * t] + q] + d->vertices[3 * d->tris[3 * t + 1] + q] +
+                          d->vertices[3 * d->tris[3 * t + 2] + q]) / 3.0;
+      b.order[g] = g;
+    }
+    b.cen = cen;
+    roots[m] = build(&b, t0, d->n_tris);
+    if (roots[m] < 0) goto out;
+    t0 += d->n_tris;
+  }
+  /* breadth first: the roots, then each level's children in pairs */
+  int *newid = malloc(sizeof *newid * (size_t)b.count);
+  int *queue = malloc(sizeof *queue * (size_t)b.count);
+  c->nodes = calloc((size_t)b.count, sizeof *c->nodes);
+  c->level_off = malloc(sizeof *c->level_off * (size_t)(b.count + 2));
+  if (!newid || !queue || !c->nodes || !c->level_off) {
+    free(newid), free(queue);
+    goto out;
+  }
+  int head = 0, tail = 0, lv = 0;
+  for (int m = 0; m < c->n_meshes; m++) newid[roots[m]] = tail, queue[tail++] = roots[m];
+  c->level_off[0] = 0;
+  int level_end = tail;
+  while (head < tail) {
+    const int o = queue[head];
+    const build_node *nd = &b.n[o];
+    if (nd->child >= 0) {
+      const int l = nd->child, r = nd->count;
+      newid[l] = tail, queue[tail++] = l;
+      newid[r] = tail, queue[tail++] = r;
+    }
+    head++;
+    if (head == level_end) {
+      c->level_off[++lv] = level_end;
+      level_end = tail;
+    }
+  }
+  c->n_levels = lv;
+  c->n_nodes = b.count;
+  for (int i = 0; i < b.count; i++) {
+    const build_node *nd = &b.n[queue[i]];
+    dr_bvh_node *o = &c->nodes[i];
+    o->left = nd->child >= 0 ? newid[nd->child] : -1;
+    o->first = nd->child >= 0 ? 0 : nd->first;
+    o->count = nd->child >= 0 ? 0 : nd->count;
+  }
+  for (int m = 0; m < c->n_meshes; m++) c->meshes[m].root = newid[roots[m]];
+  for (int i = 0; i < c->n_tris; i++) c->tris[i] = raw[b.order[i]];
+  free(newid), free(queue);
+  rc = DRAPE_OK;
+out:
+  free(cen), free(b.order), free(b.n), free(roots), free(raw);
+  return rc;
+}
+
+static void poses(dr_colliders *c, double t0, double t1);
+
+static double (*keys_copy(const double (*k)[7], int n))[7] {
+  if (n <= 0) return NULL;
+  double(*o)[7] = malloc(sizeof *o * (size_t)n);
+  if (o) memcpy(o, k, sizeof *o * (size_t)n);
+  return o;
+}
+
+int dr_colliders_create(const drape_scene *sc, dr_colliders **out, drape_err *e) {
+  *out = NULL;
+  if (sc->n_capsule == 0 && sc->n_collider == 0) return DRAPE_OK;
+  dr_colliders *c = calloc(1, sizeof *c);
+  if (!c) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  c->n_caps = sc->n_capsule;
+  c->n_meshes = sc->n_collider;
+  for (int m = 0; m < c->n_meshes; m++) {
+    c->n_tris += sc->collider[m].n_tris;
+    c->n_verts += sc->collider[m].n_vertices;
+  }
+  const size_t nv = (size_t)(c->n_verts ? c->n_verts : 1);
+  c->cdef = calloc((size_t)c->n_caps + 1, sizeof *c->cdef);
+  c->mdef = calloc((size_t)c->n_meshes + 1, sizeof *c->mdef);
+  c->caps = calloc((size_t)c->n_caps + 1, sizeof *c->caps);
+  c->meshes = calloc((size_t)c->n_meshes + 1, sizeof *c->meshes);
+  c->tris = calloc((size_t)c->n_tris + 1, sizeof *c->tris);
+  c->rest = calloc(3 * nv, sizeof *c->rest);
+  c->v0 = calloc(nv, sizeof *c->v0);
+  c->v1 = calloc(nv, sizeof *c->v1);
+  if (!c->cdef || !c->mdef || !c->caps || !c->meshes || !c->tris || !c->rest || !c->v0 || !c->v1) {
+    dr_colliders_destroy(c);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory for the colliders");
+  }
+  for (int k = 0; k < c->n_caps; k++) {
+    const drape_capsule_def *d = &sc->capsule[k];
+    col_capsule *o = &c->cdef[k];
+    memcpy(o->a, d->a, sizeof o->a);
+    memcpy(o->b, d->b, sizeof o->b);
+    for (int q = 0; q < 3; q++) o->pivot[q] = 0.5 * (d->a[q] + d->b[q]);
+    o->n_keys = d->n_keys;
+    o->keys = keys_copy((const double(*)[7])d->keys, d->n_keys);
+    if (d->n_keys && !o->keys) {
+      dr_colliders_destroy(c);
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    }
+    c->any_keys |= d->n_keys > 0;
+    c->caps[k].a0.w = (float)d->radius;
+    c->caps[k].b0.w = (float)d->friction;
+  }
+  int vf = 0;
+  for (int m = 0; m < c->n_meshes; m++) {
+    const drape_collider_def *d = &sc->collider[m];
+    col_mesh *o = &c->mdef[m];
+    o->vfirst = vf, o->nv = d->n_vertices;
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int v = 0; v < d->n_vertices; v++)
+      for (int q = 0; q < 3; q++) {
+        const double x = d->vertices[3 * v + q];
+        c->rest[3 * (size_t)(vf + v) + q] = x;
+        lo[q] = fmin(lo[q], x), hi[q] = fmax(hi[q], x);
+      }
+    for (int q = 0; q < 3; q++) o->pivot[q] = 0.5 * (lo[q] + hi[q]);
+    o->n_keys = d->n_keys;
+    o->keys = keys_copy((const double(*)[7])d->keys, d->n_keys);
+    if (d->n_keys && !o->keys) {
+      dr_colliders_destroy(c);
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    }
+    c->any_keys |= d->n_keys > 0;
+    c->meshes[m] = (dr_mesh_col){(float)d->friction, (float)d->thickness, 0, d->closed};
+    vf += d->n_vertices;
+  }
+  if (c->n_meshes > 0 && build_trees(c, sc)) {
+    dr_colliders_destroy(c);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory for the collider trees");
+  }
+  c->cp.n_capsules = c->n_caps;
+  c->cp.n_meshes = c->n_meshes;
+  /* the poses of the first frame, so the geometry reads right before it */
+  poses(c, 0.0, sc->dt);
+  for (int l = c->n_levels - 1; l >= 0; l--)
+    for (int i = c->level_off[l]; i < c->level_off[l + 1]; i++)
+      bvh_refit1(c->nodes, c->tris, c->v0, c->v1, i);
+  c->need_upload = 1;
+  c->frame_time = -1.0;
+  *out = c;
+  return DRAPE_OK;
+}
+
+static void cl_free(dr_colliders *c) {
+  for (int k = 0; k < CK_COUNT; k++) dr_cl_kern_release(&c->k[k]);
+  cl_mem *all[] = {&c->bcaps, &c->bmeshes, &c->bnodes, &c->btris, &c->bv0, &c->bv1};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dr_cl_buffer_release(all[i]);
+  c->bytes = 0;
+  c->on_cl = 0;
+}
+
+void dr_colliders_destroy(dr_colliders *c) {
+  if (!c) return;
+  cl_free(c);
+  for (int k = 0; k < c->n_caps; k++) free(c->cdef[k].keys);
+  for (int m = 0; m < c->n_meshes; m++) free(c->mdef[m].keys);
+  free(c->cdef), free(c->mdef), free(c->caps), free(c->meshes), free(c->nodes), free(c->tris);
+  free(c->rest), free(c->v0), free(c->v1), free(c->level_off);
+  free(c);
+}
+
+uint64_t dr_colliders_bytes(const dr_colliders *c) { return c ? c->bytes : 0; }
+
+/* ---- per frame ------------------------------------------------------------- */
+
+static void pose(const double (*keys)[7], int n, double t, const double pivot[3],
+                 const double in[3], dr_float4 *out) {
+  double o[3];
+  drape_collider_keys_apply(keys, n, t, pivot, in, o);
+  out->x = (float)o[0], out->y = (float)o[1], out->z = (float)o[2];
+}
+
+/* Poses at t0 (frame start) and t1 (end) into caps, v0 and v1. */
+static void poses(dr_colliders *c, double t0, double t1) {
+  for (int k = 0; k < c->n_caps; k++) {
+    const col_capsule *d = &c->cdef[k];
+    dr_capsule *o = &c->caps[k];
+    const float r = o->a0.w, mu = o->b0.w;
+    pose((const double(*)[7])d->keys, d->n_keys, t0, d->pivot, d->a, &o->a0);
+    pose((const double(*)[7])d->keys, d->n_keys, t0, d->pivot, d->b, &o->b0);
+    pose((const double(*)[7])d->keys, d->n_keys, t1, d->pivot, d->a, &o->a1);
+    pose((const double(*)[7])d->keys, d->n_keys, t1, d->pivot, d->b, &o->b1);
+    o->a0.w = r, o->b0.w = mu, o->a1.w = 0, o->b1.w = 0;
+  }
+  for (int m = 0; m < c->n_meshes; m++) {
+    const col_mesh *d = &c->mdef[m];
+    for (int v = d->vfirst; v < d->vfirst + d->nv; v++) {
+      pose((const double(*)[7])d->keys, d->n_keys, t0, d->pivot, c->rest + 3 * (size_t)v, &c->v0[v]);
+      pose((const double(*)[7])d->keys, d->n_keys, t1, d->pivot, c->rest + 3 * (size_t)v, &c->v1[v]);
+      c->v0[v].w = c->v1[v].w = 0.0f;
+    }
+  }
+}
+
+static int cl_refit(drape_sim *s, dr_colliders *c, dr_cl_prof *prof, drape_err *e) {
+  for (int l = c->n_levels - 1; l >= 0; l--) {
+    const int first = c->level_off[l], count = c->level_off[l + 1] - first;
+    int rc = DRAPE_CL_BIND(&c->k[CK_REFIT], 4, e, DRAPE_CL_ARG("first", first),
+                           DRAPE_CL_ARG("count", count));
+    if (rc || (rc = dr_cl_launch(c->cl, &c->k[CK_REFIT], (size_t)count, c->local[CK_REFIT], prof, e)))
+      return rc;
+    s->tm.launches++;
+  }
+  return DRAPE_OK;
+}
+
+int dr_colliders_begin(drape_sim *s, drape_err *e) {
+  dr_colliders *c = s->col;
+  if (!c) return DRAPE_OK;
+  if (!c->need_upload && !c->any_keys) return DRAPE_OK; /* static: as uploaded */
+  const double t0_ = drape_now();
+  poses(c, s->time, s->time + s->dt);
+  const int refit = c->n_meshes > 0;
+  if (!c->on_cl) {
+    if (refit)
+      for (int l = c->n_levels - 1; l >= 0; l--)
+        for (int i = c->level_off[l]; i < c->level_off[l + 1]; i++)
+          bvh_refit1(c->nodes, c->tris, c->v0, c->v1, i);
+    s->tm.ms[DRAPE_STAGE_COLLIDERS] += 1e3 * (drape_now() - t0_);
+  } else {
+    drape_cl *cl = c->cl;
+    const size_t f4 = sizeof(dr_float4);
+    if (c->n_caps > 0) {
+      DRAPE_CL_TRY(e, clEnqueueWriteBuffer(cl->queue, c->bcaps, CL_TRUE, 0,
+                                           sizeof(dr_capsule) * (size_t)c->n_caps, c->caps, 0,
+                                           NULL, NULL));
+      s->tm.bytes_to_device += sizeof(dr_capsule) * (size_t)c->n_caps;
+    }
+    if (refit) {
+      DRAPE_CL_TRY(e, clEnqueueWriteBuffer(cl->queue, c->bv0, CL_TRUE, 0, f4 * (size_t)c->n_verts,
+                                           c->v0, 0, NULL, NULL));
+      DRAPE_CL_TRY(e, clEnqueueWriteBuffer(cl->queue, c->bv1, CL_TRUE, 0, f4 * (size_t)c->n_verts,
+                                           c->v1, 0, NULL, NULL));
+      s->tm.bytes_to_device += 2 * f4 * (size_t)c->n_verts;
+      drape_cl *ignored;
+      cl_mem x, p, obj, mat;
+      dr_cl_prof *prof;
+      int gpu;
+      dr_backend_cl_particles(s, &ignored, &x, &p, &obj, &mat, &prof, &gpu);
+      prof->stage = DRAPE_STAGE_COLLIDERS, prof->colour = -1, prof->part = -1;
+      int rc = cl_refit(s, c, prof, e);
+      if (rc) return rc;
+    }
+  }
+  c->need_upload = 0;
+  c->frame_time = s->time;
+  return DRAPE_OK;
+}
+
+int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
+  dr_colliders *c = s->col;
+  if (!c) return DRAPE_OK;
+  c->cp.inv_dt = (float)(1.0 / s->dt);
+  c->cp.h = s->sp.h;
+  c->cp.n_particles = s->m.n_particles;
+  if (!c->on_cl) {
+    dr_float4 *x, *p;
+    const dr_object *mat;
+    dr_backend_cpu_particles(s, &x, &p, &mat);
+    for (int i = 0; i < s->m.n_particles; i++) {
+      dr_float4 xi = x[i];
+      if (xi.w == 0.0f) continue;
+      if (colliders1(&xi, p[i], mat[s->m.obj[i]].thickness, c->cp, c->caps, c->meshes, c->nodes,
+                     c->tris, c->v0, c->v1, t_end))
+        x[i] = xi;
+    }
+    return DRAPE_OK;
+  }
+  drape_cl *cl;
+  cl_mem x, p, obj, mat;
+  dr_cl_prof *prof;
+  int gpu;
+  dr_backend_cl_particles(s, &cl, &x, &p, &obj, &mat, &prof, &gpu);
+  int rc = DRAPE_CL_BIND(&c->k[CK_PARTICLES], 0, e, DRAPE_CL_ARG("x", x), DRAPE_CL_ARG("p", p),
+                         DRAPE_CL_ARG("obj", obj), DRAPE_CL_ARG("objects", mat),
+                         DRAPE_CL_ARG("caps", c->bcaps), DRAPE_CL_ARG("meshes", c->bmeshes),
+                         DRAPE_CL_ARG("nodes", c->bnodes), DRAPE_CL_ARG("tris", c->btris),
+                         DRAPE_CL_ARG("v0", c->bv0), DRAPE_CL_ARG("v1", c->bv1),
+                         DRAPE_CL_ARG("cp", c->cp), DRAPE_CL_ARG("t_end", t_end));
+  if (rc) return rc;
+  prof->stage = s->cur_stage, prof->colour = -1, prof->part = -1;
+  const size_t n = (size_t)s->m.n_particles;
+  const size_t items = gpu ? n : (n + DR_PARTICLE_LANES - 1) / DR_PARTICLE_LANES;
+  return dr_cl_launch(c->cl, &c->k[CK_PARTICLES], items, c->local[CK_PARTICLES], prof, e);
+}
+
+/* ---- set-up on a backend ------------------------------------------------------ */
+
+int dr_colliders_attach(drape_sim *s, drape_err *e) {
+  dr_colliders *c = s->col;
+  if (!c) return DRAPE_OK;
+  c->need_upload = 1;
+  if (s->be != &dr_backend_cl || c->on_cl) return DRAPE_OK;
+  drape_cl *cl;
+  cl_mem x, p, obj, mat;
+  dr_cl_prof *prof;
+  int gpu, rc;
+  dr_backend_cl_particles(s, &cl, &x, &p, &obj, &mat, &prof, &gpu);
+  c->cl = cl;
+  c->gpu = gpu;
+  const char *names[CK_COUNT] = {"bvh_refit", gpu ? "colliders_g" : "colliders"};
+  for (int k = 0; k < CK_COUNT; k++) {
+    if ((rc = dr_cl_kern_create(cl, names[k], &c->k[k], e))) return rc;
+    if (gpu) c->local[k] = dr_cl_kern_local(cl, &c->k[k]);
+  }
+  c->on_cl = 1;
+  uint64_t up = 0;
+  const size_t f4 = sizeof(dr_float4);
+  if ((rc = dr_cl_buffer(cl, sizeof(dr_capsule) * (size_t)c->n_caps, c->caps, "capsules",
+                         &c->bytes, &up, &c->bcaps, e)) ||
+      (rc = dr_cl_buffer(cl, sizeof(dr_mesh_col) * (size_t)c->n_meshes, c->meshes,
+                         "mesh colliders", &c->bytes, &up, &c->bmeshes, e)) ||
+      (rc = dr_cl_buffer(cl, sizeof(dr_bvh_node) * (size_t)c->n_nodes, c->nodes,
+                         "collider trees", &c->bytes, &up, &c->bnodes, e)) ||
+      (rc = dr_cl_buffer(cl, sizeof(dr_col_tri) * (size_t)c->n_tris, c->tris,
+                         "collider triangles", &c->bytes, &up, &c->btris, e)) ||
+      (rc = dr_cl_buffer(cl, f4 * (size_t)c->n_verts, c->v0, "collider vertices (start)",
+                         &c->bytes, &up, &c->bv0, e)) ||
+      (rc = dr_cl_buffer(cl, f4 * (size_t)c->n_verts, c->v1, "collider vertices (end)", &c->bytes,
+                         &up, &c->bv1, e)))
+    return rc;
+  s->tm.bytes_to_device += up;
+  return DRAPE_CL_BIND(&c->k[CK_REFIT], 0, e, DRAPE_CL_ARG("nodes", c->bnodes),
+                       DRAPE_CL_ARG("tris", c->btris), DRAPE_CL_ARG("v0", c->bv0),
+                       DRAPE_CL_ARG("v1", c->bv1));
+}
+
+/* ---- reading ---------------------------------------------------------------- */
+
+int dr_colliders_n_capsules(const dr_colliders *c) { return c ? c->n_caps : 0; }
+int dr_colliders_n_meshes(const dr_colliders *c) { return c ? c->n_meshes : 0; }
+
+void dr_colliders_capsule(const dr_colliders *c, int k, float a[3], float b[3], float *radius) {
+  const dr_capsule *o = &c->caps[k];
+  a[0] = o->a0.x, a[1] = o->a0.y, a[2] = o->a0.z;
+  b[0] = o->b0.x, b[1] = o->b0.y, b[2] = o->b0.z;
+  *radius = o->a0.w;
+}
+
+void dr_colliders_mesh(const dr_colliders *c, int k, int *n_vertices, int *n_tris, float *v,
+                       int *t) {
+  const col_mesh *d = &c->mdef[k];
+  *n_vertices = d->nv;
+  int nt = 0;
+  for (int i = 0; i < c->n_tris; i++) {
+    if (c->tris[i].mesh != k) continue;
+    if (t) {
+      t[3 * nt] = c->tris[i].a - d->vfirst;
+      t[3 * nt + 1] = c->tris[i].b - d->vfirst;
+      t[3 * nt + 2] = c->tris[i].c - d->vfirst;
+    }
+    nt++;
+  }
+  *n_tris = nt;
+  if (v)
+    for (int i = 0; i < d->nv; i++) {
+      const dr_float4 q = c->v0[d->vfirst + i];
+      v[3 * i] = q.x, v[3 * i + 1] = q.y, v[3 * i + 2] = q.z;
+    }
+}

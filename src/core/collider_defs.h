@@ -1,0 +1,16 @@
+/* The scene's capsule and collider lists (collider_defs.c), for scene.c,
+ * scene_defs.c and validate.c: each a one-line hook there. */
+#ifndef DRAPE_CORE_COLLIDER_DEFS_H
+#define DRAPE_CORE_COLLIDER_DEFS_H
+
+#include "drape/scene.h"
+
+struct cJSON;
+/* key is "capsule" or "collider"; arr the scene's array for it. */
+int dr_collider_parse(drape_err *e, const char *key, const struct cJSON *arr, drape_scene *s);
+/* Every collider's mesh file (after the whole text has parsed). */
+int dr_collider_scene_load(drape_scene *s, const char *base_dir, drape_err *e);
+int dr_collider_scene_validate(const drape_scene *s, drape_err *e);
+void dr_collider_scene_free(drape_scene *s);
+
+#endif
