@@ -8,6 +8,7 @@
  *    compliance.bend; a flat sheet without gravity stays flat (< 1e-4 rad);
  *  - sewing: every stitched pair of scenes/skirt_sewn.json within 0.5 mm
  *    at close_time + 1 s;
+ *  - tearing along the mesh's edges;
  *  - OpenCL (both kernel forms) gives the CPU reference's bits on a mesh
  *    with pins, tethers, stitches and self-collision. */
 #include <math.h>
@@ -443,6 +444,55 @@ static void skirt_sewn(void **state) {
   drape_scene_free(&s);
 }
 
+/* ---- tearing ---- */
+
+/* The irregular strip, its ends pulled apart from 2 m to 2.6 m over 1 s,
+ * tears (tear_ratio 1.2) along its edges: links torn, and the triangles
+ * with a torn edge come back degenerate from drape_sim_read_triangles. */
+static void mesh_tears(void **state) {
+  (void)state;
+  double *xyz;
+  int *tris;
+  const int nx = 41, nt = make_strip(2.0, nx, &xyz, &tris);
+  drape_scene s;
+  drape_scene_init(&s);
+  s.gravity[1] = 0;
+  drape_cloth_def c = drape_cloth_def_default();
+  snprintf(c.name, sizeof c.name, "strip");
+  set_mesh(&c, xyz, 3 * nx, tris, nt);
+  c.tear_ratio = 1.2;
+  c.tethers = 0;
+  c.n_pin_paths = 6;
+  c.pin_paths = calloc(6, sizeof *c.pin_paths);
+  for (int k = 0; k < 6; k++) {
+    drape_pin_path *pp = &c.pin_paths[k];
+    const int end = k / 3, r = k % 3;
+    pp->vertex = r * nx + (end ? nx - 1 : 0);
+    pp->n_keys = 2;
+    pp->keys = malloc(2 * sizeof *pp->keys);
+    const double *p = xyz + 3 * pp->vertex;
+    const double keys[2][4] = {{0, p[0], p[1], p[2]}, {1, end ? 1.3 : -1.3, p[1], p[2]}};
+    memcpy(pp->keys, keys, sizeof keys);
+  }
+  drape_scene_add_cloth(&s, &c);
+  drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CPU);
+  assert_int_equal(get_stats(sim).objects[0].torn, 0);
+  step_frames(sim, 60); /* a taut, inextensible strip: it tears as soon as it is pulled */
+  const int torn = get_stats(sim).objects[0].torn;
+  const drape_mesh *m = drape_sim_mesh(sim);
+  uint32_t *t = malloc(sizeof(uint32_t) * 3 * (size_t)m->n_tris);
+  drape_err e = {0};
+  assert_int_equal(drape_sim_read_triangles(sim, t, &e), 0);
+  int gone = 0;
+  for (int i = 0; i < m->n_tris; i++) gone += t[3 * i] == t[3 * i + 1] && t[3 * i + 1] == t[3 * i + 2];
+  print_message("  strip pulled to 2.6 m: %d links torn, %d of %d triangles gone\n", torn, gone, m->n_tris);
+  assert_true(torn > 0);
+  assert_true(gone > 0 && gone < m->n_tris);
+  free(t), free(xyz), free(tris);
+  drape_sim_destroy(sim);
+  drape_scene_free(&s);
+}
+
 /* ---- OpenCL against the CPU reference ---- */
 
 static void compare_cl_cpu(const drape_scene *s, int frames) {
@@ -499,7 +549,7 @@ int main(void) {
       cmocka_unit_test(grid_as_mesh),   cmocka_unit_test(sphere_drape),
       cmocka_unit_test(catenary_strip), cmocka_unit_test(bending_order),
       cmocka_unit_test(flat_stays_flat), cmocka_unit_test(skirt_sewn),
-      cmocka_unit_test(backends_agree),
+      cmocka_unit_test(mesh_tears),     cmocka_unit_test(backends_agree),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

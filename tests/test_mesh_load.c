@@ -188,6 +188,14 @@ static void rejections(void **state) {
               "stitch[0].close_time = -1: must be >= 0");
   expect_fail(two, "\"stitch\": [{\"a\": \"a\", \"a_vertices\": [0], \"b_vertices\": [1]}]",
               "stitch[0].b: missing");
+  expect_fail("\"name\": \"a\", \"mesh\": {\"file\": \"ok.obj\"}, \"tear_ratio\": 2",
+              "\"stitch\": [{\"a\": \"a\", \"b\": \"a\", \"a_vertices\": [0], \"b_vertices\": [1]}]",
+              "stitch[0].a = \"a\": that cloth tears (tear_ratio = 2)");
+  expect_fail("\"name\": \"a\", \"mesh\": {\"file\": \"ok.obj\"}, \"solver\": \"springs\"",
+              "\"stitch\": [{\"a\": \"a\", \"b\": \"a\", \"a_vertices\": [0], \"b_vertices\": [1]}]",
+              "stitch[0].a = \"a\": that cloth uses the \"springs\" solver");
+  expect_fail(two, "\"stitch\": [{\"a\": \"a\", \"b\": \"a\", \"a_vertices\": [1], \"b_vertices\": [1]}]",
+              "stitch[0].b_vertices[0] = 1: the same vertex as a_vertices[0]");
   /* and what passes */
   drape_scene s;
   drape_err e = {0};

@@ -796,6 +796,10 @@ static int stitch_scene_check(const drape_scene *s, int i, double h, drape_err *
     const drape_cloth_def *c = &s->cloth[k];
     const int nv = c->has_mesh ? c->mesh.n_vertices : c->rows * c->cols;
     const int *v = side ? d->b_vertices : d->a_vertices;
+    if (c->solver == DRAPE_SOLVER_SPRINGS)
+      return drape_fail(e, DRAPE_EINVAL, "stitch[%d].%s = \"%s\": that cloth uses the \"springs\" "
+                        "solver, which has no stitches (use \"xpbd\" or \"jakobsen\")", i,
+                        side ? "b" : "a", c->name);
     if (c->tear_ratio != 0)
       return drape_fail(e, DRAPE_EINVAL, "stitch[%d].%s = \"%s\": that cloth tears (tear_ratio = "
                         "%s), and a seam closing to length 0 would tear at once; stitched cloths "
