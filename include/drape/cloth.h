@@ -290,6 +290,16 @@ typedef struct drape_stats {
  * position is not finite. */
 int drape_sim_stats(drape_sim *sim, drape_stats *out, drape_err *e);
 
+/* Crossings (issue 18, docs/selfcollision.md): how many (edge, triangle)
+ * pairs of the cloths and ropes, sharing no particle, have the edge
+ * passing through the triangle's interior, counted exactly (exact
+ * orientation signs; touching is not a crossing). Edges are the cloth
+ * triangles' edges and the rope links; triangles of every cloth, so one
+ * cloth through another counts too. A cloth that starts flat and never
+ * intersects itself has 0. Reads the positions back (once a frame, shared
+ * with stats). DRAPE_EUNSTABLE on a non-finite position. */
+int drape_sim_count_crossings(drape_sim *sim, long *count, drape_err *e);
+
 /* Writes an OBJ file: one `o` per object, `v` lines (m, %.9g), `f` for
  * cloth triangles (torn ones left out), one `l a b` per rope link. The file
  * is written to a temporary name and renamed, so it is never half-written. */

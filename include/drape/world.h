@@ -198,6 +198,11 @@ typedef struct drape_world_stats {
 /* Reads the state back (blocking on OpenCL) and computes every object's
  * statistics in double precision. DRAPE_EUNSTABLE on a non-finite state. */
 int drape_world_get_stats(drape_world *w, drape_world_stats *out, drape_err *e);
+/* Crossings of the cloths and ropes (cloth.h, drape_sim_count_crossings):
+ * (edge, triangle) pairs with the edge through the triangle, counted
+ * exactly; 0 while no cloth passes through itself or another. */
+int drape_world_count_crossings(drape_world *w, long *count, drape_err *e);
+
 /* Seed 000 string k (0-based among the strings), e.g. to hold its end. */
 drape_string *drape_world_string(drape_world *w, int k);
 int drape_world_string_count(const drape_world *w);

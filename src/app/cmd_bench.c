@@ -67,6 +67,7 @@ typedef struct bench_row {
   int stage_valid;
   double launches, projections_per_s, particles_per_s;
   double max_strain, mean_strain;
+  long crossings;  /* edges through triangles after the last frame (-1: not counted) */
   double device_mb, bytes_per_frame;
   int finite, ok;
   int diverged;   /* the finiteness check stopped the case (no timings) */
@@ -336,6 +337,8 @@ static int simulate(const backend_sel *b, int n, setting st, int self, int fuse,
     row->finite = src == 0;
     row->max_strain = src == 0 ? stats.objects[0].max_strain : NAN;
     row->mean_strain = src == 0 ? stats.objects[0].mean_strain : NAN;
+    long c = -1;
+    row->crossings = src == 0 && drape_world_count_crossings(world, &c, &se) == 0 ? c : -1;
   }
   drape_world_destroy(world);
   return rc;
@@ -395,24 +398,24 @@ static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st
 }
 
 static void print_header(void) {
-  printf("%-28s %-6s %5s %6s %4s %9s %9s %9s %8s %7s %9s %9s %8s %8s %8s %4s\n", "backend",
+  printf("%-28s %-6s %5s %6s %4s %9s %9s %9s %8s %7s %9s %9s %8s %8s %7s %8s %4s\n", "backend",
          "form", "n", "steps", "self", "particles", "ms/frame", "p10-p90", "ms/sub", "colours", "launch/f",
-         "Mproj/s", "maxstr", "meanstr", "devMB", "ok");
+         "Mproj/s", "maxstr", "meanstr", "cross", "devMB", "ok");
 }
 
 static void print_row(const bench_row *r) {
   char set[16], spread[32];
   snprintf(set, sizeof set, "%dx%d", r->substeps, r->iterations);
   snprintf(spread, sizeof spread, "%.1f-%.1f", r->ms_p10, r->ms_p90);
-  printf("%-28.28s %-6.6s %5d %6s %4s %9d %9.2f %9s %8.3f %7d %9.0f %9.1f %8.4f %8.5f %8.1f %4s\n",
+  printf("%-28.28s %-6.6s %5d %6s %4s %9d %9.2f %9s %8.3f %7d %9.0f %9.1f %8.4f %8.5f %7ld %8.1f %4s\n",
          r->backend, r->kernel_form[0] == 'c' ? "-" : r->kernel_form, r->n, set, r->self ? "on" : "off", r->particles, r->ms_median, spread,
          r->ms_substep, r->colours, r->launches, r->projections_per_s * 1e-6, r->max_strain,
-         r->mean_strain, r->device_mb, r->ok ? "yes" : r->diverged ? "DIVERGED" : "FAIL");
+         r->mean_strain, r->crossings, r->device_mb, r->ok ? "yes" : r->diverged ? "DIVERGED" : "FAIL");
   if (r->has_peer)
-    printf("%-28.28s %-6s %5d %6s %4s %9d %9.2f %9s %8s %7s %9s %9s %8.4f %8.5f %8s %4s"
+    printf("%-28.28s %-6s %5d %6s %4s %9d %9.2f %9s %8s %7s %9s %9s %8.4f %8.5f %7s %8s %4s"
            "  drape is %.1fx faster\n",
            "  peer: bullet soft body", "", r->n, set, "off", r->particles, r->peer_ms, "", "", "",
-           "", "", r->peer_max_strain, r->peer_mean_strain, "", "", r->speedup);
+           "", "", r->peer_max_strain, r->peer_mean_strain, "", "", "", r->speedup);
   fflush(stdout);
 }
 
@@ -570,7 +573,7 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
   for (int s = 0; s < DRAPE_STAGE_COUNT; s++) fprintf(f, ",ms_%s", drape_stage_name((drape_stage)s));
   for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
     fprintf(f, ",ms_selfcol_%s", drape_selfcol_part_name((drape_selfcol_part)q));
-  fprintf(f, ",ms_project_per_colour,kernel_form\n");
+  fprintf(f, ",ms_project_per_colour,kernel_form,crossings\n");
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
     fprintf(f, "\"%s\",%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.5f,%.1f,%.6g,%.6g,%.6g,%.6g,%.2f,%.0f,%d",
@@ -590,7 +593,7 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     fprintf(f, ",\"");
     for (int c = 0; r->stage_valid && c < r->colours && c < DRAPE_TIMING_COLOURS; c++)
       fprintf(f, "%s%.5f", c ? ";" : "", r->colour_ms[c]);
-    fprintf(f, "\",%s\n", r->kernel_form);
+    fprintf(f, "\",%s,%ld\n", r->kernel_form, r->crossings);
   }
   if (close_commit(f, tmp, path)) return 1;
   /* JSON */
@@ -609,13 +612,14 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
                "\"ms_substep\": %.5f, \"launches_per_frame\": %.1f, "
                "\"projections_per_s\": %.6g, \"particles_per_s\": %.6g, "
                "\"max_strain\": %.6g, \"mean_strain\": %.6g, \"device_mb\": %.2f, "
-               "\"bytes_per_frame\": %.0f, \"ok\": %s, \"status\": \"%s\", \"stage_ms\": {",
+               "\"bytes_per_frame\": %.0f, \"ok\": %s, \"status\": \"%s\", \"crossings\": %ld, "
+               "\"stage_ms\": {",
             r->backend, r->kernel_form, r->n, r->particles, r->constraints, r->colours, r->substeps,
             r->iterations, r->self ? "true" : "false", r->ms_median, r->ms_p10, r->ms_p90,
             r->ms_substep, r->launches, r->projections_per_s, r->particles_per_s,
             isfinite(r->max_strain) ? r->max_strain : -1, isfinite(r->mean_strain) ? r->mean_strain : -1,
             r->device_mb, r->bytes_per_frame, r->ok ? "true" : "false",
-            r->ok ? "ok" : r->diverged ? "diverged" : "failed");
+            r->ok ? "ok" : r->diverged ? "diverged" : "failed", r->crossings);
     for (int s = 0; s < DRAPE_STAGE_COUNT; s++)
       fprintf(f, "%s\"%s\": %.5f", s ? ", " : "", drape_stage_name((drape_stage)s),
               r->stage_valid ? r->stage_ms[s] : -1.0);
@@ -774,6 +778,7 @@ int cmd_bench(dr_app *app, int argc, char **argv) {
             r->diverged = 1;
             r->finite = r->ok = 0;
             r->max_strain = r->mean_strain = NAN;
+            r->crossings = -1;
             print_row(r);
             n_rows++;
             continue;

@@ -266,8 +266,8 @@ static void print_state(viewer *v, const char *what) {
     const drape_mesh *m = drape_sim_mesh(v->sim);
     drape_sim_params p;
     drape_sim_get_params(v->sim, &p);
-    printf("view: %s cloth particles=%d constraints=%d colours=%d max_strain=%.6g\n", what,
-           m->n_particles, m->n_constraints, m->n_colours, v->max_strain);
+    printf("view: %s cloth particles=%d constraints=%d colours=%d max_strain=%.6g crossings=%ld\n",
+           what, m->n_particles, m->n_constraints, m->n_colours, v->max_strain, v->crossings);
     printf("view: %s params substeps=%d iterations=%d stretch=%.9g shear=%.9g bend=%.9g "
            "damping=%.9g gravity=%.9g wind=%.9g wind_on=%d tearing=%d\n", what, p.substeps,
            p.iterations, v->compliance[0], v->compliance[1], v->compliance[2], v->damping,

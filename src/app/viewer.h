@@ -258,6 +258,7 @@ typedef struct viewer {
   double frame_ms, xfer_ms, draw_ms;
   int stage_valid;
   double max_strain, stats_t;
+  long crossings;           /* edges through triangles at the last stats (-1: unknown) */
   int torn;
 
   /* ---- scenes for keys 1-9 ---- */

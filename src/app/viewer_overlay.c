@@ -48,6 +48,10 @@ void vw_update_stats(viewer *v, int force) {
   }
   v->max_strain = m;
   v->torn = torn;
+  /* Crossings (edges through triangles, exact; issue 18) with the stats,
+   * 4 times a second: a few ms at 64², more for big cloths, not per frame. */
+  long c;
+  v->crossings = drape_world_count_crossings(v->world, &c, &e) ? -1 : c;
 }
 
 static void stats_text(viewer *v, char *b, size_t cap, int param_line) {
@@ -80,6 +84,7 @@ static void stats_text(viewer *v, char *b, size_t cap, int param_line) {
     cat(b, cap, "%d particles   %d constraints   %d colours   max strain %.2f %%", m->n_particles,
         m->n_constraints, m->n_colours, 100 * v->max_strain);
     if (v->torn) cat(b, cap, "   torn %d", v->torn);
+    if (v->crossings >= 0) cat(b, cap, "   crossings %ld", v->crossings);
     cat(b, cap, "\nstep %.2f ms/frame: %d substeps x %d iterations\n", v->frame_ms, p.substeps,
         p.iterations);
     if (v->stage_valid) {
@@ -120,8 +125,8 @@ static void compact_text(viewer *v, char *b, size_t cap) {
   cat(b, cap, "%.30s  %.1f fps  t %.2f s%s\n", base_name(v->scene_path), v->fps, t,
       v->paused ? "  PAUSED" : v->speed < 1 ? "  slow x1/4" : "");
   if (v->sim)
-    cat(b, cap, "%d particles  strain %.1f %%  %s", drape_sim_mesh(v->sim)->n_particles,
-        100 * v->max_strain, vw_transfer(v));
+    cat(b, cap, "%d particles  strain %.1f %%  crossings %ld  %s",
+        drape_sim_mesh(v->sim)->n_particles, 100 * v->max_strain, v->crossings, vw_transfer(v));
   for (int k = 0; k < v->n_strings && k < 1; k++) {
     double end[3];
     vw_string_end(v, k, end);

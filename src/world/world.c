@@ -49,6 +49,14 @@ drape_world_def drape_world_def_default(void) {
   return d;
 }
 
+int drape_world_count_crossings(drape_world *w, long *count, drape_err *e) {
+  if (w->stopped.code) {
+    if (e) *e = w->stopped;
+    return w->stopped.code;
+  }
+  return drape_sim_count_crossings(w->sim, count, e);
+}
+
 int drape_world_floor(const drape_world *w, double *height) {
   if (height) *height = w->has_floor ? w->floor_height : 0.0;
   return w->has_floor;
