@@ -60,6 +60,26 @@ void drape_world_view_color(const drape_world_view *v, const drape_world_object 
   drape_render_def_color(&v->look, k, o->scene_index, front, back);
 }
 
+/* A mesh cloth's check: uv in metres on the plane of the two longest
+ * sides of its starting bounding box (the mesh's own UVs are for the
+ * user's textures, in units the renderer cannot know). */
+static void mesh_uv(const float *x4, const drape_object_info *oi, float *uv) {
+  float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f};
+  for (int i = oi->first_particle; i < oi->first_particle + oi->n_particles; i++)
+    for (int q = 0; q < 3; q++) {
+      lo[q] = fminf(lo[q], x4[4 * i + q]);
+      hi[q] = fmaxf(hi[q], x4[4 * i + q]);
+    }
+  int thin = 0; /* the axis the box is thinnest along is dropped */
+  for (int q = 1; q < 3; q++)
+    if (hi[q] - lo[q] < hi[thin] - lo[thin]) thin = q;
+  const int a = thin == 0 ? 1 : 0, b = thin == 2 ? 1 : 2;
+  for (int i = oi->first_particle; i < oi->first_particle + oi->n_particles; i++) {
+    uv[2 * i] = x4[4 * i + a] - lo[a];
+    uv[2 * i + 1] = x4[4 * i + b] - lo[b];
+  }
+}
+
 /* Cloths as two-sided surfaces with a woven check of 10 cm squares (uv in
  * metres along the grid, from the spacing of the first two particles of
  * the first row); ropes as tubes as thick as their collision margin. */
@@ -104,6 +124,7 @@ static int build_sim_mesh(drape_world_view *v, const drape_world_view_def *d, dr
           uv[2 * p] = (float)c * sp;
           uv[2 * p + 1] = (float)r * sp;
         }
+      if (oi->cols == 0) mesh_uv(v->host_pos, oi, uv); /* a mesh cloth: no grid */
     } else {
       ro->kind = DRAPE_RO_TUBE;
       ro->first = oi->first_line;
