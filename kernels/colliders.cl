@@ -65,10 +65,14 @@ typedef struct dr_mesh_col {
   dr_float friction;  /* Coulomb mu                                        */
   dr_float thickness; /* m: the collider's own margin                      */
   dr_int root;        /* its root node                                     */
-  dr_int closed;      /* 1: every edge has two triangles, so it has an
-                         inside: a particle found behind a face is pushed
-                         out through it; 0: two-sided sheet               */
+  dr_int flags;       /* DR_MESH_CLOSED | DR_MESH_MOVING                   */
 } dr_mesh_col;        /* 16 bytes */
+
+/* Every edge has two triangles, so the mesh has an inside: a particle found
+ * behind a face is pushed out through it (else a two-sided sheet). */
+#define DR_MESH_CLOSED 1
+/* The mesh moves this frame (v0 != v1); a static one skips the start pose. */
+#define DR_MESH_MOVING 2
 
 /* Per-frame parameters of the stage. */
 typedef struct dr_col_params {
@@ -281,6 +285,7 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
                             const float al_s, const float al_e) {
   drc_v3 x = *x_;
   const float T = margin > mc.thickness ? margin : mc.thickness;
+  const int closed = (mc.flags & DR_MESH_CLOSED) != 0, moving = (mc.flags & DR_MESH_MOVING) != 0;
   const drc_v3 lo = drc_v((p.x < x.x ? p.x : x.x) - T, (p.y < x.y ? p.y : x.y) - T,
                           (p.z < x.z ? p.z : x.z) - T);
   const drc_v3 hi = drc_v((p.x > x.x ? p.x : x.x) + T, (p.y > x.y ? p.y : x.y) + T,
@@ -307,9 +312,13 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
     }
     for (int t = nd.first; t < nd.first + nd.count; t++) {
       const dr_col_tri tr = tris[t];
-      const drc_v3 a = drc_lerp(drc_xyz(v0[tr.a]), drc_xyz(v1[tr.a]), al_e);
-      const drc_v3 b = drc_lerp(drc_xyz(v0[tr.b]), drc_xyz(v1[tr.b]), al_e);
-      const drc_v3 c = drc_lerp(drc_xyz(v0[tr.c]), drc_xyz(v1[tr.c]), al_e);
+      drc_v3 a = drc_xyz(v1[tr.a]), b = drc_xyz(v1[tr.b]), c = drc_xyz(v1[tr.c]);
+      drc_v3 as = a, bs = b, cs = c;
+      if (moving) {
+        const drc_v3 a0 = drc_xyz(v0[tr.a]), b0 = drc_xyz(v0[tr.b]), c0 = drc_xyz(v0[tr.c]);
+        as = drc_lerp(a0, a, al_s), bs = drc_lerp(b0, b, al_s), cs = drc_lerp(c0, c, al_s);
+        a = drc_lerp(a0, a, al_e), b = drc_lerp(b0, b, al_e), c = drc_lerp(c0, c, al_e);
+      }
       float v, w;
       drc_closest_tri(x, a, b, c, &v, &w);
       const drc_v3 g = drc_sub(x, drc_bary(a, b, c, v, w));
@@ -320,20 +329,18 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
         pv = v;
         pw = w;
       }
-      /* continuous: planes at the start and the end of the substep */
-      const drc_v3 as = drc_lerp(drc_xyz(v0[tr.a]), drc_xyz(v1[tr.a]), al_s);
-      const drc_v3 bs = drc_lerp(drc_xyz(v0[tr.b]), drc_xyz(v1[tr.b]), al_s);
-      const drc_v3 cs = drc_lerp(drc_xyz(v0[tr.c]), drc_xyz(v1[tr.c]), al_s);
-      const drc_v3 ns = drc_cross(drc_sub(bs, as), drc_sub(cs, as));
+      /* continuous: planes at the start and the end of the substep; the
+       * signs first (unnormalised), the lengths only for a sign change */
       const drc_v3 ne = drc_cross(drc_sub(b, a), drc_sub(c, a));
+      const drc_v3 ns = moving ? drc_cross(drc_sub(bs, as), drc_sub(cs, as)) : ne;
+      const float dsu = drc_dot(drc_sub(p, as), ns), deu = drc_dot(drc_sub(x, a), ne);
+      /* closed: only from the outside in; open: from either side */
+      const int front = dsu >= 0.0f && deu < 0.0f;
+      const int back = !closed && dsu <= 0.0f && deu > 0.0f;
+      if (!front && !back) continue;
       const float ls = DRC_SQRT(drc_dot(ns, ns)), le = DRC_SQRT(drc_dot(ne, ne));
       if (!(ls > 0.0f) || !(le > 0.0f)) continue;
-      const float ds = drc_dot(drc_sub(p, as), ns) / ls;
-      const float de = drc_dot(drc_sub(x, a), ne) / le;
-      /* closed: only from the outside in; open: from either side */
-      const int front = ds >= 0.0f && de < 0.0f;
-      const int back = !mc.closed && ds <= 0.0f && de > 0.0f;
-      if (!front && !back) continue;
+      const float ds = dsu / ls, de = deu / le;
       const float tau = ds / (ds - de);
       if (!(tau < best_tau)) continue;
       /* the crossing point in the triangle of that moment */
@@ -376,7 +383,7 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
     const float gl = DRC_SQRT(best_d2);
     const float side = drc_dot(g, nf);
     if (!(gl > 0.0f)) n = nf;
-    else if (mc.closed && side < 0.0f) n = drc_mul(g, -1.0f / gl);
+    else if (closed && side < 0.0f) n = drc_mul(g, -1.0f / gl);
     else n = drc_mul(g, 1.0f / gl);
   }
   const drc_v3 u = drc_sub(C, drc_bary(as, bs, cs, v, w));

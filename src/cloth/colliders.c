@@ -252,7 +252,9 @@ int dr_colliders_create(const drape_scene *sc, dr_colliders **out, drape_err *e)
       return drape_fail(e, DRAPE_ENOMEM, "out of memory");
     }
     c->any_keys |= d->n_keys > 0;
-    c->meshes[m] = (dr_mesh_col){(float)d->friction, (float)d->thickness, 0, d->closed};
+    c->meshes[m] = (dr_mesh_col){(float)d->friction, (float)d->thickness, 0,
+                                 (d->closed ? DR_MESH_CLOSED : 0) |
+                                     (d->n_keys > 1 ? DR_MESH_MOVING : 0)};
     vf += d->n_vertices;
   }
   if (c->n_meshes > 0 && build_trees(c, sc)) {
