@@ -15,6 +15,7 @@ PKGS=(
   ffmpeg gnuplot-nox python3 python3-numpy
   clang libclang-rt-14-dev   # libFuzzer for tests/cli_fuzz_scene.sh (clang is 14 on Debian 12)
   blender                    # tests/cli_blender.sh imports OBJ frames (Blender 3.4 on Debian 12)
+  slurm-wlm munge            # tests/cli_batch_slurm.sh: drape batch --slurm on a one-node Slurm
 )
 # Optional extras: --bench adds the peer library the benchmark compares with.
 if [[ "${1:-}" == "--bench" ]]; then PKGS+=(libbullet-dev); fi

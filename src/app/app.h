@@ -23,6 +23,7 @@ int cmd_bench(dr_app *app, int argc, char **argv);
 int cmd_string(dr_app *app, int argc, char **argv);
 int cmd_view(dr_app *app, int argc, char **argv);
 int cmd_compare(dr_app *app, int argc, char **argv); /* cmd_compare.c */
+int cmd_batch(dr_app *app, int argc, char **argv);   /* cmd_batch.c */
 
 /* Maps a drape_err code to the exit code and prints the message. */
 int drape_app_report(const drape_err *e);

@@ -20,6 +20,7 @@ static const command commands[] = {
     {"string", cmd_string, "run the seed 000 string (CPU), CSV out"},
     {"view", cmd_view, "interactive viewer: drape, grab the cloth, drag the string"},
     {"compare", cmd_compare, "one scene with each solver: strain, energy, stability, speed"},
+    {"batch", cmd_batch, "parameter sweeps: many runs, K at a time, shards, Slurm, summary"},
 };
 
 static void usage(FILE *out) {
