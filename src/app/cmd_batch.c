@@ -17,8 +17,8 @@
  * run that finds none (written to a temporary name and linked into place,
  * so of two shards starting together exactly one plan wins); every later
  * run and every shard, on any machine, takes the values from it. Why not
- * recompute them on each machine: "logspace" uses the C library's exp and
- * log, whose last bit may differ between library versions, and a resumed
+ * recompute them on each machine: "logspace" uses the C library's pow and
+ * log10, whose last bit may differ between library versions, and a resumed
  * job must be the job that was planned.
  *
  * How jobs run: each in a child process, this same executable with the
@@ -460,7 +460,9 @@ static double gen_value(const vary_entry *ve, long i) {
   if (i == ve->count - 1) return ve->b;
   const double t = (double)i / (double)(ve->count - 1);
   if (ve->kind == GEN_LINSPACE) return ve->a + (ve->b - ve->a) * t;
-  return exp(log(ve->a) + (log(ve->b) - log(ve->a)) * t);
+  /* in decades: the exponents of 1e-5 .. 1e-1 are exact, so the values
+   * between are the doubles nearest 1e-4, 1e-3, ... (exp(log) was not) */
+  return pow(10.0, log10(ve->a) + (log10(ve->b) - log10(ve->a)) * t);
 }
 
 /* splitmix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number
@@ -1509,12 +1511,15 @@ static int cmp_xy(const void *a, const void *b) {
   return (p[0] > q[0]) - (p[0] < q[0]);
 }
 
+/* Lines join a --by group's points along x on a grid (product); random
+ * draws are points only (a line through them would zigzag). */
 static int summary_plot(const char *dir, const pcol *cols, int n_cols, const cJSON *const *vals,
-                        const srow *rows, long n, const batch_opts *o, int quiet, drape_err *e) {
+                        const srow *rows, long n, int random, const batch_opts *o, int quiet,
+                        drape_err *e) {
   /* x: --x, else the first numeric column that takes two values or more */
   const pcol *xc = NULL, *bc = NULL;
   for (int c = 0; c < n_cols; c++) {
-    if (o->x ? !strcmp(cols[c].name, o->x) : !cols[c].numeric) continue;
+    if (o->x ? strcmp(cols[c].name, o->x) != 0 : !cols[c].numeric) continue;
     if (!o->x) {
       int varies = 0;
       for (long j = 1; j < n && !varies; j++) varies = param_num(vals[j], &cols[c]) != param_num(vals[0], &cols[c]);
@@ -1610,7 +1615,7 @@ static int summary_plot(const char *dir, const pcol *cols, int n_cols, const cJS
     drape_fmt_double(v, sizeof v, groups[q]);
     snprintf(t, sizeof t, "%s = %s", bc ? bc->name : "", v);
     fprintf(f, "%s'summary_plot.dat' index %d using 1:2 with %s lw 2 pt 7 title ", q ? ", " : "",
-            q, bc ? "linespoints" : "points");
+            q, bc && !random ? "linespoints" : "points");
     if (bc) dr_gp_str(f, t);
     else fputs("''", f);
     fputs(" noenhanced", f);
@@ -1828,7 +1833,9 @@ static int summary_write(const char *dir, const batch_opts *o, int quiet, drape_
   if (!rc && !quiet)
     printf("drape batch: summary of %ld jobs (%ld done, %ld failed, %ld not run): %s/summary.csv, "
            "%s/summary.json\n", n, n_done, n_failed, n_missing, dir, dir);
-  if (!rc && !o->no_plot) rc = summary_plot(dir, cols, n_cols, vals, rows, n, o, quiet, e);
+  const cJSON *mode = cJSON_GetObjectItemCaseSensitive(plan, "mode");
+  const int random = cJSON_IsString(mode) && !strcmp(mode->valuestring, "samples");
+  if (!rc && !o->no_plot) rc = summary_plot(dir, cols, n_cols, vals, rows, n, random, o, quiet, e);
   for (j = 0; j < n; j++) cJSON_Delete(rows[j].st);
   free(rows);
   free(cols);
