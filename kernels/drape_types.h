@@ -85,6 +85,21 @@ typedef struct dr_distance {
   dr_float compliance;  /* alpha in m/N (inverse stiffness); 0 = rigid    */
 } dr_distance;          /* 16 bytes */
 
+/* A dihedral bending constraint of a mesh cloth (kernels/dihedral.cl):
+ * triangles (a, b, c) and (b, a, d) share the edge a-b; the signed angle
+ * between them is held at `rest` (rad) with XPBD compliance `compliance`
+ * (1/(N m): rad^2 per joule). Coloured and launched apart from the
+ * distance constraints (dr_model.bend). */
+typedef struct dr_dihedral {
+  dr_int a, b;          /* the shared edge                                */
+  dr_int c, d;          /* the corners opposite it                        */
+  dr_float rest;        /* rest angle in rad, in [-pi, pi]                */
+  dr_float compliance;  /* alpha in 1/(N m)                               */
+  dr_int edge;          /* (sorted) index of the edge's stretch link: the
+                           constraint stops when it tears; -1: none       */
+  dr_int pad;
+} dr_dihedral;          /* 32 bytes */
+
 /* Per-substep parameters, set as a kernel argument once per frame (they
  * change only when the user edits a parameter). */
 typedef struct dr_step_params {

@@ -21,3 +21,6 @@ _Static_assert(sizeof(dr_sphere) == 32, "dr_sphere layout");
 _Static_assert(offsetof(dr_sphere, velocity_friction) == 16, "dr_sphere.velocity offset");
 _Static_assert(sizeof(dr_kinematic) == 48, "dr_kinematic layout");
 _Static_assert(offsetof(dr_kinematic, particle) == 32, "dr_kinematic.particle offset");
+_Static_assert(sizeof(dr_dihedral) == 32, "dr_dihedral layout");
+_Static_assert(offsetof(dr_dihedral, rest) == 16, "dr_dihedral.rest offset");
+_Static_assert(offsetof(dr_dihedral, edge) == 24, "dr_dihedral.edge offset");

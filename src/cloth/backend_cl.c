@@ -17,12 +17,13 @@
 
 enum {
   K_WIND_TRI, K_WIND_GATHER, K_PREDICT, K_DRIVE, K_PROJECT, K_TETHERS, K_COLLIDE, K_UPDATE,
-  K_FUSED, K_TEAR, K_TEAR_TRI, K_NORMALS, K_VERLET, K_SPRINGS_FORCES, K_SPRINGS_ADVANCE, K_COUNT
+  K_FUSED, K_TEAR, K_TEAR_TRI, K_NORMALS, K_VERLET, K_SPRINGS_FORCES, K_SPRINGS_ADVANCE, K_BEND,
+  K_COUNT
 };
 static const char *const kernel_names[K_COUNT] = {
     "wind_triangles", "wind_gather", "predict", "drive_kinematic", "project_distance", "tethers",
     "collide", "update_velocities", "update_fused", "tear_constraints", "tear_triangles",
-    "vertex_normals", "verlet_predict", "springs_forces", "springs_advance"};
+    "vertex_normals", "verlet_predict", "springs_forces", "springs_advance", "project_dihedral"};
 /* The GPU form (docs/solver.md, "Two kernel forms"): one constraint or
  * particle per work item, same argument names (springs_forces_g: the
  * springs slot-major, adj_n and stride instead of adj_off); NULL keeps the
@@ -44,6 +45,7 @@ typedef struct cl_state {
                                form's DR_PROJECT_PAD, none in the GPU one */
   cl_mem x, p, v, n, obj, mat, ca, cb, crest, ccomp, lambda, sph, kin, tris, tri_edge, vt_off, vt_list,
       tri_force, tpin, trest, cpat, bad;
+  cl_mem bend, bend_lambda; /* dihedral bending (mesh cloths) and its lambda */
   /* the springs solver (springs_create): its lists (CSR in the vector
    * form; slot-major with sp_off = the count per particle in the GPU form),
    * the new velocities and the divergence flag (lowest diverged particle,
@@ -99,6 +101,9 @@ static int set_static_args(drape_sim *s, drape_err *e) {
   BIND(K_PREDICT, 0, A("x", c->x), A("p", c->p), A("v", c->v), A("obj", c->obj),
        A("objects", c->mat));
   BIND(K_DRIVE, 0, A("x", c->x), A("kin", c->kin));
+  cl_mem blam = c->bend_lambda ? c->bend_lambda : c->x; /* never touched in NONE mode */
+  if (c->bend)
+    BIND(K_BEND, 0, A("x", c->x), A("bend", c->bend), A("ccomp", c->ccomp), A("lambda", blam));
   BIND(K_PROJECT, 0, A("x", c->x), A("ca", c->ca), A("cb", c->cb), A("crest", c->crest),
        A("ccomp", c->ccomp), A("lambda", lam));
   if (!c->gpu) BIND(K_PROJECT, 10, A("pattern", c->cpat));
@@ -148,6 +153,11 @@ static int cl_ensure(drape_sim *s, drape_err *e) {
   if (s->params.iterations > 1 && !c->lambda && s->m.n_cons > 0) {
     if ((rc = mk(s, &c->lambda, sizeof(float) * ((size_t)s->m.n_cons + c->cons_pad), NULL,
                  "lambda", e)))
+      return rc;
+    changed = 1;
+  }
+  if (s->params.iterations > 1 && !c->bend_lambda && s->m.n_bend > 0) {
+    if ((rc = mk(s, &c->bend_lambda, sizeof(float) * (size_t)s->m.n_bend, NULL, "bend lambda", e)))
       return rc;
     changed = 1;
   }
@@ -232,6 +242,7 @@ static int cl_begin(drape_sim *s, drape_err *e) {
   BIND(K_WIND_TRI, 4, A("sp", sp));
   BIND(K_WIND_GATHER, 5, A("sp", sp));
   BIND(K_PROJECT, 8, A("inv_h2", sp.inv_h2));
+  if (c->bend) BIND(K_BEND, 6, A("inv_h2", sp.inv_h2));
   BIND(K_DRIVE, 2, A("n_kin", nk));
   BIND(K_VERLET, 4, A("sp", sp));
   if (c->sp_div) {
@@ -268,6 +279,14 @@ static int cl_project(drape_sim *s, int colour, int mode, drape_err *e) {
   if (c->gpu) return launch(s, K_PROJECT, (size_t)count, e);
   BIND(K_PROJECT, 11, A("group0", c->group_off[colour]));
   return launch(s, K_PROJECT, ((size_t)count + DR_PROJECT_LANES - 1) / DR_PROJECT_LANES, e);
+}
+/* One item per constraint in both forms (kernels/dihedral.cl says why). */
+static int cl_project_bend(drape_sim *s, int colour, int mode, drape_err *e) {
+  cl_state *c = ST(s);
+  int first = s->m.bend_colour_off[colour], count = s->m.bend_colour_off[colour + 1] - first;
+  BIND(K_BEND, 4, A("first", first), A("count", count));
+  BIND(K_BEND, 7, A("lambda_mode", mode));
+  return launch(s, K_BEND, (size_t)count, e);
 }
 static int cl_tethers(drape_sim *s, drape_err *e) {
   return launch(s, K_TETHERS, particle_groups(s), e);
@@ -510,7 +529,7 @@ static void cl_destroy(drape_sim *s) {
   cl_mem *all[] = {&c->x, &c->p, &c->v, &c->n, &c->obj, &c->mat, &c->ca, &c->cb, &c->crest,
                    &c->ccomp, &c->lambda, &c->sph,
                    &c->kin, &c->tris, &c->tri_edge, &c->vt_off, &c->vt_list, &c->tri_force,
-                   &c->tpin, &c->trest, &c->cpat, &c->bad,
+                   &c->tpin, &c->trest, &c->cpat, &c->bad, &c->bend, &c->bend_lambda,
                    &c->sp_off, &c->sp_j, &c->sp_prm, &c->sp_vn, &c->sp_div};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dr_cl_buffer_release(all[i]);
   free(c->group_off);
@@ -600,7 +619,9 @@ int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
       (s->any_tear && (rc = mk(s, &c->tri_edge, (size_t)m->n_tris * 3 * sizeof(dr_int), m->tri_edge,
                                "triangle edges", e))) ||
       (slots && (rc = mk(s, &c->tpin, np * slots * sizeof(dr_int), tpin_pad, "tether pins", e))) ||
-      (slots && (rc = mk(s, &c->trest, np * slots * sizeof(float), trest_pad, "tether rests", e)))) {
+      (slots && (rc = mk(s, &c->trest, np * slots * sizeof(float), trest_pad, "tether rests", e))) ||
+      (m->n_bend > 0 && (rc = mk(s, &c->bend, (size_t)m->n_bend * sizeof(dr_dihedral), m->bend,
+                                 "bending constraints", e)))) {
     free(obj_pad); free(tpin_pad); free(trest_pad);
     cl_destroy(s);
     return rc;
@@ -665,6 +686,7 @@ const sim_backend dr_backend_cl = {
     .predict = cl_predict,
     .drive = cl_drive,
     .project = cl_project,
+    .project_bend = cl_project_bend,
     .tethers = cl_tethers,
     .self_collision = cl_self_collision,
     .collide = cl_collide,

@@ -13,6 +13,7 @@ typedef struct cpu_state {
   dr_float4 *x, *p, *v, *n, *tri_force;
   dr_distance *cons;
   float *lambda;
+  float *bend_lambda;   /* the dihedral constraints' (iterations > 1)     */
   dr_uint *tris;
   dr_object *mat;
   dr_sphere *sph;
@@ -36,6 +37,10 @@ static int cpu_ensure(drape_sim *s, drape_err *e) {
   if (s->params.iterations > 1 && !c->lambda && s->m.n_cons > 0) {
     c->lambda = calloc((size_t)s->m.n_cons, sizeof *c->lambda);
     if (!c->lambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
+  }
+  if (s->params.iterations > 1 && !c->bend_lambda && s->m.n_bend > 0) {
+    c->bend_lambda = calloc((size_t)s->m.n_bend, sizeof *c->bend_lambda);
+    if (!c->bend_lambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
   }
   if (s->params.wind_enabled && !c->tri_force && s->m.n_tris > 0) {
     c->tri_force = calloc((size_t)s->m.n_tris, sizeof *c->tri_force);
@@ -85,6 +90,12 @@ static int cpu_project(drape_sim *s, int colour, int mode, drape_err *e) {
   cpu_state *c = ST(s);
   int first = s->m.colour_off[colour], count = s->m.colour_off[colour + 1] - first;
   cpu_project_distance(c->x, c->cons, c->lambda, first, count, s->sp.inv_h2, mode);
+  return DRAPE_OK;
+}
+static int cpu_project_bend(drape_sim *s, int colour, int mode, drape_err *e) {
+  cpu_state *c = ST(s);
+  int first = s->m.bend_colour_off[colour], count = s->m.bend_colour_off[colour + 1] - first;
+  cpu_project_dihedral(c->x, s->m.bend, c->cons, c->bend_lambda, first, count, s->sp.inv_h2, mode);
   return DRAPE_OK;
 }
 static int cpu_tethers_stage(drape_sim *s, drape_err *e) {
@@ -213,7 +224,7 @@ static void cpu_destroy(drape_sim *s) {
   cpu_state *c = ST(s);
   if (!c) return;
   free(c->x); free(c->p); free(c->v); free(c->n); free(c->tri_force);
-  free(c->cons); free(c->lambda); free(c->tris); free(c->mat); free(c->sph); free(c->kin);
+  free(c->cons); free(c->lambda); free(c->bend_lambda); free(c->tris); free(c->mat); free(c->sph); free(c->kin);
   free(c->sp_off); free(c->sp_j); free(c->sp_prm); free(c->vn);
   if (c->has_sc) selfcol_cpu_destroy(&c->sc);
   free(c);
@@ -257,6 +268,7 @@ const sim_backend dr_backend_cpu = {
     .predict = cpu_predict_stage,
     .drive = cpu_drive,
     .project = cpu_project,
+    .project_bend = cpu_project_bend,
     .tethers = cpu_tethers_stage,
     .self_collision = cpu_self_collision,
     .collide = cpu_collide_stage,

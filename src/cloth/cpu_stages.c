@@ -4,6 +4,8 @@
 
 #include <math.h>
 
+#include "dihedral.cl" /* kernels/: dihedral1, the kernel's own code */
+
 void cpu_predict(dr_float4 *x, dr_float4 *p, const dr_float4 *v, const dr_int *obj,
                  const dr_object *objects, const dr_step_params *sp) {
   const float h = sp->h;
@@ -66,6 +68,15 @@ void cpu_project_distance(dr_float4 *x, const dr_distance *c, float *lambda, int
     xb.z = xb.z - xb.w * gz;
     x[cs.a] = xa;
     x[cs.b] = xb;
+  }
+}
+
+void cpu_project_dihedral(dr_float4 *x, const dr_dihedral *bend, const dr_distance *cons,
+                          float *lambda, int first, int count, float inv_h2, int lambda_mode) {
+  for (int k = first; k < first + count; k++) {
+    const dr_dihedral q = bend[k];
+    if (q.edge >= 0 && cons[q.edge].compliance < 0.0f) continue; /* its edge is torn */
+    dihedral1(x, q, lambda, k, inv_h2, lambda_mode);
   }
 }
 

@@ -181,6 +181,11 @@ static int substep_xpbd(drape_sim *s, frame_plan *f, int k, drape_err *e) {
   if (f->drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)S, e));
   for (int it = 0; it < I; it++) {
     const int mode = I == 1 ? DR_LAMBDA_NONE : it == 0 ? DR_LAMBDA_FIRST : DR_LAMBDA_KEEP;
+    /* the mesh cloths' dihedral bending first, as the grid's bend links
+     * come first in the colours (model.c), so the sweep ends with the
+     * links that carry the load */
+    for (int c = 0; c < s->m.n_bend_colours; c++)
+      STAGE(DRAPE_STAGE_PROJECT, be->project_bend(s, c, mode, e));
     for (int c = 0; c < s->m.n_colours; c++) {
       s->cur_colour = c; /* OpenCL: the launch's event carries it */
       STAGE(DRAPE_STAGE_PROJECT, be->project(s, c, mode, e));
@@ -225,13 +230,15 @@ static int substep_jakobsen(drape_sim *s, frame_plan *f, int k, drape_err *e) {
   STAGE(DRAPE_STAGE_VERLET, be->verlet_predict(s, e));
   if (f->drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)f->S, e));
   for (int it = 0; it < f->I; it++) {
+    for (int c = 0; c < s->m.n_bend_colours; c++)
+      STAGE(DRAPE_STAGE_PROJECT, be->project_bend(s, c, DR_LAMBDA_NONE, e));
     for (int c = 0; c < s->m.n_colours; c++) {
       s->cur_colour = c;
       STAGE(DRAPE_STAGE_PROJECT, be->project(s, c, DR_LAMBDA_NONE, e));
       if (be->host_timed && c < DRAPE_TIMING_COLOURS) s->tm.colour_ms[c] += s->last_stage_ms;
     }
     s->cur_colour = -1;
-    s->tm.projections += (uint64_t)s->m.n_cons;
+    s->tm.projections += (uint64_t)s->m.n_cons + (uint64_t)s->m.n_bend;
   }
   if (s->col) STAGE(DRAPE_STAGE_COLLIDERS, dr_colliders_run(s, substep_end(s, k), e));
   if (f->contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, substep_end(s, k), e));
@@ -283,7 +290,7 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   f.contacts = s->n_spheres > 0 || s->has_floor;
   f.tear = pr->tearing_enabled && s->any_tear;
   f.drive = s->n_kin > 0;
-  f.per_iteration = (uint64_t)s->m.n_cons + (f.tethers ? (uint64_t)s->m.n_tethers : 0);
+  f.per_iteration = (uint64_t)s->m.n_cons + (uint64_t)s->m.n_bend + (f.tethers ? (uint64_t)s->m.n_tethers : 0);
   /* Which per-particle stages join update_fused (pr->fuse_stages): the
    * last iteration's tethers unless self-collision or the colliders' stage
    * runs between them, the

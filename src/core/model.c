@@ -13,6 +13,8 @@
 #include "core/model_mesh.h"
 #include "core/util.h"
 
+#include "dihedral.cl" /* kernels/: dr_dihedral_angle, the kernel's own */
+
 /* ---- constraint generators ---- */
 
 static void put(dr_distance *out, unsigned char *type, int *n, int a, int b, double rest,
@@ -431,6 +433,7 @@ void dr_model_free(dr_model *m) {
   free(m->tris); free(m->tri_edge); free(m->vt_off); free(m->vt_list); free(m->lines);
   free(m->tether_pin); free(m->tether_rest);
   free(m->stitch_con); free(m->stitch_rest0); free(m->stitch_close);
+  free(m->bend); free(m->bend_obj); free(m->bend_colour_off);
   free(m->info); free(m->mat); free(m->damping_rate); free(m->strain_off); free(m->strain_idx);
   for (int i = 0; i < m->n_paths; i++) free(m->paths[i].keys);
   free(m->paths);
@@ -549,6 +552,68 @@ static int *colour_order(const dr_model *m) {
   return order;
 }
 
+/* The dihedral constraints' own colouring: greedy, each takes the lowest
+ * colour none of the constraints already coloured at any of its four
+ * particles has, visited in the order they were built (edge by edge,
+ * which follows the vertex order); then a stable sort by colour. Apart
+ * from the distance constraints' colours: they are launched as their own
+ * kernel (kernels/dihedral.cl), before the distance colours of each
+ * iteration (step.c), so a sweep still ends with the links that carry the
+ * load. */
+static int colour_bends(dr_model *m, drape_err *e) {
+  const int n = m->n_bend;
+  unsigned long long *used = calloc((size_t)(m->n_particles > 0 ? m->n_particles : 1), sizeof *used);
+  int *col = malloc(sizeof *col * (size_t)(n > 0 ? n : 1));
+  dr_dihedral *sorted = malloc(sizeof *sorted * (size_t)(n > 0 ? n : 1));
+  int *sorted_obj = malloc(sizeof *sorted_obj * (size_t)(n > 0 ? n : 1));
+  int rc = DRAPE_OK, nk = 0;
+  if (!used || !col || !sorted || !sorted_obj) {
+    rc = drape_fail(e, DRAPE_ENOMEM, "out of memory colouring %d bending constraints", n);
+    goto done;
+  }
+  for (int i = 0; i < n; i++) {
+    const dr_dihedral *d = &m->bend[i];
+    const unsigned long long busy = used[d->a] | used[d->b] | used[d->c] | used[d->d];
+    int k = 0;
+    while (k < DRAPE_MAX_COLOURS && (busy >> k & 1ULL)) k++;
+    if (k == DRAPE_MAX_COLOURS) {
+      rc = drape_fail(e, DRAPE_EINVAL,
+                      "cloth \"%s\": its bending constraints need more than %d colours (a vertex "
+                      "with too many triangles?)",
+                      m->info[m->bend_obj[i]].name, DRAPE_MAX_COLOURS);
+      goto done;
+    }
+    col[i] = k;
+    if (k + 1 > nk) nk = k + 1;
+    used[d->a] |= 1ULL << k, used[d->b] |= 1ULL << k, used[d->c] |= 1ULL << k, used[d->d] |= 1ULL << k;
+  }
+  m->n_bend_colours = nk;
+  if (!ALLOC(m->bend_colour_off, nk + 1)) {
+    rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    goto done;
+  }
+  for (int i = 0; i < n; i++) m->bend_colour_off[col[i] + 1]++;
+  for (int k = 0; k < nk; k++) m->bend_colour_off[k + 1] += m->bend_colour_off[k];
+  {
+    int *fill = calloc((size_t)nk + 1, sizeof *fill);
+    if (!fill) {
+      rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+      goto done;
+    }
+    for (int i = 0; i < n; i++) {
+      const int at = m->bend_colour_off[col[i]] + fill[col[i]]++;
+      sorted[at] = m->bend[i];
+      sorted_obj[at] = m->bend_obj[i];
+    }
+    free(fill);
+    memcpy(m->bend, sorted, sizeof *sorted * (size_t)n);
+    memcpy(m->bend_obj, sorted_obj, sizeof *sorted_obj * (size_t)n);
+  }
+done:
+  free(used), free(col), free(sorted), free(sorted_obj);
+  return rc;
+}
+
 /* ---- mesh cloths (docs/solver.md "Mesh cloths") ---- */
 
 static double dist3(const double *a, const double *b) {
@@ -557,15 +622,14 @@ static double dist3(const double *a, const double *b) {
 
 /* One mesh cloth: particles (mass lumped a third of each triangle's area
  * per vertex, or particle_mass), pins (pin_vertices, pin_box, paths), a
- * stretch link per unique edge, a bend link per edge shared by exactly two
- * triangles, and its triangles. The bend link joins the two corners
- * opposite the edge at their starting distance (the "cross-edge spring"):
- * it resists folding about the edge as the grid's (r, c)-(r, c+2) links
- * resist folding about a grid line. Edges with one triangle (borders) or
- * more than two (seams of non-manifold meshes) get no bend link and are
- * otherwise ordinary edges. */
+ * stretch link per unique edge, a dihedral bending constraint per edge
+ * shared by exactly two triangles (kernels/dihedral.cl), and its
+ * triangles. Edges with one triangle (borders) or more than two (seams of
+ * non-manifold meshes) get no bending constraint and are otherwise
+ * ordinary edges. *bi: the next free slot of m->bend. */
 static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_mesh_topo *t,
-                            dr_model *m, int *pi, int *ci, int *ti, int *pathi, drape_err *e) {
+                            dr_model *m, int *pi, int *ci, int *ti, int *pathi, int *bi,
+                            drape_err *e) {
   const drape_cloth_mesh *me = &c->mesh;
   drape_object_info *inf = &m->info[oi];
   const int first = *pi, nv = me->n_vertices;
@@ -642,15 +706,45 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
     put(m->cons + first_c, m->cons_type + first_c, &n, first + a, first + b,
         dist3(me->vertices + 3 * a, me->vertices + 3 * b), cs, DR_C_STRETCH);
   }
+  /* Dihedral bending (kernels/dihedral.cl): corners a, b of the edge in
+   * the order of the first triangle's corners (so (a, b, p) is that
+   * triangle as wound), p and q opposite it; the rest angle measured with
+   * the kernel's own function on the starting positions as the solver
+   * holds them (float), so a mesh at rest starts with C = 0 exactly. The
+   * compliance is scaled per edge as discrete shells weight their hinge
+   * energy (Grinspun et al. 2003: stiffness ~ |e|^2 / (area of the two
+   * triangles / 3)), so that compliance.bend is one material's inverse
+   * bending stiffness, not a per-edge one: refining a mesh keeps its
+   * stiffness. */
   for (int ed = 0; ed < t->n_edges; ed++) {
     if (t->edge_n_tris[ed] != 2) continue;
-    const int a = t->edge[ed][0], b = t->edge[ed][1];
-    const int p = dr_mesh_opposite(me->tris, t->edge_tri[ed][0], a, b);
-    const int q = dr_mesh_opposite(me->tris, t->edge_tri[ed][1], a, b);
-    /* two triangles on the same three corners (a doubled face): nothing
-     * to bend; a link of rest 0 keeps the count the sizes pass made */
-    put(m->cons + first_c, m->cons_type + first_c, &n, first + p, first + q,
-        dist3(me->vertices + 3 * p, me->vertices + 3 * q), cb, DR_C_BEND);
+    const int t0 = t->edge_tri[ed][0], t1 = t->edge_tri[ed][1];
+    int a = t->edge[ed][0], b = t->edge[ed][1];
+    for (int q = 0; q < 3; q++)
+      if (me->tris[3 * t0 + q] == b && me->tris[3 * t0 + (q + 1) % 3] == a) { a = b, b = t->edge[ed][0]; break; }
+    const int p = dr_mesh_opposite(me->tris, t0, a, b);
+    const int q = dr_mesh_opposite(me->tris, t1, a, b);
+    const double *xa = me->vertices + 3 * a, *xb = me->vertices + 3 * b;
+    const double *xp = me->vertices + 3 * p, *xq = me->vertices + 3 * q;
+    const double el = dist3(xa, xb);
+    double area2 = 0;
+    for (int side = 0; side < 2; side++) {
+      const double *o = side ? xq : xp;
+      double u[3], w[3];
+      for (int j = 0; j < 3; j++) u[j] = xa[j] - o[j], w[j] = xb[j] - o[j];
+      const double nx = u[1] * w[2] - u[2] * w[1], ny = u[2] * w[0] - u[0] * w[2], nz = u[0] * w[1] - u[1] * w[0];
+      area2 += 0.5 * sqrt(nx * nx + ny * ny + nz * nz);
+    }
+    dr_dihedral *d = &m->bend[*bi];
+    d->a = first + a, d->b = first + b, d->c = first + p, d->d = first + q;
+    /* a doubled face (p == q) or a zero-length edge: nothing to bend;
+     * the kernel skips it (zero normal) */
+    d->rest = dr_dihedral_angle(m->x0[d->a], m->x0[d->b], m->x0[d->c], m->x0[d->d]);
+    d->compliance = el > 0 ? (float)(cb * area2 / (3.0 * el * el)) : 0.0f;
+    d->edge = first_c + ed; /* mapped to the sorted index after colouring */
+    d->pad = 0;
+    m->bend_obj[*bi] = oi;
+    (*bi)++;
   }
   for (int j = 0; j < n; j++) m->cons_obj[first_c + j] = oi;
   *ci += n;
@@ -706,7 +800,7 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
   if (rc || (rc = check_supported(s, e))) return rc;
 
   /* sizes (and the edges of mesh cloths) */
-  long long np = 0, nc = 0, nt = 0, nl = 0, npaths = 0;
+  long long np = 0, nc = 0, nt = 0, nl = 0, npaths = 0, nbend = 0;
   dr_mesh_topo *topo = calloc((size_t)(s->n_cloth > 0 ? s->n_cloth : 1), sizeof *topo);
   if (!topo) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   for (int i = 0; i < s->n_cloth; i++) {
@@ -719,7 +813,8 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
         return rc;
       }
       np += c->mesh.n_vertices;
-      nc += topo[i].n_edges + topo[i].n_bend;
+      nc += topo[i].n_edges;
+      nbend += topo[i].n_bend;
       nt += c->mesh.n_tris;
       npaths += c->n_pin_paths;
       continue;
@@ -737,7 +832,7 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
   long long nst = 0;
   for (int i = 0; i < s->n_stitch; i++) nst += s->stitch[i].n;
   nc += nst;
-  if (np > 0x7fffffff / 4 || nc > 0x7fffffff / 2 || nt > 0x7fffffff / 4) {
+  if (np > 0x7fffffff / 4 || nc > 0x7fffffff / 2 || nt > 0x7fffffff / 4 || nbend > 0x7fffffff / 4) {
     for (int j = 0; j < s->n_cloth; j++) dr_mesh_topo_free(&topo[j]);
     free(topo);
     return drape_fail(e, DRAPE_EINVAL, "scene too large: %lld particles, %lld constraints", np, nc);
@@ -754,6 +849,8 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
   ALLOC(m->vt_off, np + 1); ALLOC(m->vt_list, 3 * nt);
   ALLOC(m->info, m->n_objects); ALLOC(m->mat, m->n_objects); ALLOC(m->damping_rate, m->n_objects);
   ALLOC(m->strain_off, m->n_objects + 1); ALLOC(m->paths, npaths);
+  m->n_bend = (int)nbend;
+  ALLOC(m->bend, nbend); ALLOC(m->bend_obj, nbend);
   m->n_stitch = (int)nst;
   ALLOC(m->stitch_con, nst); ALLOC(m->stitch_rest0, nst); ALLOC(m->stitch_close, nst);
   int *new_index = NULL, *colour = NULL;
@@ -762,7 +859,7 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
   if (!m->x0 || !m->mass || !m->obj || !m->cons || !m->cons_type || !m->cons_obj || !m->tris ||
       !m->tri_edge || !m->lines || !m->vt_off || !m->vt_list || !m->info || !m->mat ||
       !m->damping_rate || !m->strain_off || !m->paths || !new_index || !colour ||
-      !m->stitch_con || !m->stitch_rest0 || !m->stitch_close) {
+      !m->stitch_con || !m->stitch_rest0 || !m->stitch_close || !m->bend || !m->bend_obj) {
     free(new_index); free(colour);
     for (int j = 0; j < s->n_cloth; j++) dr_mesh_topo_free(&topo[j]);
     free(topo);
@@ -770,7 +867,7 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     return drape_fail(e, DRAPE_ENOMEM, "out of memory building %lld particles", np);
   }
 
-  int pi = 0, ci = 0, ti = 0, li = 0, oi = 0, pathi = 0;
+  int pi = 0, ci = 0, ti = 0, li = 0, oi = 0, pathi = 0, bi = 0;
   for (int k = 0; k < s->n_cloth; k++, oi++) {
     const drape_cloth_def *c = &s->cloth[k];
     drape_object_info *inf = &m->info[oi];
@@ -778,7 +875,7 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     else snprintf(inf->name, sizeof inf->name, "cloth%d", k);
     inf->kind = DRAPE_OBJ_CLOTH;
     if (c->has_mesh) {
-      if ((rc = build_mesh_cloth(c, k, oi, &topo[k], m, &pi, &ci, &ti, &pathi, e))) goto fail;
+      if ((rc = build_mesh_cloth(c, k, oi, &topo[k], m, &pi, &ci, &ti, &pathi, &bi, e))) goto fail;
       continue;
     }
     inf->first_particle = pi;
@@ -990,6 +1087,8 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
   }
   for (int i = 0; i < 3 * m->n_tris; i++) m->tri_edge[i] = new_index[m->tri_edge[i]];
   for (int i = 0; i < m->n_stitch; i++) m->stitch_con[i] = new_index[m->stitch_con[i]];
+  for (int i = 0; i < m->n_bend; i++) m->bend[i].edge = new_index[m->bend[i].edge];
+  if ((rc = colour_bends(m, e))) goto fail;
 
   /* stretch links per object, for strain statistics */
   {

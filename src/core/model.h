@@ -37,6 +37,12 @@ typedef struct dr_model {
   int n_colours;
   int *colour_off;          /* n_colours + 1                                */
 
+  int n_bend;               /* dihedral bending constraints (mesh cloths)   */
+  dr_dihedral *bend;        /* sorted by colour (kernels/dihedral.cl)        */
+  int *bend_obj;            /* object of each (sorted) one                   */
+  int n_bend_colours;
+  int *bend_colour_off;     /* n_bend_colours + 1                            */
+
   int n_tris;
   dr_uint *tris;            /* 3 per triangle                               */
   int *tri_edge;            /* 3 sorted-constraint indices per triangle     */
