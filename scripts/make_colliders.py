@@ -3,7 +3,8 @@
 
 python3 only, no downloads, deterministic:
 
-  python3 scripts/make_colliders.py     # meshes/sphere_5k.obj, meshes/box.obj
+  python3 scripts/make_colliders.py     # meshes/sphere_5k.obj, meshes/box.obj,
+                                        # meshes/mannequin.obj
 
 sphere_5k.obj: a closed UV sphere of radius 1 about the origin, 50 segments
 by 50 rings (4900 triangles, 2452 vertices), outward winding, vertices on
@@ -11,6 +12,15 @@ the sphere (the facets lie inside it by at most r (1 - cos(pi/50)) = 2 mm
 per metre of radius).
 box.obj: the closed unit cube [-0.5, 0.5]^3, each face split into 2 x 2
 squares (48 triangles), outward winding.
+mannequin.obj: a standing figure 1.75 m tall, y up, feet on y = 0, facing
++z, arms out and down 25 degrees: legs, hips, torso, shoulders, neck, head,
+arms and hands as capsules and ellipsoids joined by a smooth minimum (the
+polynomial one, blend radius 3 cm) into one signed distance field, meshed
+by marching tetrahedra (each cube of a 2.5 cm grid split into the six
+tetrahedra around its main diagonal, so neighbouring cubes agree on their
+shared faces and the surface is closed); edge points shared by edge, kept
+at least 1% of an edge from its ends; each triangle wound so its normal
+follows the field's gradient (outward).
 """
 import math
 import os
@@ -90,12 +100,130 @@ def cube(n):
     return verts, tris
 
 
+def smin(a, b, k):
+    h = max(k - abs(a - b), 0.0) / k
+    return min(a, b) - h * h * k * 0.25
+
+
+def sd_capsule(p, a, b, r):
+    pa = [p[i] - a[i] for i in range(3)]
+    ba = [b[i] - a[i] for i in range(3)]
+    t = sum(pa[i] * ba[i] for i in range(3)) / sum(x * x for x in ba)
+    t = min(max(t, 0.0), 1.0)
+    d = [pa[i] - ba[i] * t for i in range(3)]
+    return math.sqrt(sum(x * x for x in d)) - r
+
+
+def sd_ellipsoid(p, c, r):
+    q = [(p[i] - c[i]) for i in range(3)]
+    k0 = math.sqrt(sum((q[i] / r[i]) ** 2 for i in range(3)))
+    k1 = math.sqrt(sum((q[i] / (r[i] * r[i])) ** 2 for i in range(3)))
+    if k1 == 0:
+        return -min(r)
+    return k0 * (k0 - 1.0) / k1
+
+
+def arm(side):
+    s = side
+    sh = (0.19 * s, 1.42, 0.0)
+    el = (0.19 * s + 0.27 * math.cos(math.radians(25)) * s, 1.42 - 0.27 * math.sin(math.radians(25)), 0.0)
+    wr = (el[0] + 0.25 * math.cos(math.radians(25)) * s, el[1] - 0.25 * math.sin(math.radians(25)), 0.0)
+    hand = (wr[0] + 0.06 * s, wr[1] - 0.025, 0.0)
+    return sh, el, wr, hand
+
+
+def body_sdf(p):
+    d = sd_ellipsoid(p, (0.0, 1.64, 0.0), (0.08, 0.11, 0.095))                  # head
+    d = smin(d, sd_capsule(p, (0, 1.44, 0), (0, 1.56, 0), 0.05), 0.03)          # neck
+    d = smin(d, sd_ellipsoid(p, (0.0, 1.2, 0.0), (0.17, 0.27, 0.11)), 0.03)     # torso
+    d = smin(d, sd_capsule(p, (-0.16, 1.40, 0), (0.16, 1.40, 0), 0.065), 0.04)  # shoulders
+    d = smin(d, sd_ellipsoid(p, (0.0, 0.93, 0.0), (0.18, 0.13, 0.12)), 0.04)    # hips
+    for s in (-1.0, 1.0):
+        sh, el, wr, hand = arm(s)
+        d = smin(d, sd_capsule(p, sh, el, 0.047), 0.03)                         # upper arm
+        d = smin(d, sd_capsule(p, el, wr, 0.038), 0.02)                         # forearm
+        d = smin(d, sd_ellipsoid(p, hand, (0.055, 0.03, 0.045)), 0.02)          # hand
+        hip, knee, ankle = (0.095 * s, 0.9, 0.0), (0.1 * s, 0.49, 0.01), (0.1 * s, 0.085, 0.0)
+        d = smin(d, sd_capsule(p, hip, knee, 0.075), 0.03)                      # thigh
+        d = smin(d, sd_capsule(p, knee, ankle, 0.05), 0.02)                     # shin
+        d = smin(d, sd_capsule(p, (0.1 * s, 0.04, -0.03), (0.1 * s, 0.035, 0.13), 0.035), 0.03)  # foot
+    return d
+
+
+# the six tetrahedra of a cube around its diagonal 0-6 (corners as bits x, y, z)
+CUBE = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]
+TETS = [(0, 6, 1, 2), (0, 6, 2, 3), (0, 6, 3, 7), (0, 6, 7, 4), (0, 6, 4, 5), (0, 6, 5, 1)]
+
+
+def mannequin(h=0.025):
+    lo = (-0.86, -0.02, -0.2)
+    n = [int(math.ceil((hi - l) / h)) + 1 for l, hi in zip(lo, (0.86, 1.78, 0.24))]
+    field = {}
+    for i in range(n[0]):
+        for j in range(n[1]):
+            for k in range(n[2]):
+                p = (lo[0] + i * h, lo[1] + j * h, lo[2] + k * h)
+                v = body_sdf(p)
+                field[(i, j, k)] = v if v != 0.0 else 1e-12
+    verts, tris, index = [], [], {}
+
+    def edge_point(a, b):
+        key = (a, b) if a < b else (b, a)
+        if key not in index:
+            fa, fb = field[a], field[b]
+            t = min(max(fa / (fa - fb), 0.01), 0.99)
+            index[key] = len(verts)
+            verts.append(tuple(lo[q] + (a[q] + t * (b[q] - a[q])) * h for q in range(3)))
+        return index[key]
+
+    def grad(p):
+        e = 1e-4
+        return [(body_sdf(tuple(p[q] + (e if q == r else 0) for q in range(3))) -
+                 body_sdf(tuple(p[q] - (e if q == r else 0) for q in range(3)))) for r in range(3)]
+
+    def emit(a, b, c):
+        if a == b or b == c or a == c:
+            return
+        A, B, C = verts[a], verts[b], verts[c]
+        u = [B[q] - A[q] for q in range(3)]
+        v = [C[q] - A[q] for q in range(3)]
+        nrm = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+        g = grad(tuple((A[q] + B[q] + C[q]) / 3 for q in range(3)))
+        tris.append((a, b, c) if sum(nrm[q] * g[q] for q in range(3)) > 0 else (a, c, b))
+
+    for i in range(n[0] - 1):
+        for j in range(n[1] - 1):
+            for k in range(n[2] - 1):
+                corner = [(i + c[0], j + c[1], k + c[2]) for c in CUBE]
+                signs = [field[c] < 0 for c in corner]
+                if all(signs) or not any(signs):
+                    continue
+                for t in TETS:
+                    ids = [corner[q] for q in t]
+                    ins = [x for x in ids if field[x] < 0]
+                    out = [x for x in ids if field[x] >= 0]
+                    if len(ins) == 0 or len(ins) == 4:
+                        continue
+                    if len(ins) == 1 or len(ins) == 3:
+                        one, rest = (ins[0], out) if len(ins) == 1 else (out[0], ins)
+                        emit(edge_point(one, rest[0]), edge_point(one, rest[1]), edge_point(one, rest[2]))
+                    else:
+                        p0, p1 = edge_point(ins[0], out[0]), edge_point(ins[0], out[1])
+                        p2, p3 = edge_point(ins[1], out[1]), edge_point(ins[1], out[0])
+                        emit(p0, p1, p2)
+                        emit(p0, p2, p3)
+    return verts, tris
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     v, t = uv_sphere(50, 50)
     write_obj(os.path.join(OUT, "sphere_5k.obj"), v, t, "UV sphere, radius 1, %d triangles" % len(t))
     v, t = cube(2)
     write_obj(os.path.join(OUT, "box.obj"), v, t, "unit cube, %d triangles" % len(t))
+    v, t = mannequin()
+    write_obj(os.path.join(OUT, "mannequin.obj"), v, t,
+              "mannequin 1.75 m, y up, facing +z, %d triangles, %d vertices" % (len(t), len(v)))
 
 
 if __name__ == "__main__":

@@ -11,7 +11,11 @@
  *  - the main scene over the 4900-triangle mesh sphere and over the
  *    analytic sphere: where the cloth touches both, the distance from the
  *    centre agrees within 5 mm, half the particles within 5 mm in position,
- *    and at every frame no particle is deeper than half the thickness. */
+ *    and at every frame no particle is deeper than half the thickness;
+ *  - the sewn skirt settling on the mannequin (240 frames) and a cape on the
+ *    walking, turning mannequin (180 frames): at every frame no particle
+ *    inside the mesh (ray parity, in the body's own frame) and the smallest
+ *    signed distance >= -0.5 x thickness; both touch the body. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -235,12 +239,240 @@ static void test_mesh_sphere(void **state) {
   drape_scene_free(&sa), drape_scene_free(&sm);
 }
 
+
+/* ---- signed distance to a closed triangle mesh, for the checks ------------
+ * Inside by ray parity (+x ray against every triangle whose y-z box holds
+ * the point, from a y-z grid), the distance to the nearest triangle within
+ * `reach` (3-D grid); outside that reach the distance is reported as reach. */
+typedef struct sdmesh {
+  const double *v;
+  const int *t;
+  int nt;
+  double lo[3], cell;
+  int n[3];
+  int *c3_off, *c3;   /* 3-D cells: triangles overlapping each      */
+  int *c2_off, *c2;   /* y-z cells: triangles whose y-z box overlaps */
+} sdmesh;
+
+static void tri_box(const sdmesh *m, int t, double lo[3], double hi[3]) {
+  for (int q = 0; q < 3; q++) lo[q] = 1e300, hi[q] = -1e300;
+  for (int k = 0; k < 3; k++)
+    for (int q = 0; q < 3; q++) {
+      const double x = m->v[3 * m->t[3 * t + k] + q];
+      lo[q] = fmin(lo[q], x), hi[q] = fmax(hi[q], x);
+    }
+}
+
+static int cidx(const sdmesh *m, int q, double x) {
+  int i = (int)floor((x - m->lo[q]) / m->cell);
+  return i < 0 ? 0 : i >= m->n[q] ? m->n[q] - 1 : i;
+}
+
+static void sd_build(sdmesh *m, const drape_collider_def *d, double cell) {
+  memset(m, 0, sizeof *m);
+  m->v = d->vertices, m->t = d->tris, m->nt = d->n_tris, m->cell = cell;
+  double hi[3] = {-1e300, -1e300, -1e300};
+  for (int q = 0; q < 3; q++) m->lo[q] = 1e300;
+  for (int i = 0; i < d->n_vertices; i++)
+    for (int q = 0; q < 3; q++)
+      m->lo[q] = fmin(m->lo[q], d->vertices[3 * i + q]), hi[q] = fmax(hi[q], d->vertices[3 * i + q]);
+  for (int q = 0; q < 3; q++) m->n[q] = (int)((hi[q] - m->lo[q]) / cell) + 1;
+  const int n3 = m->n[0] * m->n[1] * m->n[2], n2 = m->n[1] * m->n[2];
+  m->c3_off = calloc((size_t)n3 + 1, sizeof(int));
+  m->c2_off = calloc((size_t)n2 + 1, sizeof(int));
+  for (int pass = 0; pass < 2; pass++) {
+    for (int t = 0; t < m->nt; t++) {
+      double lo[3], hb[3];
+      tri_box(m, t, lo, hb);
+      int a[3], b[3];
+      for (int q = 0; q < 3; q++) a[q] = cidx(m, q, lo[q]), b[q] = cidx(m, q, hb[q]);
+      for (int j = a[1]; j <= b[1]; j++)
+        for (int k = a[2]; k <= b[2]; k++) {
+          const int c2 = j * m->n[2] + k;
+          if (pass == 0) m->c2_off[c2 + 1]++;
+          else m->c2[m->c2_off[c2]++] = t;
+          for (int i = a[0]; i <= b[0]; i++) {
+            const int c3 = (i * m->n[1] + j) * m->n[2] + k;
+            if (pass == 0) m->c3_off[c3 + 1]++;
+            else m->c3[m->c3_off[c3]++] = t;
+          }
+        }
+    }
+    if (pass == 0) {
+      for (int c = 0; c < n3; c++) m->c3_off[c + 1] += m->c3_off[c];
+      for (int c = 0; c < n2; c++) m->c2_off[c + 1] += m->c2_off[c];
+      m->c3 = malloc(sizeof(int) * (size_t)(m->c3_off[n3] + 1));
+      m->c2 = malloc(sizeof(int) * (size_t)(m->c2_off[n2] + 1));
+    } else { /* the fill advanced each start to the next cell's: shift back */
+      for (int c = n3; c > 0; c--) m->c3_off[c] = m->c3_off[c - 1];
+      for (int c = n2; c > 0; c--) m->c2_off[c] = m->c2_off[c - 1];
+      m->c3_off[0] = m->c2_off[0] = 0;
+    }
+  }
+}
+
+static void sd_free(sdmesh *m) { free(m->c3_off), free(m->c3), free(m->c2_off), free(m->c2); }
+
+/* Distance from q to triangle t (Ericson's closest point, in double). */
+static double tri_dist(const sdmesh *m, int t, const double q[3]) {
+  const double *A = m->v + 3 * m->t[3 * t], *B = m->v + 3 * m->t[3 * t + 1],
+               *C = m->v + 3 * m->t[3 * t + 2];
+  double ab[3], ac[3], ap[3], bp[3], cp[3], r[3];
+  for (int k = 0; k < 3; k++)
+    ab[k] = B[k] - A[k], ac[k] = C[k] - A[k], ap[k] = q[k] - A[k], bp[k] = q[k] - B[k],
+    cp[k] = q[k] - C[k];
+#define D3(a, b) ((a)[0] * (b)[0] + (a)[1] * (b)[1] + (a)[2] * (b)[2])
+  const double d1 = D3(ab, ap), d2 = D3(ac, ap), d3 = D3(ab, bp), d4 = D3(ac, bp), d5 = D3(ab, cp),
+               d6 = D3(ac, cp);
+  const double vc = d1 * d4 - d3 * d2, vb = d5 * d2 - d1 * d6, va = d3 * d6 - d5 * d4;
+  double v = 0, w = 0;
+  if (d1 <= 0 && d2 <= 0) {
+  } else if (d3 >= 0 && d4 <= d3) v = 1;
+  else if (vc <= 0 && d1 >= 0 && d3 <= 0) v = d1 / (d1 - d3);
+  else if (d6 >= 0 && d5 <= d6) w = 1;
+  else if (vb <= 0 && d2 >= 0 && d6 <= 0) w = d2 / (d2 - d6);
+  else if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0) w = (d4 - d3) / ((d4 - d3) + (d5 - d6)), v = 1 - w;
+  else v = vb / (va + vb + vc), w = vc / (va + vb + vc);
+  for (int k = 0; k < 3; k++) r[k] = q[k] - (A[k] + ab[k] * v + ac[k] * w);
+  return sqrt(D3(r, r));
+#undef D3
+}
+
+/* Signed distance of q (negative inside). */
+static double sd_query(const sdmesh *m, const double q[3], double reach) {
+  /* parity of the +x ray */
+  const int j = cidx(m, 1, q[1]), k = cidx(m, 2, q[2]), c2 = j * m->n[2] + k;
+  int crossings = 0;
+  for (int e = m->c2_off[c2]; e < m->c2_off[c2 + 1]; e++) {
+    const int t = m->c2[e];
+    const double *A = m->v + 3 * m->t[3 * t], *B = m->v + 3 * m->t[3 * t + 1],
+                 *C = m->v + 3 * m->t[3 * t + 2];
+    /* the point in the triangle's y-z projection (half-open edges) */
+    const double o1 = (B[1] - A[1]) * (q[2] - A[2]) - (B[2] - A[2]) * (q[1] - A[1]);
+    const double o2 = (C[1] - B[1]) * (q[2] - B[2]) - (C[2] - B[2]) * (q[1] - B[1]);
+    const double o3 = (A[1] - C[1]) * (q[2] - C[2]) - (A[2] - C[2]) * (q[1] - C[1]);
+    if (!((o1 > 0 && o2 > 0 && o3 > 0) || (o1 < 0 && o2 < 0 && o3 < 0))) continue;
+    const double s = o1 + o2 + o3; /* barycentric weights o2/s (A), o3/s (B), o1/s (C) */
+    const double x = (o2 * A[0] + o3 * B[0] + o1 * C[0]) / s;
+    crossings += x > q[0];
+  }
+  double best = reach;
+  int a[3], b[3];
+  for (int d = 0; d < 3; d++) a[d] = cidx(m, d, q[d] - reach), b[d] = cidx(m, d, q[d] + reach);
+  for (int x = a[0]; x <= b[0]; x++)
+    for (int y = a[1]; y <= b[1]; y++)
+      for (int z = a[2]; z <= b[2]; z++) {
+        const int c3 = (x * m->n[1] + y) * m->n[2] + z;
+        for (int e = m->c3_off[c3]; e < m->c3_off[c3 + 1]; e++)
+          best = fmin(best, tri_dist(m, m->c3[e], q));
+      }
+  return crossings % 2 ? -best : best;
+}
+
+/* Runs frames of a scene file with one mesh collider (index 0) and checks
+ * every particle at every frame: how many inside, the smallest signed
+ * distance, and the cloth's lowest point at the end. */
+static void body_check(const char *scene, int frames, int *inside, double *min_sd, double *low_y,
+                       double *thickness) {
+  const char *src = getenv("DRAPE_SOURCE_DIR");
+  char path[1200];
+  snprintf(path, sizeof path, "%s/scenes/%s", src ? src : ".", scene);
+  drape_scene s;
+  drape_err e = {0};
+  if (drape_scene_load(path, &s, &e)) {
+    print_error("%s\n", e.msg);
+    fail();
+  }
+  assert_true(s.n_collider >= 1);
+  assert_true(s.collider[0].closed);
+  *thickness = s.cloth[0].thickness;
+  sdmesh m;
+  sd_build(&m, &s.collider[0], 0.03);
+  const drape_collider_def *cd = &s.collider[0];
+  /* the checker itself: the torso's middle is inside, a point in front not */
+  const double in_pt[3] = {0.0013, 1.2007, 0.0011}, out_pt[3] = {0.0013, 1.2007, 0.3};
+  assert_true(sd_query(&m, in_pt, 0.05) < -0.04);
+  assert_true(sd_query(&m, out_pt, 0.05) > 0.04);
+  drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CL);
+  const int n = drape_sim_mesh(sim)->n_particles;
+  *inside = 0, *min_sd = 1e9, *low_y = 1e9;
+  double pivot[3] = {0, 0, 0}, lo[3] = {1e300, 1e300, 1e300}, hi[3] = {-1e300, -1e300, -1e300};
+  for (int i = 0; i < cd->n_vertices; i++)
+    for (int q = 0; q < 3; q++)
+      lo[q] = fmin(lo[q], cd->vertices[3 * i + q]), hi[q] = fmax(hi[q], cd->vertices[3 * i + q]);
+  for (int q = 0; q < 3; q++) pivot[q] = 0.5 * (lo[q] + hi[q]);
+  for (int f = 1; f <= frames; f++) {
+    step_frames(sim, 1);
+    float *x = read_x(sim);
+    /* the body at this frame's end: its keys' inverse applied to the particle
+     * would need the rotation; instead move the particle by the inverse of
+     * the rigid motion numerically: find q with keys(q) = x (the motion is
+     * rigid, so three reference points give it) */
+    double o[3], ex[3], ey[3], ez[3];
+    const double O[3] = {pivot[0], pivot[1], pivot[2]};
+    const double X[3] = {pivot[0] + 1, pivot[1], pivot[2]}, Y[3] = {pivot[0], pivot[1] + 1, pivot[2]},
+                 Z[3] = {pivot[0], pivot[1], pivot[2] + 1};
+    const double t = f * s.dt;
+    drape_collider_keys_apply((const double(*)[7])cd->keys, cd->n_keys, t, pivot, O, o);
+    drape_collider_keys_apply((const double(*)[7])cd->keys, cd->n_keys, t, pivot, X, ex);
+    drape_collider_keys_apply((const double(*)[7])cd->keys, cd->n_keys, t, pivot, Y, ey);
+    drape_collider_keys_apply((const double(*)[7])cd->keys, cd->n_keys, t, pivot, Z, ez);
+    for (int q = 0; q < 3; q++) ex[q] -= o[q], ey[q] -= o[q], ez[q] -= o[q];
+    for (int i = 0; i < n; i++) {
+      const double r[3] = {x[4 * i] - o[0], x[4 * i + 1] - o[1], x[4 * i + 2] - o[2]};
+      /* rest position: pivot + R^T r */
+      const double q[3] = {pivot[0] + r[0] * ex[0] + r[1] * ex[1] + r[2] * ex[2],
+                           pivot[1] + r[0] * ey[0] + r[1] * ey[1] + r[2] * ey[2],
+                           pivot[2] + r[0] * ez[0] + r[1] * ez[1] + r[2] * ez[2]};
+      const double d = sd_query(&m, q, 0.05);
+      if (d < 0 && *inside < 3)
+        print_message("inside: frame %d particle %d at (%.4f %.4f %.4f), rest (%.4f %.4f %.4f), sd %.4f\n",
+                      f, i, x[4 * i], x[4 * i + 1], x[4 * i + 2], q[0], q[1], q[2], d);
+      *inside += d < 0;
+      *min_sd = fmin(*min_sd, d);
+      if (f == frames) *low_y = fmin(*low_y, x[4 * i + 1]);
+    }
+    free(x);
+  }
+  drape_sim_destroy(sim);
+  sd_free(&m);
+  drape_scene_free(&s);
+}
+
+static void test_skirt_on_mannequin(void **state) {
+  int inside;
+  double min_sd, low_y, th;
+  body_check("skirt_mannequin.json", 240, &inside, &min_sd, &low_y, &th);
+  print_message("skirt on the mannequin, 240 frames: %d particle-frames inside, smallest signed "
+                "distance %.4f m (thickness %.3f), lowest point %.3f m at the end\n",
+                inside, min_sd, th, low_y);
+  assert_int_equal(inside, 0);
+  assert_true(min_sd >= -0.5 * th);
+  assert_true(min_sd < th + 0.002); /* it does lie on the body */
+  assert_true(low_y > 0.2);         /* on the hips, not on the floor */
+}
+
+static void test_cape_on_walking_body(void **state) {
+  int inside;
+  double min_sd, low_y, th;
+  body_check("cape_walk.json", 180, &inside, &min_sd, &low_y, &th);
+  print_message("cape on the walking mannequin, 180 frames: %d particle-frames inside, smallest "
+                "signed distance %.4f m (thickness %.3f), lowest point %.3f m at the end\n",
+                inside, min_sd, th, low_y);
+  assert_int_equal(inside, 0);
+  assert_true(min_sd >= -0.5 * th);
+  assert_true(min_sd < th + 0.002); /* it did lie against the body */
+  assert_true(low_y > 0.5);         /* hanging from the shoulders, not on the floor */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_same_bits, setup),
       cmocka_unit_test_setup(test_capsule_sweep, setup),
       cmocka_unit_test_setup(test_friction_threshold, setup),
       cmocka_unit_test_setup(test_mesh_sphere, setup),
+      cmocka_unit_test_setup(test_skirt_on_mannequin, setup),
+      cmocka_unit_test_setup(test_cape_on_walking_body, setup),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
