@@ -125,14 +125,17 @@ static inline void dihedral1(__global dr_float4 *x, const dr_dihedral q, __globa
   const float l2 = f.n2x * f.n2x + f.n2y * f.n2y + f.n2z * f.n2z;
   if (el2 == 0.0f || l1 == 0.0f || l2 == 0.0f) return;
   const float el = DRD_SQRT(el2);
+  /* three divisions, then products: a division costs a CPU device many
+   * multiplications, and this kernel is one item per constraint */
+  const float il1 = 1.0f / l1, il2 = 1.0f / l2, iel = 1.0f / el;
   /* N1 / |N1|^2, N2 / |N2|^2 */
-  const float m1x = f.n1x / l1, m1y = f.n1y / l1, m1z = f.n1z / l1;
-  const float m2x = f.n2x / l2, m2y = f.n2y / l2, m2z = f.n2z / l2;
+  const float m1x = f.n1x * il1, m1y = f.n1y * il1, m1z = f.n1z * il1;
+  const float m2x = f.n2x * il2, m2y = f.n2y * il2, m2z = f.n2z * il2;
   /* projections of the opposite corners on the edge, over |e| */
-  const float pca = ((xc.x - xa.x) * f.ex + (xc.y - xa.y) * f.ey + (xc.z - xa.z) * f.ez) / el;
-  const float pcb = ((xc.x - xb.x) * f.ex + (xc.y - xb.y) * f.ey + (xc.z - xb.z) * f.ez) / el;
-  const float pda = ((xd.x - xa.x) * f.ex + (xd.y - xa.y) * f.ey + (xd.z - xa.z) * f.ez) / el;
-  const float pdb = ((xd.x - xb.x) * f.ex + (xd.y - xb.y) * f.ey + (xd.z - xb.z) * f.ez) / el;
+  const float pca = ((xc.x - xa.x) * f.ex + (xc.y - xa.y) * f.ey + (xc.z - xa.z) * f.ez) * iel;
+  const float pcb = ((xc.x - xb.x) * f.ex + (xc.y - xb.y) * f.ey + (xc.z - xb.z) * f.ez) * iel;
+  const float pda = ((xd.x - xa.x) * f.ex + (xd.y - xa.y) * f.ey + (xd.z - xa.z) * f.ez) * iel;
+  const float pdb = ((xd.x - xb.x) * f.ex + (xd.y - xb.y) * f.ey + (xd.z - xb.z) * f.ez) * iel;
   const float gcx = el * m1x, gcy = el * m1y, gcz = el * m1z;
   const float gdx = el * m2x, gdy = el * m2y, gdz = el * m2z;
   const float gax = pcb * m1x + pdb * m2x, gay = pcb * m1y + pdb * m2y, gaz = pcb * m1z + pdb * m2z;
