@@ -119,6 +119,11 @@ typedef struct drape_mesh {
   int n_objects;
   const drape_object_info *objects;
   int n_constraints, n_colours, tether_slots;
+  /* Colour balance: the fewest and the most distance constraints one
+   * colour has; the mesh cloths' dihedral bending constraints (0 without
+   * mesh cloths), coloured apart, and theirs. */
+  int colour_min, colour_max;
+  int n_bend_constraints, n_bend_colours, bend_colour_min, bend_colour_max;
 } drape_mesh;
 
 const drape_mesh *drape_sim_mesh(const drape_sim *sim);

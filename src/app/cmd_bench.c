@@ -60,6 +60,8 @@ typedef struct bench_row {
   char kernel_form[16]; /* drape_sim_kernel_form: gpu, vector, cpu-reference */
   int n, substeps, iterations, self;
   int particles, constraints, colours;
+  int colour_min, colour_max;   /* fewest and most constraints in a colour */
+  int bend_constraints, bend_colours; /* mesh cloths' dihedral bending  */
   double ms_median, ms_p10, ms_p90, ms_substep;
   double stage_ms[DRAPE_STAGE_COUNT];
   double colour_ms[DRAPE_TIMING_COLOURS];       /* project, per colour  */
@@ -309,6 +311,10 @@ static int simulate(const backend_sel *b, int n, setting st, int self, int fuse,
   row->particles = mesh->n_particles;
   row->constraints = mesh->n_constraints;
   row->colours = mesh->n_colours;
+  row->colour_min = mesh->colour_min;
+  row->colour_max = mesh->colour_max;
+  row->bend_constraints = mesh->n_bend_constraints;
+  row->bend_colours = mesh->n_bend_colours;
   p->stage_valid = 1;
   for (int f = 0; f < warmup + frames && rc == 0; f++) {
     /* SIGINT/SIGTERM: stop at this frame boundary (cmd_bench reports it). */
@@ -398,8 +404,8 @@ static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st
 }
 
 static void print_header(void) {
-  printf("%-28s %-6s %5s %6s %4s %9s %9s %9s %8s %7s %9s %9s %8s %8s %7s %8s %4s\n", "backend",
-         "form", "n", "steps", "self", "particles", "ms/frame", "p10-p90", "ms/sub", "colours", "launch/f",
+  printf("%-28s %-6s %5s %6s %4s %9s %9s %9s %8s %7s %7s %9s %9s %8s %8s %7s %8s %4s\n", "backend",
+         "form", "n", "steps", "self", "particles", "ms/frame", "p10-p90", "ms/sub", "colours", "balance", "launch/f",
          "Mproj/s", "maxstr", "meanstr", "cross", "devMB", "ok");
 }
 
@@ -407,14 +413,15 @@ static void print_row(const bench_row *r) {
   char set[16], spread[32];
   snprintf(set, sizeof set, "%dx%d", r->substeps, r->iterations);
   snprintf(spread, sizeof spread, "%.1f-%.1f", r->ms_p10, r->ms_p90);
-  printf("%-28.28s %-6.6s %5d %6s %4s %9d %9.2f %9s %8.3f %7d %9.0f %9.1f %8.4f %8.5f %7ld %8.1f %4s\n",
+  /* colour balance: the most constraints in one colour over the fewest */
+  printf("%-28.28s %-6.6s %5d %6s %4s %9d %9.2f %9s %8.3f %7d %7.2f %9.0f %9.1f %8.4f %8.5f %7ld %8.1f %4s\n",
          r->backend, r->kernel_form[0] == 'c' ? "-" : r->kernel_form, r->n, set, r->self ? "on" : "off", r->particles, r->ms_median, spread,
-         r->ms_substep, r->colours, r->launches, r->projections_per_s * 1e-6, r->max_strain,
+         r->ms_substep, r->colours, r->colour_min > 0 ? (double)r->colour_max / r->colour_min : 0.0, r->launches, r->projections_per_s * 1e-6, r->max_strain,
          r->mean_strain, r->crossings, r->device_mb, r->ok ? "yes" : r->diverged ? "DIVERGED" : "FAIL");
   if (r->has_peer)
-    printf("%-28.28s %-6s %5d %6s %4s %9d %9.2f %9s %8s %7s %9s %9s %8.4f %8.5f %7s %8s %4s"
+    printf("%-28.28s %-6s %5d %6s %4s %9d %9.2f %9s %8s %7s %7s %9s %9s %8.4f %8.5f %7s %8s %4s"
            "  drape is %.1fx faster\n",
-           "  peer: bullet soft body", "", r->n, set, "off", r->particles, r->peer_ms, "", "", "",
+           "  peer: bullet soft body", "", r->n, set, "off", r->particles, r->peer_ms, "", "", "", "",
            "", "", r->peer_max_strain, r->peer_mean_strain, "", "", "", r->speedup);
   fflush(stdout);
 }
@@ -573,7 +580,8 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
   for (int s = 0; s < DRAPE_STAGE_COUNT; s++) fprintf(f, ",ms_%s", drape_stage_name((drape_stage)s));
   for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
     fprintf(f, ",ms_selfcol_%s", drape_selfcol_part_name((drape_selfcol_part)q));
-  fprintf(f, ",ms_project_per_colour,kernel_form,crossings\n");
+  fprintf(f, ",ms_project_per_colour,kernel_form,crossings,colour_min,colour_max,bend_constraints,"
+             "bend_colours\n");
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
     fprintf(f, "\"%s\",%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.5f,%.1f,%.6g,%.6g,%.6g,%.6g,%.2f,%.0f,%d",
@@ -593,7 +601,8 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     fprintf(f, ",\"");
     for (int c = 0; r->stage_valid && c < r->colours && c < DRAPE_TIMING_COLOURS; c++)
       fprintf(f, "%s%.5f", c ? ";" : "", r->colour_ms[c]);
-    fprintf(f, "\",%s,%ld\n", r->kernel_form, r->crossings);
+    fprintf(f, "\",%s,%ld,%d,%d,%d,%d\n", r->kernel_form, r->crossings, r->colour_min, r->colour_max,
+            r->bend_constraints, r->bend_colours);
   }
   if (close_commit(f, tmp, path)) return 1;
   /* JSON */
@@ -607,14 +616,16 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     const bench_row *r = &rows[i];
     fprintf(f, "    {\"backend\": \"%s\", \"kernel_form\": \"%s\", \"n\": %d, \"particles\": %d, "
                "\"constraints\": %d, "
-               "\"colours\": %d, \"substeps\": %d, \"iterations\": %d, \"self_collision\": %s, "
+               "\"colours\": %d, \"colour_sizes\": [%d, %d], \"bend_constraints\": %d, "
+               "\"bend_colours\": %d, \"substeps\": %d, \"iterations\": %d, \"self_collision\": %s, "
                "\"ms_frame\": {\"median\": %.4f, \"p10\": %.4f, \"p90\": %.4f}, "
                "\"ms_substep\": %.5f, \"launches_per_frame\": %.1f, "
                "\"projections_per_s\": %.6g, \"particles_per_s\": %.6g, "
                "\"max_strain\": %.6g, \"mean_strain\": %.6g, \"device_mb\": %.2f, "
                "\"bytes_per_frame\": %.0f, \"ok\": %s, \"status\": \"%s\", \"crossings\": %ld, "
                "\"stage_ms\": {",
-            r->backend, r->kernel_form, r->n, r->particles, r->constraints, r->colours, r->substeps,
+            r->backend, r->kernel_form, r->n, r->particles, r->constraints, r->colours,
+            r->colour_min, r->colour_max, r->bend_constraints, r->bend_colours, r->substeps,
             r->iterations, r->self ? "true" : "false", r->ms_median, r->ms_p10, r->ms_p90,
             r->ms_substep, r->launches, r->projections_per_s, r->particles_per_s,
             isfinite(r->max_strain) ? r->max_strain : -1, isfinite(r->mean_strain) ? r->mean_strain : -1,

@@ -235,6 +235,12 @@ static int stats_begin(run_ctx *r, drape_err *e) {
           p.iterations);
   fprintf(f, "  \"particles\": %d, \"constraints\": %d, \"colours\": %d, \"tether_slots\": %d,\n",
           m->n_particles, m->n_constraints, m->n_colours, m->tether_slots);
+  /* colour balance: fewest and most constraints in a colour; the mesh
+   * cloths' dihedral bending, coloured apart */
+  fprintf(f, "  \"colour_sizes\": [%d, %d], \"bend_constraints\": %d, \"bend_colours\": %d, "
+             "\"bend_colour_sizes\": [%d, %d],\n",
+          m->colour_min, m->colour_max, m->n_bend_constraints, m->n_bend_colours,
+          m->bend_colour_min, m->bend_colour_max);
   /* the objects with statistics: the solver's cloths and ropes, then the
    * implicit ropes (the strings have their own output, the OBJ) */
   fputs("  \"objects\": [", f);

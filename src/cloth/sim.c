@@ -178,6 +178,18 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   s->mesh.objects = m->info;
   s->mesh.n_constraints = m->n_cons;
   s->mesh.n_colours = m->n_colours;
+  s->mesh.n_bend_constraints = m->n_bend;
+  s->mesh.n_bend_colours = m->n_bend_colours;
+  for (int k = 0; k < m->n_colours; k++) {
+    const int n = m->colour_off[k + 1] - m->colour_off[k];
+    if (k == 0 || n < s->mesh.colour_min) s->mesh.colour_min = n;
+    if (k == 0 || n > s->mesh.colour_max) s->mesh.colour_max = n;
+  }
+  for (int k = 0; k < m->n_bend_colours; k++) {
+    const int n = m->bend_colour_off[k + 1] - m->bend_colour_off[k];
+    if (k == 0 || n < s->mesh.bend_colour_min) s->mesh.bend_colour_min = n;
+    if (k == 0 || n > s->mesh.bend_colour_max) s->mesh.bend_colour_max = n;
+  }
   s->mesh.tether_slots = m->tether_slots;
 
   /* Self-collision (docs/selfcollision.md): cloths with self_collision
