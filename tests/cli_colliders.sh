@@ -2,7 +2,8 @@
 # Capsule and mesh collider keys the loader must refuse with exit 2 naming
 # the key (issue 17): a missing mesh file, keys out of order, a non-finite
 # transform (1e999 reads as infinity), a deforming sequence (not supported
-# yet), a capsule without a radius; and a scene with both kinds that runs.
+# yet), a capsule without a radius; a scene with both kinds runs, and its
+# PNG differs from the same scene's without them (the renderer draws them).
 set -u
 D=${DRAPE_EXE:?}
 M=${DRAPE_SOURCE_DIR:?}/meshes
@@ -35,6 +36,20 @@ run_bad bad_radius '"capsule": [{ "a": [0,0,0], "b": [1,0,0], "radius": -1 }]' '
 printf '{ %s, "capsule": [{ "a": [-0.5,0.5,0], "b": [0.5,0.5,0], "radius": 0.1 }], "collider": [{ "mesh": { "file": "%s/box.obj", "scale": 0.3 } }] }\n' "$cloth" "$M" > "$T/good.json"
 out=$("$D" run "$T/good.json" --frames 3 --backend cpu 2>&1); rc=$?
 check "capsule and box collider: runs" 0 $rc
+
+# the renderer draws them: the same scene with and without the capsule and
+# box renders different pixels (EGL, no display)
+printf '{ %s }\n' "$cloth" > "$T/plain.json"
+if "$D" run "$T/good.json" --frames 1 --png-dir "$T/png_c" --size 160x90 >/dev/null 2>&1 &&
+   "$D" run "$T/plain.json" --frames 1 --png-dir "$T/png_p" --size 160x90 >/dev/null 2>&1; then
+  if cmp -s "$T/png_c/frame_0001.png" "$T/png_p/frame_0001.png"; then
+    echo "FAIL render: the colliders changed no pixel"; fail=1
+  else
+    echo "ok   render: the colliders are drawn"
+  fi
+else
+  echo "ok   render: skipped (no EGL renderer here)"
+fi
 
 rm -rf "$T"
 exit $fail

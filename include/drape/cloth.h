@@ -204,6 +204,18 @@ int drape_sim_grab_release(drape_sim *sim, int grab_id, drape_err *e);
 int drape_sim_pick(drape_sim *sim, const double origin[3], const double dir[3], double max_dist,
                    int *particle, drape_err *e);
 
+/* ---- capsules and mesh colliders (drape/collider.h) ----
+ * Their geometry at the sim's current time (drape_sim_time), keys applied:
+ * a capsule's ends and radius; a mesh collider's vertex and triangle counts
+ * and, where the arrays are not NULL, its vertices (3 floats each, m) and
+ * triangles (3 vertex indices each, outward for a closed mesh). A bad index
+ * is DRAPE_EINVAL. */
+int drape_sim_n_capsules(const drape_sim *sim);
+int drape_sim_get_capsule(const drape_sim *sim, int k, double a[3], double b[3], double *radius);
+int drape_sim_n_collider_meshes(const drape_sim *sim);
+int drape_sim_collider_mesh(const drape_sim *sim, int k, int *n_vertices, int *n_tris, float *v,
+                            uint32_t *tris);
+
 /* ---- timings and statistics ---- */
 typedef enum {
   DRAPE_STAGE_WIND = 0,

@@ -458,36 +458,43 @@ int dr_colliders_attach(drape_sim *s, drape_err *e) {
                        DRAPE_CL_ARG("v1", c->bv1));
 }
 
-/* ---- reading ---------------------------------------------------------------- */
+/* ---- reading (drape/cloth.h) ------------------------------------------------ */
 
-int dr_colliders_n_capsules(const dr_colliders *c) { return c ? c->n_caps : 0; }
-int dr_colliders_n_meshes(const dr_colliders *c) { return c ? c->n_meshes : 0; }
+int drape_sim_n_capsules(const drape_sim *s) { return s->col ? s->col->n_caps : 0; }
+int drape_sim_n_collider_meshes(const drape_sim *s) { return s->col ? s->col->n_meshes : 0; }
 
-void dr_colliders_capsule(const dr_colliders *c, int k, float a[3], float b[3], float *radius) {
-  const dr_capsule *o = &c->caps[k];
-  a[0] = o->a0.x, a[1] = o->a0.y, a[2] = o->a0.z;
-  b[0] = o->b0.x, b[1] = o->b0.y, b[2] = o->b0.z;
-  *radius = o->a0.w;
+int drape_sim_get_capsule(const drape_sim *s, int k, double a[3], double b[3], double *radius) {
+  if (k < 0 || k >= drape_sim_n_capsules(s)) return DRAPE_EINVAL;
+  const col_capsule *d = &s->col->cdef[k];
+  drape_collider_keys_apply((const double(*)[7])d->keys, d->n_keys, s->time, d->pivot, d->a, a);
+  drape_collider_keys_apply((const double(*)[7])d->keys, d->n_keys, s->time, d->pivot, d->b, b);
+  *radius = s->col->caps[k].a0.w;
+  return DRAPE_OK;
 }
 
-void dr_colliders_mesh(const dr_colliders *c, int k, int *n_vertices, int *n_tris, float *v,
-                       int *t) {
+int drape_sim_collider_mesh(const drape_sim *s, int k, int *n_vertices, int *n_tris, float *v,
+                            uint32_t *tris) {
+  if (k < 0 || k >= drape_sim_n_collider_meshes(s)) return DRAPE_EINVAL;
+  const dr_colliders *c = s->col;
   const col_mesh *d = &c->mdef[k];
   *n_vertices = d->nv;
   int nt = 0;
   for (int i = 0; i < c->n_tris; i++) {
     if (c->tris[i].mesh != k) continue;
-    if (t) {
-      t[3 * nt] = c->tris[i].a - d->vfirst;
-      t[3 * nt + 1] = c->tris[i].b - d->vfirst;
-      t[3 * nt + 2] = c->tris[i].c - d->vfirst;
+    if (tris) {
+      tris[3 * nt] = (uint32_t)(c->tris[i].a - d->vfirst);
+      tris[3 * nt + 1] = (uint32_t)(c->tris[i].b - d->vfirst);
+      tris[3 * nt + 2] = (uint32_t)(c->tris[i].c - d->vfirst);
     }
     nt++;
   }
   *n_tris = nt;
   if (v)
     for (int i = 0; i < d->nv; i++) {
-      const dr_float4 q = c->v0[d->vfirst + i];
-      v[3 * i] = q.x, v[3 * i + 1] = q.y, v[3 * i + 2] = q.z;
+      double o[3];
+      drape_collider_keys_apply((const double(*)[7])d->keys, d->n_keys, s->time, d->pivot,
+                                c->rest + 3 * (size_t)(d->vfirst + i), o);
+      for (int q = 0; q < 3; q++) v[3 * i + q] = (float)o[q];
     }
+  return DRAPE_OK;
 }

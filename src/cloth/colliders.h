@@ -34,16 +34,8 @@ int dr_colliders_run(struct drape_sim *s, float t_end, drape_err *e);
 /* Device memory held (bytes). */
 uint64_t dr_colliders_bytes(const dr_colliders *c);
 
-/* Reading the colliders (for the world and its views): counts, and the
- * geometry as of the current time (a capsule's ends; a mesh's triangles
- * and vertices, 3 floats each, at the frame start). */
-int dr_colliders_n_capsules(const dr_colliders *c);
-int dr_colliders_n_meshes(const dr_colliders *c);
-void dr_colliders_capsule(const dr_colliders *c, int k, float a[3], float b[3], float *radius);
-/* mesh k: its vertex and triangle counts; v (3 per vertex) and t (3 per
- * triangle, indices into v) filled when not NULL */
-void dr_colliders_mesh(const dr_colliders *c, int k, int *n_vertices, int *n_tris, float *v,
-                       int *t);
+/* Reading them: drape_sim_n_capsules and the rest (drape/cloth.h),
+ * implemented in colliders.c. */
 
 /* Backends (accessors for this stage only). */
 void dr_backend_cpu_particles(struct drape_sim *s, dr_float4 **x, dr_float4 **p,

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "drape/interop.h"
+#include "render/collider_view.h"
 
 static const float SPHERE_RGB[3] = {0.50f, 0.52f, 0.56f}; /* neutral grey colliders */
 
@@ -40,6 +41,7 @@ struct drape_world_view {
   float *lpos, *xyz;            /* float4 per vertex; scratch float3 */
   /* what else is drawn */
   float bmin[3], bmax[3];
+  struct dr_collider_view *cv;  /* capsules and mesh colliders, or NULL */
   int has_floor;
   float floor_y;
   double ms;
@@ -240,6 +242,7 @@ static void bounds(drape_world_view *v) {
         grow(bmin, bmax, v->lpos + 4 * (v->lobj[i].first + j), 0);
     }
   }
+  if (v->cv) dr_collider_view_bounds(v->cv, bmin, bmax);
   if (bmin[0] > bmax[0]) /* nothing at all: a unit box */
     for (int k = 0; k < 3; k++) bmin[k] = -0.5f, bmax[k] = 0.5f;
   if (v->has_floor) {
@@ -276,6 +279,7 @@ int drape_world_view_create(drape_renderer *r, drape_world *w, const drape_world
   rc = v->sim ? build_sim_mesh(v, d, e) : DRAPE_OK;
   if (!rc) rc = build_line_mesh(v, e);
   if (!rc) rc = read_lines(v, e);
+  if (!rc) rc = dr_collider_view_create(r, sim, SPHERE_RGB, &v->cv, e); /* collider_view.c */
   if (!rc) bounds(v);
   if (!rc) rc = drape_world_view_update(v, e);
   if (rc) {
@@ -291,6 +295,7 @@ void drape_world_view_destroy(drape_world_view *v) {
   drape_interop_destroy(v->ip);
   drape_render_mesh_destroy(v->mesh);
   drape_render_mesh_destroy(v->lmesh);
+  dr_collider_view_destroy(v->cv);
   free(v->host_pos);
   free(v->host_nrm);
   free(v->tris);
@@ -325,6 +330,7 @@ int drape_world_view_update(drape_world_view *v, drape_err *e) {
   }
   if (!rc && v->lmesh && !(rc = read_lines(v, e)))
     rc = drape_render_mesh_upload(v->lmesh, v->lpos, NULL, 0, v->l_vertices, e);
+  if (!rc && v->cv) rc = dr_collider_view_update(v->cv, e); /* moving colliders */
   v->ms = (drape_now() - t0) * 1e3;
   return rc;
 }
