@@ -1,6 +1,7 @@
 # Imports one OBJ file into an empty Blender scene and prints, per mesh
 # object, its vertex, edge and face counts (tests/cli_blender.sh checks
-# them against what drape wrote). Run as
+# them against what drape wrote), and for a mesh with texture
+# coordinates their count and sum over the face corners. Run as
 #   blender -b --factory-startup --python tests/blender_import.py -- FILE.obj
 # Blender 3.2+ has the C++ importer bpy.ops.wm.obj_import; older ones only
 # the Python add-on bpy.ops.import_scene.obj.
@@ -41,4 +42,8 @@ for ob in sorted(bpy.data.objects, key=lambda o: o.name):
         continue
     me = ob.data
     print("OBJ %s v=%d e=%d f=%d" % (ob.name, len(me.vertices), len(me.edges), len(me.polygons)))
+    # texture coordinates per face corner, as cli_blender.sh sums them
+    if me.uv_layers:
+        uv = me.uv_layers[0].data
+        print("UV %s n=%d sum=%.3f" % (ob.name, len(uv), sum(d.uv[0] + d.uv[1] for d in uv)))
 sys.stdout.flush()

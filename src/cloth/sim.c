@@ -508,6 +508,11 @@ const float *dr_sim_positions(drape_sim *s, drape_err *e) {
   return ensure_hx(s, e) ? NULL : s->hx;
 }
 
+const float *dr_sim_uv(const drape_sim *s, int ob) {
+  if (ob < 0 || ob >= s->m.n_objects || !s->m.uv || !s->m.obj_uv[ob]) return NULL;
+  return s->m.uv + 2 * (size_t)s->m.info[ob].first_particle;
+}
+
 int drape_sim_pick(drape_sim *s, const double o[3], const double d[3], double max_dist,
                    int *particle, drape_err *e) {
   *particle = -1;
@@ -636,7 +641,8 @@ int drape_sim_write_obj(drape_sim *s, const char *path, drape_err *e) {
     for (int i = 0; i < 3 * inf->n_tris; i++) idx[i] = t[i] - first;
     for (int i = 0; i < 2 * inf->n_lines; i++) idx[3 * inf->n_tris + i] = l[i] - first;
     rc = dr_obj_object(&obj, inf->kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", inf->name,
-                       s->hx + 4 * (size_t)inf->first_particle, 4, inf->n_particles, idx,
+                       s->hx + 4 * (size_t)inf->first_particle, 4, inf->n_particles,
+                       dr_sim_uv(s, ob), idx,
                        inf->n_tris, idx + 3 * inf->n_tris, inf->n_lines, e);
   }
   free(idx);

@@ -185,6 +185,9 @@ static inline void sim_count_d2h(drape_sim *s, size_t bytes) { s->tm.bytes_from_
  * and kept until the next step or reset (the copy stats, pick and the OBJ
  * writer share); NULL with e set when the read fails. */
 const float *dr_sim_positions(drape_sim *s, drape_err *e);
+/* Object ob's texture coordinates (2 floats per point, in the order its
+ * points are read out), or NULL: only mesh cloths whose file has UVs. */
+const float *dr_sim_uv(const drape_sim *s, int ob);
 /* Before a frame: the stitches' rest lengths for the frame's end (sim.c). */
 int dr_sim_stitches(drape_sim *s, drape_err *e);
 

@@ -435,6 +435,7 @@ void dr_model_free(dr_model *m) {
   free(m->stitch_con); free(m->stitch_rest0); free(m->stitch_close);
   free(m->bend); free(m->bend_obj); free(m->bend_colour_off);
   free(m->info); free(m->mat); free(m->damping_rate); free(m->strain_off); free(m->strain_idx);
+  free(m->uv); free(m->obj_uv);
   for (int i = 0; i < m->n_paths; i++) free(m->paths[i].keys);
   free(m->paths);
   memset(m, 0, sizeof *m);
@@ -678,6 +679,13 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
     m->obj[i] = oi;
   }
   free(area);
+  if (me->uv) {
+    if (!m->uv && (!(m->uv = calloc(2 * (size_t)m->n_particles, sizeof *m->uv)) ||
+                   !(m->obj_uv = calloc((size_t)m->n_objects, sizeof *m->obj_uv))))
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    memcpy(m->uv + 2 * (size_t)first, me->uv, 2 * (size_t)nv * sizeof *m->uv);
+    m->obj_uv[oi] = 1;
+  }
   for (int q = 0; q < c->n_pin_vertices; q++) m->x0[first + c->pin_vertices[q]].w = 0;
   if (c->has_pin_box)
     for (int v = 0; v < nv; v++) {

@@ -69,6 +69,12 @@ typedef struct dr_model {
   int *stitch_con;          /* their (sorted) constraint indices            */
   float *stitch_rest0;      /* m, starting distance                          */
   double *stitch_close;     /* s, close_time of each                          */
+
+  /* Texture coordinates of mesh cloths whose file has them, for the OBJ
+   * writers: 2 per particle (indexed first_particle + the file's vertex
+   * number), zero for other objects; NULL when no object has any. */
+  float *uv;
+  unsigned char *obj_uv;    /* per object: 1 when uv holds its coordinates   */
 } dr_model;
 
 int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e);

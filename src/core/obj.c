@@ -19,8 +19,8 @@ int dr_obj_open(dr_obj *o, const char *path, int frame, double time, drape_err *
 }
 
 int dr_obj_object(dr_obj *o, const char *kind, const char *name, const float *xyz, int stride,
-                  int n, const uint32_t *tris, int n_tris, const uint32_t *links, int n_links,
-                  drape_err *e) {
+                  int n, const float *uv, const uint32_t *tris, int n_tris,
+                  const uint32_t *links, int n_links, drape_err *e) {
   if (o->rc) return o->rc;
   /* never a file of NaN (cloth.h, "Divergence"): the step's check stops a
    * diverged run first; this catches a state written in through the API */
@@ -37,17 +37,27 @@ int dr_obj_object(dr_obj *o, const char *kind, const char *name, const float *xy
     const float *p = xyz + (size_t)stride * i;
     fprintf(f, "v %.9g %.9g %.9g\n", (double)p[0], (double)p[1], (double)p[2]);
   }
-  const unsigned b = (unsigned)o->base + 1;
+  /* vt indices are numbered apart from v indices: objects without UVs
+   * (grids, ropes) write none, so the two counts differ after them */
+  if (uv)
+    for (int i = 0; i < n; i++)
+      fprintf(f, "vt %.9g %.9g\n", (double)uv[2 * i], (double)uv[2 * i + 1]);
+  const unsigned b = (unsigned)o->base + 1, bt = (unsigned)o->base_vt + 1;
   for (int t = 0; t < n_tris; t++) {
     const uint32_t *q = tris + 3 * t;
     if (q[0] == q[1] && q[1] == q[2]) continue; /* torn */
-    fprintf(f, "f %u %u %u\n", q[0] + b, q[1] + b, q[2] + b);
+    if (uv)
+      fprintf(f, "f %u/%u %u/%u %u/%u\n", q[0] + b, q[0] + bt, q[1] + b, q[1] + bt, q[2] + b,
+              q[2] + bt);
+    else
+      fprintf(f, "f %u %u %u\n", q[0] + b, q[1] + b, q[2] + b);
   }
   /* One `l a b` per link, not one polyline: Blender 3.4's importer reads
    * only the first two vertices of an `l` line. */
   for (int l = 0; l < n_links; l++)
     fprintf(f, "l %u %u\n", links[2 * l] + b, links[2 * l + 1] + b);
   o->base += n;
+  if (uv) o->base_vt += n;
   return DRAPE_OK;
 }
 

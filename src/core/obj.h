@@ -16,6 +16,7 @@ typedef struct dr_obj {
   const char *path;
   char tmp[4200];
   int base;      /* vertices written so far: OBJ indices are global */
+  int base_vt;   /* texture coordinates written so far: global too */
   int rc;        /* first error */
 } dr_obj;
 
@@ -24,10 +25,12 @@ int dr_obj_open(dr_obj *o, const char *path, int frame, double time, drape_err *
 /* One object: n points (x, y, z floats at xyz + stride * i), triangles and
  * links as indices into its own points. `kind` names it in messages
  * ("cloth", "rope", ...). A non-finite point: DRAPE_EUNSTABLE, and the file
- * is not written. Triangles with three equal corners (torn) are left out. */
+ * is not written. Triangles with three equal corners (torn) are left out.
+ * uv (2 floats per point, or NULL): one `vt` per point and faces as
+ * `f a/a b/b c/c`, so a mesh cloth keeps its file's texture coordinates. */
 int dr_obj_object(dr_obj *o, const char *kind, const char *name, const float *xyz, int stride,
-                  int n, const uint32_t *tris, int n_tris, const uint32_t *links, int n_links,
-                  drape_err *e);
+                  int n, const float *uv, const uint32_t *tris, int n_tris,
+                  const uint32_t *links, int n_links, drape_err *e);
 /* Renames the temporary to PATH when everything went well (ok and no
  * error), else removes it; returns the first error. */
 int dr_obj_close(dr_obj *o, int ok, drape_err *e);

@@ -480,7 +480,8 @@ int drape_world_write_obj(drape_world *w, const char *path, drape_err *e) {
     if (!rc && o->n_tris > 0) rc = drape_world_read_tris(w, k, idx, &nt, e);
     if (!rc && o->n_links > 0) rc = drape_world_read_links(w, k, idx, e);
     if (!rc)
-      rc = dr_obj_object(&obj, kind_name(o->kind), o->name, x, 3, o->n_points, idx, nt, idx,
+      rc = dr_obj_object(&obj, kind_name(o->kind), o->name, x, 3, o->n_points,
+                         k < w->n_sim_objects ? dr_sim_uv(w->sim, k) : NULL, idx, nt, idx,
                          o->n_tris > 0 ? 0 : o->n_links, e);
     free(x);
     free(idx);
