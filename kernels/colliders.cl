@@ -81,7 +81,9 @@ typedef struct dr_col_params {
   dr_int n_particles;
   dr_int n_capsules;
   dr_int n_meshes;
-  dr_int pad0, pad1, pad2;
+  dr_int n_sharp;     /* sharp collider vertices (vertex-triangle pass)    */
+  dr_int n_tris;      /* cloth triangles                                   */
+  dr_int pad0;
 } dr_col_params;      /* 32 bytes */
 
 /* Triangles per BVH leaf and the traversal stack (depth of a median-split
@@ -457,7 +459,128 @@ static inline void bvh_refit1(__global dr_bvh_node *nodes, __global const dr_col
   nodes[i] = nd;
 }
 
+/* The other direction: a sharp collider vertex (a box's corner or edge,
+ * where the faces meet at more than 60 degrees; colliders.c picks them)
+ * against a cloth triangle, so it cannot poke through between the cloth's
+ * particles. The vertex is immovable; the triangle's corners move along
+ * its normal by their barycentric weights times inverse mass (the
+ * point-triangle constraint of Müller et al. 2007, "Position based
+ * dynamics", §4.4, with an infinite mass at the point), so the vertex ends
+ * at distance T on the side it was on at the substep start. Each triangle
+ * writes its three corners' corrections (vt_tri1); each particle then takes
+ * the mean of the corrections its triangles made (vt_gather1), in a fixed
+ * order, so no two work items write one particle. */
+static inline void vt_tri1(__global const dr_float4 *x, __global const dr_float4 *p,
+                           __global const dr_uint *tri, __global const dr_int *obj,
+                           __global const dr_object *objects, __global const dr_mesh_col *meshes,
+                           __global const dr_int *sharp, __global const dr_float4 *v0,
+                           __global const dr_float4 *v1, const dr_col_params cp,
+                           const float t_end, const int t, __global dr_float4 *corr) {
+  const dr_uint i0 = tri[3 * t], i1 = tri[3 * t + 1], i2 = tri[3 * t + 2];
+  float c0x = 0.0f, c0y = 0.0f, c0z = 0.0f, c1x = 0.0f, c1y = 0.0f, c1z = 0.0f;
+  float c2x = 0.0f, c2y = 0.0f, c2z = 0.0f, hits = 0.0f;
+  if (i0 != i1) { /* a torn triangle is (i0, i0, i0) */
+    const dr_float4 X0 = x[i0], X1 = x[i1], X2 = x[i2];
+    const drc_v3 a = drc_xyz(X0), b = drc_xyz(X1), c = drc_xyz(X2);
+    const drc_v3 as = drc_xyz(p[i0]), bs = drc_xyz(p[i1]), cs = drc_xyz(p[i2]);
+    const float margin = objects[obj[i0]].thickness;
+    const float al_e = t_end * cp.inv_dt, al_s = (t_end - cp.h) * cp.inv_dt;
+    const drc_v3 ne0 = drc_cross(drc_sub(b, a), drc_sub(c, a));
+    const drc_v3 ns0 = drc_cross(drc_sub(bs, as), drc_sub(cs, as));
+    const float le = DRC_SQRT(drc_dot(ne0, ne0));
+    const float wsum = X0.w + X1.w + X2.w;
+    if (le > 0.0f && wsum > 0.0f) {
+      const drc_v3 ne = drc_mul(ne0, 1.0f / le);
+      for (int k = 0; k < cp.n_sharp; k++) {
+        const int vi = sharp[2 * k];
+        const dr_mesh_col mc = meshes[sharp[2 * k + 1]];
+        const float T = margin > mc.thickness ? margin : mc.thickness;
+        const drc_v3 qa = drc_xyz(v0[vi]), qb = drc_xyz(v1[vi]);
+        const drc_v3 q = drc_lerp(qa, qb, al_e), qs = drc_lerp(qa, qb, al_s);
+        /* near the triangle at all? (its box inflated by T) */
+        if (q.x < (a.x < b.x ? (a.x < c.x ? a.x : c.x) : (b.x < c.x ? b.x : c.x)) - T ||
+            q.x > (a.x > b.x ? (a.x > c.x ? a.x : c.x) : (b.x > c.x ? b.x : c.x)) + T ||
+            q.y < (a.y < b.y ? (a.y < c.y ? a.y : c.y) : (b.y < c.y ? b.y : c.y)) - T ||
+            q.y > (a.y > b.y ? (a.y > c.y ? a.y : c.y) : (b.y > c.y ? b.y : c.y)) + T ||
+            q.z < (a.z < b.z ? (a.z < c.z ? a.z : c.z) : (b.z < c.z ? b.z : c.z)) - T ||
+            q.z > (a.z > b.z ? (a.z > c.z ? a.z : c.z) : (b.z > c.z ? b.z : c.z)) + T)
+          continue;
+        float v, w;
+        drc_closest_tri(q, a, b, c, &v, &w);
+        /* only where the vertex is over the triangle's face: at its edges
+         * the particles and the neighbouring triangles answer */
+        const float u = 1.0f - v - w;
+        if (!(u > 0.0f && v > 0.0f && w > 0.0f)) continue;
+        const drc_v3 g = drc_sub(q, drc_bary(a, b, c, v, w));
+        if (!(drc_dot(g, g) < T * T)) continue;
+        /* the side the vertex was on at the substep start */
+        const float side = drc_dot(drc_sub(qs, as), ns0) >= 0.0f ? 1.0f : -1.0f;
+        const float de = drc_dot(drc_sub(q, a), ne);
+        const float s = T - side * de; /* > 0: closer than T, or through */
+        if (!(s > 0.0f)) continue;
+        const float den = (u * u * X0.w + v * v * X1.w) + w * w * X2.w;
+        if (!(den > 0.0f)) continue;
+        const float k0 = -side * s / den;
+        c0x += ne.x * (k0 * u * X0.w), c0y += ne.y * (k0 * u * X0.w), c0z += ne.z * (k0 * u * X0.w);
+        c1x += ne.x * (k0 * v * X1.w), c1y += ne.y * (k0 * v * X1.w), c1z += ne.z * (k0 * v * X1.w);
+        c2x += ne.x * (k0 * w * X2.w), c2y += ne.y * (k0 * w * X2.w), c2z += ne.z * (k0 * w * X2.w);
+        hits = 1.0f;
+      }
+    }
+  }
+  dr_float4 r0, r1, r2;
+  r0.x = c0x, r0.y = c0y, r0.z = c0z, r0.w = hits;
+  r1.x = c1x, r1.y = c1y, r1.z = c1z, r1.w = hits;
+  r2.x = c2x, r2.y = c2y, r2.z = c2z, r2.w = hits;
+  corr[3 * t] = r0;
+  corr[3 * t + 1] = r1;
+  corr[3 * t + 2] = r2;
+}
+
+/* Particle i: the mean of the corrections of its triangles that touched a
+ * vertex (w = 1 marks them), in the order of its triangle list. */
+static inline void vt_gather1(__global dr_float4 *x, __global const dr_uint *tri,
+                              __global const dr_int *vt_off, __global const dr_int *vt_list,
+                              __global const dr_float4 *corr, const int i) {
+  float sx = 0.0f, sy = 0.0f, sz = 0.0f, n = 0.0f;
+  for (int k = vt_off[i]; k < vt_off[i + 1]; k++) {
+    const int t = vt_list[k];
+    const int c = tri[3 * t] == (dr_uint)i ? 0 : tri[3 * t + 1] == (dr_uint)i ? 1 : 2;
+    const dr_float4 d = corr[3 * t + c];
+    if (!(d.w > 0.0f)) continue;
+    sx += d.x, sy += d.y, sz += d.z, n += 1.0f;
+  }
+  if (n > 0.0f) {
+    dr_float4 xi = x[i];
+    xi.x = xi.x + sx / n;
+    xi.y = xi.y + sy / n;
+    xi.z = xi.z + sz / n;
+    x[i] = xi;
+  }
+}
+
 #ifdef __OPENCL_VERSION__
+/* One cloth triangle per work item (both kernel forms). */
+__kernel void collider_vt(__global const float4 *x, __global const float4 *p,
+                          __global const uint *tri, __global const int *obj,
+                          __global const dr_object *objects, __global const dr_mesh_col *meshes,
+                          __global const int *sharp, __global const float4 *v0,
+                          __global const float4 *v1, const dr_col_params cp, const float t_end,
+                          __global float4 *corr) {
+  const int t = get_global_id(0);
+  if (t >= cp.n_tris) return;
+  vt_tri1(x, p, tri, obj, objects, meshes, sharp, v0, v1, cp, t_end, t, corr);
+}
+
+/* One particle per work item (both kernel forms). */
+__kernel void collider_vt_gather(__global float4 *x, __global const uint *tri,
+                                 __global const int *vt_off, __global const int *vt_list,
+                                 __global const float4 *corr, const int n) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  vt_gather1(x, tri, vt_off, vt_list, corr, i);
+}
+
 /* Nodes [first, first + count): one level of every collider's tree. */
 __kernel void bvh_refit(__global dr_bvh_node *nodes, __global const dr_col_tri *tris,
                         __global const float4 *v0, __global const float4 *v1, const int first,

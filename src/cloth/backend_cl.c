@@ -660,6 +660,12 @@ void dr_backend_cl_particles(const drape_sim *s, drape_cl **cl, cl_mem *x, cl_me
   cl_state *c = ST(s);
   *cl = c->cl, *x = c->x, *p = c->p, *obj = c->obj, *mat = c->mat, *prof = &c->prof, *gpu = c->gpu;
 }
+/* The cloth triangles and the vertex-triangle lists (colliders.c). */
+void dr_backend_cl_tris(const drape_sim *s, cl_mem *tris, cl_mem *vt_off, cl_mem *vt_list);
+void dr_backend_cl_tris(const drape_sim *s, cl_mem *tris, cl_mem *vt_off, cl_mem *vt_list) {
+  cl_state *c = ST(s);
+  *tris = c->tris, *vt_off = c->vt_off, *vt_list = c->vt_list;
+}
 
 uint64_t dr_backend_cl_bytes(const drape_sim *s);
 uint64_t dr_backend_cl_bytes(const drape_sim *s) { return ST(s)->bytes + ST(s)->sc.bytes; }

@@ -299,3 +299,7 @@ void dr_backend_cpu_particles(drape_sim *s, dr_float4 **x, dr_float4 **p, const 
   *p = c->p;
   *mat = c->mat;
 }
+
+/* The cloth triangles as the backend holds them (torn ones degenerate). */
+const dr_uint *dr_backend_cpu_tris(drape_sim *s);
+const dr_uint *dr_backend_cpu_tris(drape_sim *s) { return ST(s)->tris; }

@@ -13,8 +13,10 @@
 
 void dr_backend_cl_particles(const drape_sim *s, drape_cl **cl, cl_mem *x, cl_mem *p, cl_mem *obj,
                              cl_mem *mat, dr_cl_prof **prof, int *gpu);
+void dr_backend_cl_tris(const drape_sim *s, cl_mem *tris, cl_mem *vt_off, cl_mem *vt_list);
+const dr_uint *dr_backend_cpu_tris(drape_sim *s);
 
-enum { CK_REFIT, CK_PARTICLES, CK_COUNT };
+enum { CK_REFIT, CK_PARTICLES, CK_VT, CK_VT_GATHER, CK_COUNT };
 
 typedef struct col_mesh {
   int vfirst, nv;               /* its vertices in the shared arrays       */
@@ -40,6 +42,9 @@ struct dr_colliders {
   double *rest;                 /* 3 per vertex: the placed mesh           */
   dr_float4 *v0, *v1;           /* this frame's start and end              */
   int *level_off;               /* nodes of level l: [off[l], off[l+1])    */
+  int n_sharp;
+  dr_int *sharp;                /* (vertex, mesh) of each sharp vertex     */
+  dr_float4 *corr;              /* CPU: 3 per cloth triangle (vt pass)     */
   int any_keys;                 /* something moves: upload and refit each frame */
   int need_upload;              /* first frame after attach or reset       */
   double frame_time;            /* the time v0 and caps' start are of      */
@@ -49,7 +54,7 @@ struct dr_colliders {
   drape_cl *cl;
   dr_cl_kern k[CK_COUNT];
   size_t local[CK_COUNT];
-  cl_mem bcaps, bmeshes, bnodes, btris, bv0, bv1;
+  cl_mem bcaps, bmeshes, bnodes, btris, bv0, bv1, bsharp, bcorr;
   uint64_t bytes;
 };
 
@@ -185,6 +190,48 @@ out:
 
 static void poses(dr_colliders *c, double t0, double t1);
 
+/* Sharp vertices: two of the faces round it meet at more than 60 degrees
+ * (their unit normals' dot product below 0.5): a box's corners and edges,
+ * none on a smooth body. */
+static int find_sharp(dr_colliders *c, const drape_scene *sc) {
+  c->sharp = malloc(sizeof *c->sharp * 2 * (size_t)(c->n_verts + 1));
+  if (!c->sharp) return DRAPE_ENOMEM;
+  for (int m = 0; m < c->n_meshes; m++) {
+    const drape_collider_def *d = &sc->collider[m];
+    double *nmin = malloc(sizeof *nmin * 4 * (size_t)d->n_vertices); /* first normal, min dot */
+    if (!nmin) return DRAPE_ENOMEM;
+    for (int v = 0; v < d->n_vertices; v++) nmin[4 * v + 3] = 2.0;
+    for (int t = 0; t < d->n_tris; t++) {
+      const double *a = d->vertices + 3 * d->tris[3 * t], *b = d->vertices + 3 * d->tris[3 * t + 1],
+                   *cc = d->vertices + 3 * d->tris[3 * t + 2];
+      double u[3], w[3], n[3];
+      for (int q = 0; q < 3; q++) u[q] = b[q] - a[q], w[q] = cc[q] - a[q];
+      n[0] = u[1] * w[2] - u[2] * w[1], n[1] = u[2] * w[0] - u[0] * w[2], n[2] = u[0] * w[1] - u[1] * w[0];
+      const double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      if (!(l > 0)) continue;
+      for (int q = 0; q < 3; q++) n[q] /= l;
+      for (int k = 0; k < 3; k++) {
+        double *o = nmin + 4 * d->tris[3 * t + k];
+        if (o[3] > 1.5) { /* the first face: its normal is the reference */
+          memcpy(o, n, sizeof n);
+          o[3] = 1.0;
+        } else {
+          const double dd = o[0] * n[0] + o[1] * n[1] + o[2] * n[2];
+          if (dd < o[3]) o[3] = dd;
+        }
+      }
+    }
+    for (int v = 0; v < d->n_vertices; v++)
+      if (nmin[4 * v + 3] < 0.5) {
+        c->sharp[2 * c->n_sharp] = c->mdef[m].vfirst + v;
+        c->sharp[2 * c->n_sharp + 1] = m;
+        c->n_sharp++;
+      }
+    free(nmin);
+  }
+  return DRAPE_OK;
+}
+
 static double (*keys_copy(const double (*k)[7], int n))[7] {
   if (n <= 0) return NULL;
   double(*o)[7] = malloc(sizeof *o * (size_t)n);
@@ -261,8 +308,13 @@ int dr_colliders_create(const drape_scene *sc, dr_colliders **out, drape_err *e)
     dr_colliders_destroy(c);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory for the collider trees");
   }
+  if (c->n_meshes > 0 && find_sharp(c, sc)) {
+    dr_colliders_destroy(c);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory for the collider vertices");
+  }
   c->cp.n_capsules = c->n_caps;
   c->cp.n_meshes = c->n_meshes;
+  c->cp.n_sharp = c->n_sharp;
   /* the poses of the first frame, so the geometry reads right before it */
   poses(c, 0.0, sc->dt);
   for (int l = c->n_levels - 1; l >= 0; l--)
@@ -276,7 +328,8 @@ int dr_colliders_create(const drape_scene *sc, dr_colliders **out, drape_err *e)
 
 static void cl_free(dr_colliders *c) {
   for (int k = 0; k < CK_COUNT; k++) dr_cl_kern_release(&c->k[k]);
-  cl_mem *all[] = {&c->bcaps, &c->bmeshes, &c->bnodes, &c->btris, &c->bv0, &c->bv1};
+  cl_mem *all[] = {&c->bcaps, &c->bmeshes, &c->bnodes, &c->btris, &c->bv0, &c->bv1, &c->bsharp,
+                   &c->bcorr};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dr_cl_buffer_release(all[i]);
   c->bytes = 0;
   c->on_cl = 0;
@@ -288,7 +341,7 @@ void dr_colliders_destroy(dr_colliders *c) {
   for (int k = 0; k < c->n_caps; k++) free(c->cdef[k].keys);
   for (int m = 0; m < c->n_meshes; m++) free(c->mdef[m].keys);
   free(c->cdef), free(c->mdef), free(c->caps), free(c->meshes), free(c->nodes), free(c->tris);
-  free(c->rest), free(c->v0), free(c->v1), free(c->level_off);
+  free(c->rest), free(c->v0), free(c->v1), free(c->level_off), free(c->sharp), free(c->corr);
   free(c);
 }
 
@@ -386,6 +439,7 @@ int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
   c->cp.inv_dt = (float)(1.0 / s->dt);
   c->cp.h = s->sp.h;
   c->cp.n_particles = s->m.n_particles;
+  c->cp.n_tris = s->m.n_tris;
   if (!c->on_cl) {
     dr_float4 *x, *p;
     const dr_object *mat;
@@ -396,6 +450,14 @@ int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
       if (colliders1(&xi, p[i], mat[s->m.obj[i]].thickness, c->cp, c->caps, c->meshes, c->nodes,
                      c->tris, c->v0, c->v1, t_end))
         x[i] = xi;
+    }
+    if (c->cp.n_sharp > 0 && c->cp.n_tris > 0) {
+      const dr_uint *tri = dr_backend_cpu_tris(s);
+      for (int t = 0; t < c->cp.n_tris; t++)
+        vt_tri1(x, p, tri, s->m.obj, mat, c->meshes, c->sharp, c->v0, c->v1, c->cp, t_end, t,
+                c->corr);
+      for (int i = 0; i < s->m.n_particles; i++)
+        vt_gather1(x, tri, s->m.vt_off, s->m.vt_list, c->corr, i);
     }
     return DRAPE_OK;
   }
@@ -414,7 +476,26 @@ int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
   prof->stage = s->cur_stage, prof->colour = -1, prof->part = -1;
   const size_t n = (size_t)s->m.n_particles;
   const size_t items = gpu ? n : (n + DR_PARTICLE_LANES - 1) / DR_PARTICLE_LANES;
-  return dr_cl_launch(c->cl, &c->k[CK_PARTICLES], items, c->local[CK_PARTICLES], prof, e);
+  rc = dr_cl_launch(c->cl, &c->k[CK_PARTICLES], items, c->local[CK_PARTICLES], prof, e);
+  if (rc || c->cp.n_sharp == 0 || c->cp.n_tris == 0) return rc;
+  /* the vertex-triangle pass: corrections per triangle, then per particle */
+  cl_mem tri, vt_off, vt_list;
+  dr_backend_cl_tris(s, &tri, &vt_off, &vt_list);
+  const int np = s->m.n_particles;
+  if ((rc = DRAPE_CL_BIND(&c->k[CK_VT], 0, e, DRAPE_CL_ARG("x", x), DRAPE_CL_ARG("p", p),
+                          DRAPE_CL_ARG("tri", tri), DRAPE_CL_ARG("obj", obj),
+                          DRAPE_CL_ARG("objects", mat), DRAPE_CL_ARG("meshes", c->bmeshes),
+                          DRAPE_CL_ARG("sharp", c->bsharp), DRAPE_CL_ARG("v0", c->bv0),
+                          DRAPE_CL_ARG("v1", c->bv1), DRAPE_CL_ARG("cp", c->cp),
+                          DRAPE_CL_ARG("t_end", t_end), DRAPE_CL_ARG("corr", c->bcorr))) ||
+      (rc = DRAPE_CL_BIND(&c->k[CK_VT_GATHER], 0, e, DRAPE_CL_ARG("x", x), DRAPE_CL_ARG("tri", tri),
+                          DRAPE_CL_ARG("vt_off", vt_off), DRAPE_CL_ARG("vt_list", vt_list),
+                          DRAPE_CL_ARG("corr", c->bcorr), DRAPE_CL_ARG("n", np))))
+    return rc;
+  s->tm.launches += 2;
+  if ((rc = dr_cl_launch(c->cl, &c->k[CK_VT], (size_t)c->cp.n_tris, c->local[CK_VT], prof, e)))
+    return rc;
+  return dr_cl_launch(c->cl, &c->k[CK_VT_GATHER], n, c->local[CK_VT_GATHER], prof, e);
 }
 
 /* ---- set-up on a backend ------------------------------------------------------ */
@@ -423,6 +504,10 @@ int dr_colliders_attach(drape_sim *s, drape_err *e) {
   dr_colliders *c = s->col;
   if (!c) return DRAPE_OK;
   c->need_upload = 1;
+  if (s->be != &dr_backend_cl && c->n_sharp > 0 && !c->corr) {
+    c->corr = calloc(3 * (size_t)s->m.n_tris + 1, sizeof *c->corr);
+    if (!c->corr) return drape_fail(e, DRAPE_ENOMEM, "out of memory (vertex-triangle pass)");
+  }
   if (s->be != &dr_backend_cl || c->on_cl) return DRAPE_OK;
   drape_cl *cl;
   cl_mem x, p, obj, mat;
@@ -431,7 +516,8 @@ int dr_colliders_attach(drape_sim *s, drape_err *e) {
   dr_backend_cl_particles(s, &cl, &x, &p, &obj, &mat, &prof, &gpu);
   c->cl = cl;
   c->gpu = gpu;
-  const char *names[CK_COUNT] = {"bvh_refit", gpu ? "colliders_g" : "colliders"};
+  const char *names[CK_COUNT] = {"bvh_refit", gpu ? "colliders_g" : "colliders", "collider_vt",
+                                 "collider_vt_gather"};
   for (int k = 0; k < CK_COUNT; k++) {
     if ((rc = dr_cl_kern_create(cl, names[k], &c->k[k], e))) return rc;
     if (gpu) c->local[k] = dr_cl_kern_local(cl, &c->k[k]);
@@ -450,7 +536,11 @@ int dr_colliders_attach(drape_sim *s, drape_err *e) {
       (rc = dr_cl_buffer(cl, f4 * (size_t)c->n_verts, c->v0, "collider vertices (start)",
                          &c->bytes, &up, &c->bv0, e)) ||
       (rc = dr_cl_buffer(cl, f4 * (size_t)c->n_verts, c->v1, "collider vertices (end)", &c->bytes,
-                         &up, &c->bv1, e)))
+                         &up, &c->bv1, e)) ||
+      (rc = dr_cl_buffer(cl, 2 * sizeof(dr_int) * (size_t)c->n_sharp, c->sharp,
+                         "sharp collider vertices", &c->bytes, &up, &c->bsharp, e)) ||
+      (rc = dr_cl_buffer(cl, 3 * f4 * (size_t)(c->n_sharp ? s->m.n_tris : 0), NULL,
+                         "vertex-triangle corrections", &c->bytes, &up, &c->bcorr, e)))
     return rc;
   s->tm.bytes_to_device += up;
   return DRAPE_CL_BIND(&c->k[CK_REFIT], 0, e, DRAPE_CL_ARG("nodes", c->bnodes),
