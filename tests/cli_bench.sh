@@ -76,7 +76,39 @@ cases = json.load(open(sys.argv[1]))["cases"]
 assert len(cases) == 2 and all(c["status"] == "diverged" and not c["ok"] for c in cases), cases
 print("ok   bench marks diverged cases failed")
 PY
-for bad in "--sizes 2" "--settings 20y1" "--self maybe" "--devices 99" "--frames 0" "--peer sometimes" "--fuse maybe" "--bogus 1"; do
+# --mesh: per setting, self mode and backend, the mesh cloth and the grid
+# of its particle count (square_small: 144 vertices, the 12 x 12 grid),
+# both passing their physics checks; the mesh has dihedral bending, the
+# grid none; the JSON names the mesh, the CSV's last column the cloth
+S=${DRAPE_SOURCE_DIR:?}
+"$D" bench --mesh "$S/meshes/square_small.obj" --settings 4x1 --self off,on --devices all \
+  --frames 2 --warmup 1 --peer off --out "$T/mesh" > "$T/mesh.txt" 2>&1
+rc=$?
+[[ $rc == 0 ]] || { echo "FAIL bench --mesh exit $rc"; cat "$T/mesh.txt"; fail=1; }
+python3 - "$T/mesh/bench.json" "$T/mesh/bench.csv" "$S/meshes/square_small.obj" <<'PY' || fail=1
+import json, sys, csv
+j = json.load(open(sys.argv[1]))
+cases = j["cases"]
+rows = list(csv.DictReader(open(sys.argv[2])))
+grid = [c for c in cases if c["cloth"] == "grid"]
+mesh = [c for c in cases if c["cloth"] == "mesh"]
+ok = j.get("mesh") == sys.argv[3] and len(grid) == len(mesh) and len(mesh) % 2 == 0 and len(mesh) >= 4
+ok = ok and [r["cloth"] for r in rows] == [c["cloth"] for c in cases]
+ok = ok and all(c["n"] == 12 and c["particles"] == 144 and c["bend_constraints"] == 0 for c in grid)
+ok = ok and all(c["particles"] == 144 and c["bend_constraints"] > 0 and c["bend_colours"] > 0 for c in mesh)
+ok = ok and all(c["ok"] and 0 <= c["mean_strain"] < 0.05 and c["ms_frame"]["median"] > 0 for c in cases)
+# each mesh case right after the grid case of the same backend and setting
+ok = ok and all(cases[i]["cloth"] == "grid" and cases[i + 1]["cloth"] == "mesh" and
+                cases[i]["backend"] == cases[i + 1]["backend"] and
+                cases[i]["self_collision"] == cases[i + 1]["self_collision"]
+                for i in range(0, len(cases), 2))
+print("bench --mesh:", len(cases), "cases,", "ok" if ok else "BAD")
+if not ok: print(json.dumps(cases, indent=1)[:3000])
+sys.exit(0 if ok else 1)
+PY
+grep -Eq '^cpu-reference +- +mesh +4x1' "$T/mesh.txt" || { echo "FAIL bench --mesh: no mesh row in the table"; fail=1; }
+for bad in "--mesh $S/meshes/no_such.obj" "--sizes 8 --mesh $S/meshes/square_small.obj" \
+           "--sizes 2" "--settings 20y1" "--self maybe" "--devices 99" "--frames 0" "--peer sometimes" "--fuse maybe" "--bogus 1"; do
   "$D" bench $bad --out "$T/bad" > "$T/bad.txt" 2>&1
   rc=$?
   if [[ $rc != 2 ]]; then echo "FAIL 'bench $bad': exit $rc, expected 2"; fail=1; fi

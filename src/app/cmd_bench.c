@@ -11,7 +11,14 @@
  *
  * Physics is checked as well as timed: a case whose positions are not
  * finite, or whose mean strain exceeds --max-mean-strain, is marked FAIL,
- * so a fast but wrong solver cannot look good. */
+ * so a fast but wrong solver cannot look good.
+ *
+ * --mesh FILE (issue 16) replaces the size ladder by one pair of cases per
+ * setting, self-collision mode and backend: a cloth from the mesh FILE and
+ * the grid with as many particles (n = the rounded square root of its
+ * vertex count), both in the same place, pinned and draped the same way,
+ * so a mesh's cost (its colouring, its gathered constraints, its dihedral
+ * bending) is read against the grid's in the same run. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -53,10 +60,15 @@ typedef struct bench_opts {
   int fuse;                         /* drape_sim_params.fuse_stages */
   double max_mean_strain;
   const char *out_dir;
+  /* --mesh: the cloth as the cases use it (loaded, placed, pinned) */
+  const char *mesh_path;
+  drape_cloth_def mesh;
+  int mesh_n;                       /* the grid beside it: mesh_n^2 particles */
 } bench_opts;
 
 typedef struct bench_row {
   char backend[160];
+  int mesh;             /* 1: the --mesh cloth; 0: a grid of n x n */
   char kernel_form[16]; /* drape_sim_kernel_form: gpu, vector, cpu-reference */
   int n, substeps, iterations, self;
   int particles, constraints, colours;
@@ -82,7 +94,7 @@ static const char *usage_text =
     "usage: drape bench [--sizes 64,128,256,512,1024] [--settings 20x1,5x4]\n"
     "                   [--self off,on] [--devices all|cpu|K,K,...] [--frames N]\n"
     "                   [--warmup N] [--peer on|off] [--fuse on|off]\n"
-    "                   [--max-mean-strain S] [--out DIR]\n";
+    "                   [--max-mean-strain S] [--mesh FILE] [--out DIR]\n";
 
 static void help(void) {
   printf("%s", usage_text);
@@ -104,6 +116,11 @@ static void help(void) {
          "                     kernel (default on; off times each stage on its own,\n"
          "                     with the same results bit for bit)\n"
          "  --max-mean-strain S  a case whose final mean strain exceeds S fails (0.05)\n"
+         "  --mesh FILE        instead of the sizes: a cloth from the triangle mesh FILE\n"
+         "                     (OBJ, glTF, PLY, STL, FBX; scaled to 1.26 m, pinned at the\n"
+         "                     two vertices nearest the grid's pinned corners) beside the\n"
+         "                     grid of the same particle count, for each setting,\n"
+         "                     self-collision mode and backend\n"
          "  --out DIR          bench.csv, bench.json and bench.png go here\n"
          "                     (default bench/results/latest)\n"
          "\nTable on stdout; exit 1 when a case fails its physics check or the plot\n"
@@ -116,6 +133,77 @@ static int bad(const char *flag, const char *value, const char *what) {
   return 2;
 }
 
+
+/* --mesh: loads FILE as cloth[0] would be, then places it where the
+ * benchmark grid lies: its largest extent scaled to the grid's 1.26 m,
+ * centred on x = z = 0 with its lowest point at the grid's height (1.2 m),
+ * pinned at the two vertices nearest the grid's pinned corners (the low-x
+ * and high-x corners of the low-z side of its top), bending 1.2e3 1/(N m)
+ * (scenes/tablecloth_mesh.json's calibration: the grid's drape), thickness
+ * as the grid's: min(1 cm, half the shortest edge). */
+static int prepare_mesh(bench_opts *o) {
+  drape_cloth_def *c = &o->mesh;
+  *c = drape_cloth_def_default();
+  snprintf(c->name, sizeof c->name, "mesh");
+  c->has_mesh = 1;
+  c->mesh.file = strdup(o->mesh_path);
+  drape_err e = {0};
+  if (!c->mesh.file) return bad("--mesh", o->mesh_path, "out of memory");
+  if (drape_cloth_mesh_load(c, 0, NULL, &e)) {
+    /* the loader names cloth[0].mesh.file; here it is the flag */
+    fprintf(stderr, "drape bench: --mesh \"%s\": %s\n%s", o->mesh_path, e.msg, usage_text);
+    drape_cloth_def_free(c);
+    return 2;
+  }
+  drape_cloth_mesh *m = &c->mesh;
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = 0; i < m->n_vertices; i++)
+    for (int q = 0; q < 3; q++)
+      lo[q] = fmin(lo[q], m->vertices[3 * i + q]), hi[q] = fmax(hi[q], m->vertices[3 * i + q]);
+  const double ext = fmax(hi[0] - lo[0], fmax(hi[1] - lo[1], hi[2] - lo[2]));
+  if (!(ext > 0)) {
+    drape_cloth_def_free(c);
+    return bad("--mesh", o->mesh_path, "the mesh has no extent");
+  }
+  const double k = 1.26 / ext, mid[3] = {0.5 * (lo[0] + hi[0]), lo[1], 0.5 * (lo[2] + hi[2])};
+  const double to[3] = {0, 1.2, 0};
+  for (int i = 0; i < m->n_vertices; i++)
+    for (int q = 0; q < 3; q++)
+      m->vertices[3 * i + q] = to[q] + k * (m->vertices[3 * i + q] - mid[q]);
+  const double corner[2][3] = {{-0.63 * (hi[0] - lo[0]) / ext, 1.2 + k * (hi[1] - lo[1]),
+                                -0.63 * (hi[2] - lo[2]) / ext},
+                               {0.63 * (hi[0] - lo[0]) / ext, 1.2 + k * (hi[1] - lo[1]),
+                                -0.63 * (hi[2] - lo[2]) / ext}};
+  int pin[2] = {0, 0};
+  for (int p = 0; p < 2; p++) {
+    double best = INFINITY;
+    for (int i = 0; i < m->n_vertices; i++) {
+      double d = 0;
+      for (int q = 0; q < 3; q++) d += pow(m->vertices[3 * i + q] - corner[p][q], 2);
+      if (d < best) best = d, pin[p] = i;
+    }
+  }
+  c->n_pin_vertices = pin[1] != pin[0] ? 2 : 1;
+  c->pin_vertices = malloc(sizeof *c->pin_vertices * 2);
+  if (!c->pin_vertices) {
+    drape_cloth_def_free(c);
+    return bad("--mesh", o->mesh_path, "out of memory");
+  }
+  c->pin_vertices[0] = pin[0], c->pin_vertices[1] = pin[1];
+  double shortest = INFINITY;
+  for (int t = 0; t < m->n_tris; t++)
+    for (int q = 0; q < 3; q++) {
+      const double *a = m->vertices + 3 * m->tris[3 * t + q];
+      const double *b = m->vertices + 3 * m->tris[3 * t + (q + 1) % 3];
+      shortest = fmin(shortest, sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2)));
+    }
+  /* a hair under half: the validator compares in float */
+  c->thickness = fmin(0.01, 0.5 * (1 - 1e-6) * shortest);
+  c->compliance_bend = 1.2e3;
+  o->mesh_n = (int)lround(sqrt((double)m->n_vertices));
+  if (o->mesh_n < 4) o->mesh_n = 4;
+  return 0;
+}
 
 static int parse_args(int argc, char **argv, bench_opts *o) {
   const int defsizes[] = {64, 128, 256, 512, 1024};
@@ -134,6 +222,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
   o->max_mean_strain = 0.05;
   o->out_dir = "bench/results/latest";
   const char *devices = "all";
+  int sizes_given = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -142,6 +231,7 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", v);
     if (!strcmp(a, "--sizes")) {
+      sizes_given = 1;
       o->n_sizes = 0;
       for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
         if (o->n_sizes >= MAX_SIZES || !dr_parse_int(s, 4, 4096, &o->sizes[o->n_sizes]))
@@ -202,6 +292,9 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     } else if (!strcmp(a, "--out")) {
       if (!*v) return bad(a, v, "expected a folder");
       o->out_dir = v;
+    } else if (!strcmp(a, "--mesh")) {
+      if (!*v) return bad(a, v, "expected a triangle mesh file");
+      o->mesh_path = v;
     } else {
       return bad(a, v, "unknown flag");
     }
@@ -233,38 +326,76 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
     if (o->n_backends >= MAX_BACKENDS) break;
   }
   if (o->n_backends == 0) return bad("--devices", devices, "selects no backend");
+  if (o->mesh_path) {
+    if (sizes_given)
+      return bad("--sizes", "", "not with --mesh: the grid beside the mesh has its vertex count");
+    int rc = prepare_mesh(o);
+    if (rc) return rc;
+    o->sizes[0] = o->mesh_n;
+    o->n_sizes = 1;
+  }
   return 0;
 }
 
+/* A copy of the prepared --mesh cloth that the scene owns (its free
+ * releases the arrays). 0, or DRAPE_ENOMEM. */
+static int copy_mesh_def(const drape_cloth_def *from, drape_cloth_def *to, drape_err *e) {
+  *to = *from;
+  const drape_cloth_mesh *m = &from->mesh;
+  to->mesh.file = NULL; /* filled in code: the arrays are the mesh */
+  to->mesh.vertices = malloc(sizeof(double) * 3 * (size_t)m->n_vertices);
+  to->mesh.tris = malloc(sizeof(int) * 3 * (size_t)m->n_tris);
+  to->mesh.uv = m->uv ? malloc(sizeof(float) * 2 * (size_t)m->n_vertices) : NULL;
+  to->pin_vertices = malloc(sizeof(int) * (size_t)(from->n_pin_vertices + 1));
+  if (!to->mesh.vertices || !to->mesh.tris || (m->uv && !to->mesh.uv) || !to->pin_vertices) {
+    drape_cloth_def_free(to);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  }
+  memcpy(to->mesh.vertices, m->vertices, sizeof(double) * 3 * (size_t)m->n_vertices);
+  memcpy(to->mesh.tris, m->tris, sizeof(int) * 3 * (size_t)m->n_tris);
+  if (m->uv) memcpy(to->mesh.uv, m->uv, sizeof(float) * 2 * (size_t)m->n_vertices);
+  memcpy(to->pin_vertices, from->pin_vertices, sizeof(int) * (size_t)from->n_pin_vertices);
+  return DRAPE_OK;
+}
+
 /* The benchmark cloth: n x n, 1.26 m square, horizontal at y = 1.2 m,
- * pinned at (0, 0) and (0, n-1), above a sphere of radius 0.4 m. */
-static void bench_scene(drape_scene *s, int n, setting st, int self) {
+ * pinned at (0, 0) and (0, n-1), above a sphere of radius 0.4 m; or, with
+ * `mesh`, that cloth (prepare_mesh) in the grid's place. */
+static int bench_scene(drape_scene *s, int n, setting st, int self, const drape_cloth_def *mesh,
+                       drape_err *e) {
   drape_scene_init(s);
   s->dt = 1.0 / 60.0;
   s->substeps = st.substeps;
   s->iterations = st.iterations;
   drape_cloth_def c = drape_cloth_def_default();
-  snprintf(c.name, sizeof c.name, "cloth%d", n);
-  c.rows = c.cols = n;
-  c.spacing = 1.26 / (n - 1);
-  c.origin[0] = -0.63;
-  c.origin[1] = 1.2;
-  c.origin[2] = -0.63;
-  c.self_collision = self;
-  c.thickness = fmin(0.01, 0.5 * c.spacing);
-  static int pins[2][2];
-  pins[0][0] = 0; pins[0][1] = 0;
-  pins[1][0] = 0; pins[1][1] = n - 1;
-  c.n_pins = 2;
-  c.pins = malloc(sizeof(int[2][2]));
-  memcpy(c.pins, pins, sizeof pins);
-  drape_scene_add_cloth(s, &c);
+  if (mesh && copy_mesh_def(mesh, &c, e)) return e->code;
+  if (mesh) {
+    c.self_collision = self;
+    drape_scene_add_cloth(s, &c);
+  } else {
+    snprintf(c.name, sizeof c.name, "cloth%d", n);
+    c.rows = c.cols = n;
+    c.spacing = 1.26 / (n - 1);
+    c.origin[0] = -0.63;
+    c.origin[1] = 1.2;
+    c.origin[2] = -0.63;
+    c.self_collision = self;
+    c.thickness = fmin(0.01, 0.5 * c.spacing);
+    static int pins[2][2];
+    pins[0][0] = 0; pins[0][1] = 0;
+    pins[1][0] = 0; pins[1][1] = n - 1;
+    c.n_pins = 2;
+    c.pins = malloc(sizeof(int[2][2]));
+    memcpy(c.pins, pins, sizeof pins);
+    drape_scene_add_cloth(s, &c);
+  }
   drape_sphere_def sp = drape_sphere_def_default();
   sp.center[0] = 0;
   sp.center[1] = 0.6;
   sp.center[2] = 0.2;
   sp.radius = 0.4;
   drape_scene_add_sphere(s, &sp);
+  return DRAPE_OK;
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -284,10 +415,14 @@ typedef struct case_pass {
   uint64_t device_bytes;
 } case_pass;
 
-static int simulate(const backend_sel *b, int n, setting st, int self, int fuse, int profiling,
-                    int warmup, int frames, case_pass *p, bench_row *row, drape_err *e) {
+static int simulate(const backend_sel *b, int n, setting st, int self, const drape_cloth_def *md,
+                    int fuse, int profiling, int warmup, int frames, case_pass *p, bench_row *row,
+                    drape_err *e) {
   drape_scene scene;
-  bench_scene(&scene, n, st, self);
+  if (bench_scene(&scene, n, st, self, md, e)) {
+    drape_scene_free(&scene);
+    return e->code;
+  }
   drape_world_def wd = drape_world_def_default();
   wd.backend = b->cpu ? DRAPE_BACKEND_CPU : DRAPE_BACKEND_CL;
   wd.use_device = b->device >= 0;
@@ -356,10 +491,12 @@ static int simulate(const backend_sel *b, int n, setting st, int self, int fuse,
  * the same warm-up and a few frames. On the CPU backend the stage times
  * are wall-clock times of the timed pass itself. */
 static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st, int self,
-                    bench_row *row, drape_err *e) {
+                    int mesh, bench_row *row, drape_err *e) {
   memset(row, 0, sizeof *row);
   snprintf(row->backend, sizeof row->backend, "%s", b->name);
   row->n = n;
+  row->mesh = mesh;
+  const drape_cloth_def *md = mesh ? &o->mesh : NULL;
   row->substeps = st.substeps;
   row->iterations = st.iterations;
   row->self = self;
@@ -371,13 +508,13 @@ static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st
     free(prof.ms);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   }
-  int rc = simulate(b, n, st, self, o->fuse, 0, o->warmup, o->frames, &t, row, e);
+  int rc = simulate(b, n, st, self, md, o->fuse, 0, o->warmup, o->frames, &t, row, e);
   const case_pass *stages = &t;
   int stage_frames = o->frames;
   if (rc == 0 && !b->cpu) {
     bench_row scratch = *row;
     stage_frames = o->frames < 3 ? o->frames : 3;
-    rc = simulate(b, n, st, self, o->fuse, 1, o->warmup, stage_frames, &prof, &scratch, e);
+    rc = simulate(b, n, st, self, md, o->fuse, 1, o->warmup, stage_frames, &prof, &scratch, e);
     stages = &prof;
   }
   if (rc == 0) {
@@ -414,8 +551,10 @@ static void print_row(const bench_row *r) {
   snprintf(set, sizeof set, "%dx%d", r->substeps, r->iterations);
   snprintf(spread, sizeof spread, "%.1f-%.1f", r->ms_p10, r->ms_p90);
   /* colour balance: the most constraints in one colour over the fewest */
-  printf("%-28.28s %-6.6s %5d %6s %4s %9d %9.2f %9s %8.3f %7d %7.2f %9.0f %9.1f %8.4f %8.5f %7ld %8.1f %4s\n",
-         r->backend, r->kernel_form[0] == 'c' ? "-" : r->kernel_form, r->n, set, r->self ? "on" : "off", r->particles, r->ms_median, spread,
+  char n[16];
+  snprintf(n, sizeof n, r->mesh ? "mesh" : "%d", r->n); /* the mesh: its particles say its size */
+  printf("%-28.28s %-6.6s %5s %6s %4s %9d %9.2f %9s %8.3f %7d %7.2f %9.0f %9.1f %8.4f %8.5f %7ld %8.1f %4s\n",
+         r->backend, r->kernel_form[0] == 'c' ? "-" : r->kernel_form, n, set, r->self ? "on" : "off", r->particles, r->ms_median, spread,
          r->ms_substep, r->colours, r->colour_min > 0 ? (double)r->colour_max / r->colour_min : 0.0, r->launches, r->projections_per_s * 1e-6, r->max_strain,
          r->mean_strain, r->crossings, r->device_mb, r->ok ? "yes" : r->diverged ? "DIVERGED" : "FAIL");
   if (r->has_peer)
@@ -445,9 +584,11 @@ static void print_stages(const bench_row *rows, int n_rows) {
     }
     snprintf(col, sizeof col, "  %.2f-%.2f", r->colours ? lo : 0.0, hi);
     const double *st = r->stage_ms, *sc = r->selfcol_ms;
-    printf("%-28.28s %5d %6s %4s %8.2f %8.2f %-15s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f "
+    char n[16];
+    snprintf(n, sizeof n, r->mesh ? "mesh" : "%d", r->n);
+    printf("%-28.28s %5s %6s %4s %8.2f %8.2f %-15s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f "
            "%8.2f\n",
-           r->backend, r->n, set, r->self ? "on" : "off", st[DRAPE_STAGE_PREDICT],
+           r->backend, n, set, r->self ? "on" : "off", st[DRAPE_STAGE_PREDICT],
            st[DRAPE_STAGE_PROJECT], col, st[DRAPE_STAGE_TETHERS], st[DRAPE_STAGE_COLLIDE],
            st[DRAPE_STAGE_UPDATE], st[DRAPE_STAGE_FUSED], sc[DRAPE_SELFCOL_HASH_PARTICLES],
            sc[DRAPE_SELFCOL_PARTICLES], sc[DRAPE_SELFCOL_HASH_TRIANGLES],
@@ -581,7 +722,7 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
   for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
     fprintf(f, ",ms_selfcol_%s", drape_selfcol_part_name((drape_selfcol_part)q));
   fprintf(f, ",ms_project_per_colour,kernel_form,crossings,colour_min,colour_max,bend_constraints,"
-             "bend_colours\n");
+             "bend_colours,cloth\n");
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
     fprintf(f, "\"%s\",%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.5f,%.1f,%.6g,%.6g,%.6g,%.6g,%.2f,%.0f,%d",
@@ -601,8 +742,8 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     fprintf(f, ",\"");
     for (int c = 0; r->stage_valid && c < r->colours && c < DRAPE_TIMING_COLOURS; c++)
       fprintf(f, "%s%.5f", c ? ";" : "", r->colour_ms[c]);
-    fprintf(f, "\",%s,%ld,%d,%d,%d,%d\n", r->kernel_form, r->crossings, r->colour_min, r->colour_max,
-            r->bend_constraints, r->bend_colours);
+    fprintf(f, "\",%s,%ld,%d,%d,%d,%d,%s\n", r->kernel_form, r->crossings, r->colour_min,
+            r->colour_max, r->bend_constraints, r->bend_colours, r->mesh ? "mesh" : "grid");
   }
   if (close_commit(f, tmp, path)) return 1;
   /* JSON */
@@ -610,11 +751,18 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
   if (!f) return 1;
   fprintf(f, "{\n  \"date\": \"%s\",\n  \"machine\": \"%s\",\n  \"drape\": \"%s\",\n"
              "  \"commit\": \"%s\",\n"
-             "  \"frames\": %d, \"warmup\": %d, \"dt\": %.9g,\n  \"cases\": [\n",
+             "  \"frames\": %d, \"warmup\": %d, \"dt\": %.9g,\n",
           date, cpu, drape_version(), commit, o->frames, o->warmup, 1.0 / 60.0);
+  if (o->mesh_path) {
+    fprintf(f, "  \"mesh\": ");
+    dr_json_str(f, o->mesh_path);
+    fprintf(f, ",\n");
+  }
+  fprintf(f, "  \"cases\": [\n");
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
-    fprintf(f, "    {\"backend\": \"%s\", \"kernel_form\": \"%s\", \"n\": %d, \"particles\": %d, "
+    fprintf(f, "    {\"backend\": \"%s\", \"cloth\": \"%s\", \"kernel_form\": \"%s\", \"n\": %d, "
+               "\"particles\": %d, "
                "\"constraints\": %d, "
                "\"colours\": %d, \"colour_sizes\": [%d, %d], \"bend_constraints\": %d, "
                "\"bend_colours\": %d, \"substeps\": %d, \"iterations\": %d, \"self_collision\": %s, "
@@ -624,7 +772,8 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
                "\"max_strain\": %.6g, \"mean_strain\": %.6g, \"device_mb\": %.2f, "
                "\"bytes_per_frame\": %.0f, \"ok\": %s, \"status\": \"%s\", \"crossings\": %ld, "
                "\"stage_ms\": {",
-            r->backend, r->kernel_form, r->n, r->particles, r->constraints, r->colours,
+            r->backend, r->mesh ? "mesh" : "grid", r->kernel_form, r->n, r->particles, r->constraints,
+            r->colours,
             r->colour_min, r->colour_max, r->bend_constraints, r->bend_colours, r->substeps,
             r->iterations, r->self ? "true" : "false", r->ms_median, r->ms_p10, r->ms_p90,
             r->ms_substep, r->launches, r->projections_per_s, r->particles_per_s,
@@ -687,16 +836,18 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     int seen = rows[i].diverged; /* diverged cases have no time to plot */
     for (int j = 0; j < i; j++)
       if (!rows[j].diverged && !strcmp(rows[j].backend, rows[i].backend) && rows[j].substeps == rows[i].substeps &&
-          rows[j].iterations == rows[i].iterations && rows[j].self == rows[i].self)
+          rows[j].iterations == rows[i].iterations && rows[j].self == rows[i].self &&
+          rows[j].mesh == rows[i].mesh)
         seen = 1;
     if (seen) continue;
     for (int j = i; j < n_rows; j++)
       if (!rows[j].diverged && !strcmp(rows[j].backend, rows[i].backend) && rows[j].substeps == rows[i].substeps &&
-          rows[j].iterations == rows[i].iterations && rows[j].self == rows[i].self)
+          rows[j].iterations == rows[i].iterations && rows[j].self == rows[i].self &&
+          rows[j].mesh == rows[i].mesh)
         fprintf(dat, "%d %.5f\n", rows[j].particles, rows[j].ms_median);
     fprintf(dat, "\n\n");
-    snprintf(title, sizeof title, "%.40s %dx%d self %s", rows[i].backend, rows[i].substeps,
-             rows[i].iterations, rows[i].self ? "on" : "off");
+    snprintf(title, sizeof title, "%.40s %dx%d self %s%s", rows[i].backend, rows[i].substeps,
+             rows[i].iterations, rows[i].self ? "on" : "off", rows[i].mesh ? " mesh" : "");
     fprintf(f, "%s'bench_plot.dat' index %d with linespoints title ", series ? ", \\\n     " : "",
             series);
     dr_gp_str(f, title);
@@ -766,7 +917,8 @@ int cmd_bench(dr_app *app, int argc, char **argv) {
       drape_cl_release(&cl);
     }
   }
-  int cap = o.n_backends * o.n_sizes * o.n_settings * o.n_self;
+  const int kinds = o.mesh_path ? 2 : 1; /* --mesh: the grid, then the mesh */
+  int cap = o.n_backends * o.n_sizes * o.n_settings * o.n_self * kinds;
   bench_row *rows = calloc((size_t)cap, sizeof *rows);
   int n_rows = 0, failed = 0;
   print_header();
@@ -775,14 +927,17 @@ int cmd_bench(dr_app *app, int argc, char **argv) {
       for (int sc = 0; sc < o.n_self; sc++) {
         drape_peer_result peer;
         int have_peer = 0;
-        for (int b = 0; b < o.n_backends; b++) {
+        for (int bk = 0; bk < o.n_backends * kinds; bk++) {
+          const int b = bk / kinds, mesh = bk % kinds;
           drape_err e = {0};
           bench_row *r = &rows[n_rows];
           if (dr_interrupted()) break;
-          if (run_case(&o, &o.backends[b], o.sizes[si], o.settings[st], o.self_modes[sc], r, &e)) {
+          if (run_case(&o, &o.backends[b], o.sizes[si], o.settings[st], o.self_modes[sc], mesh, r,
+                       &e)) {
             if (dr_interrupted()) break;
-            fprintf(stderr, "drape bench: %s n=%d %dx%d: %s\n", o.backends[b].name, o.sizes[si],
-                    o.settings[st].substeps, o.settings[st].iterations, e.msg);
+            fprintf(stderr, "drape bench: %s %s n=%d %dx%d: %s\n", o.backends[b].name,
+                    mesh ? "mesh" : "grid", o.sizes[si], o.settings[st].substeps,
+                    o.settings[st].iterations, e.msg);
             failed = 1;
             if (e.code != DRAPE_EUNSTABLE) continue;
             /* a diverged case stays in the table and the files, failed */
@@ -796,7 +951,8 @@ int cmd_bench(dr_app *app, int argc, char **argv) {
           }
           /* The peer runs the same cloth once per size and setting, without
            * self-collision (Bullet's cloth has its own, not comparable). */
-          if (o.peer && o.self_modes[sc] == 0 && !o.backends[b].cpu && drape_peer_bullet_available()) {
+          if (o.peer && !mesh && o.self_modes[sc] == 0 && !o.backends[b].cpu &&
+              drape_peer_bullet_available()) {
             if (!have_peer) {
               drape_peer_case pc = {o.sizes[si], 1.26 / (o.sizes[si] - 1), {-0.63, 1.2, -0.63},
                                     0.2, {0, 0.6, 0.2}, 0.4, 1.0 / 60.0,
@@ -820,6 +976,7 @@ int cmd_bench(dr_app *app, int argc, char **argv) {
   int sig = dr_interrupted();
   if (sig) {
     free(rows);
+    if (o.mesh_path) drape_cloth_def_free(&o.mesh);
     fprintf(stderr, "drape bench: interrupted by %s after %d cases; nothing written to %s\n",
             sig == SIGINT ? "SIGINT" : "SIGTERM", n_rows, o.out_dir);
     return dr_interrupt_exit_code(sig);
@@ -827,6 +984,7 @@ int cmd_bench(dr_app *app, int argc, char **argv) {
   print_stages(rows, n_rows);
   int wrc = write_outputs(&o, rows, n_rows);
   free(rows);
+  if (o.mesh_path) drape_cloth_def_free(&o.mesh);
   if (wrc) return wrc;
   return failed ? 1 : 0;
 }
