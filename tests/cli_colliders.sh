@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Capsule and mesh collider keys the loader must refuse with exit 2 naming
 # the key (issue 17): a missing mesh file, keys out of order, a non-finite
-# transform (1e999 reads as infinity), a deforming sequence (not supported
-# yet), a capsule without a radius; a scene with both kinds runs, and its
+# transform (1e999 reads as infinity), a sequence whose files are missing,
+# change their vertex count, have no %d, or no positive fps, a capsule
+# without a radius; a scene with both kinds runs, and its
 # PNG differs from the same scene's without them (the renderer draws them).
 set -u
 D=${DRAPE_EXE:?}
@@ -28,8 +29,15 @@ run_bad nonfinite "\"collider\": [{ \"mesh\": { \"file\": \"$M/box.obj\", \"tran
   'collider[0].mesh.translate[1]'
 run_bad nonfinite_key '"capsule": [{ "a": [0,0,0], "b": [1,0,0], "radius": 0.1, "keys": [[0, 0,0,0, 0,-1e999,0]] }]' \
   'capsule[0].keys[0][5]'
-run_bad sequence "\"collider\": [{ \"mesh\": { \"file\": \"$M/box.obj\" }, \"sequence\": { \"files\": \"walk_%04d.obj\", \"fps\": 30 } }]" \
-  'collider[0].sequence'
+run_bad sequence_missing "\"collider\": [{ \"sequence\": { \"files\": \"walk_%04d.obj\", \"fps\": 30 } }]" \
+  "collider[0].sequence.files = \"walk_%04d.obj\": no file 'walk_0001.obj'"
+cp "$M/box.obj" "$T/seq_1.obj"; cp "$M/box.obj" "$T/seq_2.obj"; cp "$M/sphere_5k.obj" "$T/seq_3.obj"
+run_bad sequence_count "\"collider\": [{ \"sequence\": { \"files\": \"$T/seq_%d.obj\" } }]" \
+  "collider[0].sequence.files: '$T/seq_3.obj' (frame 2) has 2452 vertices"
+run_bad sequence_pattern '"collider": [{ "sequence": { "files": "walk.obj" } }]' \
+  'collider[0].sequence.files = "walk.obj": expected a file name pattern with one %d'
+run_bad sequence_fps "\"collider\": [{ \"sequence\": { \"files\": \"$T/seq_%d.obj\", \"fps\": 0 } }]" \
+  'collider[0].sequence.fps = 0: must be > 0'
 run_bad no_radius '"capsule": [{ "a": [0,0,0], "b": [1,0,0] }]' 'capsule[0].radius: missing'
 run_bad bad_radius '"capsule": [{ "a": [0,0,0], "b": [1,0,0], "radius": -1 }]' 'capsule[0].radius = -1'
 

@@ -17,11 +17,14 @@
  *    inside the mesh (ray parity, in the body's own frame) and the smallest
  *    signed distance >= -0.5 x thickness; both touch the body;
  *  - a box corner under a coarse cloth (between its particles) stays under
- *    it at every frame (the vertex-triangle pass). */
+ *    it at every frame (the vertex-triangle pass);
+ *  - a deforming collider (an OBJ sequence of a growing box) lifts a cloth
+ *    lying on it, no particle inside at any frame. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cloth_util.h"
 #include "drape/scene.h"
@@ -230,6 +233,70 @@ static void test_corner_does_not_poke(void **state) {
   free(tris);
   drape_sim_destroy(sim);
   drape_scene_free(&s);
+}
+
+
+/* A deforming collider: a box growing from 0.3 m to 0.5 m over 1 s, as ten
+ * OBJ frames (sequence, 10 fps) written here, centred at y = 0.25, with a
+ * cloth lying on it: at every frame no particle inside the box as it is
+ * then, and at the end the cloth lies on the grown top (y >= 0.5). */
+static void test_sequence_lifts_cloth(void **state) {
+  const char *bin = getenv("DRAPE_BINARY_DIR");
+  char dir[1200], path[1400], box[1200];
+  snprintf(dir, sizeof dir, "%s/test-tmp/colliders-seq-%d", bin ? bin : "/tmp", (int)getpid());
+  snprintf(path, sizeof path, "mkdir -p '%s'", dir);
+  assert_int_equal(system(path), 0);
+  snprintf(box, sizeof box, "%s/box.obj", meshes_dir);
+  for (int k = 1; k <= 11; k++) {
+    const double size = 0.3 + 0.02 * (k - 1);
+    FILE *in = fopen(box, "r");
+    snprintf(path, sizeof path, "%s/grow_%02d.obj", dir, k);
+    FILE *out = fopen(path, "w");
+    assert_non_null(in);
+    assert_non_null(out);
+    char line[256];
+    while (fgets(line, sizeof line, in)) {
+      double x, y, z;
+      if (sscanf(line, "v %lf %lf %lf", &x, &y, &z) == 3)
+        fprintf(out, "v %.9g %.9g %.9g\n", x * size, y * size + 0.25, z * size);
+      else
+        fputs(line, out);
+    }
+    fclose(in);
+    fclose(out);
+  }
+  char json[2000];
+  snprintf(json, sizeof json,
+           "{ \"dt\": 0.016666666666666666, \"substeps\": 20,"
+           "  \"cloth\": [{ \"name\": \"sheet\", \"grid\": { \"cols\": 8, \"rows\": 8, \"spacing\": 0.03,"
+           "     \"origin\": [-0.105, 0.42, -0.105] }, \"thickness\": 0.01 }],"
+           "  \"collider\": [{ \"sequence\": { \"files\": \"%s/grow_%%02d.obj\", \"fps\": 10 },"
+           "     \"friction\": 0.5, \"thickness\": 0.0 }] }", dir);
+  drape_scene s;
+  load(json, &s);
+  assert_int_equal(s.collider[0].seq_n, 11);
+  drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CL);
+  const int n = drape_sim_mesh(sim)->n_particles;
+  int inside = 0;
+  double low = 1e9;
+  for (int f = 1; f <= 90; f++) {
+    step_frames(sim, 1);
+    float *x = read_x(sim);
+    const double t = f * s.dt, h = 0.5 * (0.3 + 0.2 * (t < 1 ? t : 1)) - 0.001;
+    for (int i = 0; i < n; i++) {
+      inside += fabs(x[4 * i]) < h && fabs(x[4 * i + 1] - 0.25) < h && fabs(x[4 * i + 2]) < h;
+      if (f == 90) low = fmin(low, x[4 * i + 1]);
+    }
+    free(x);
+  }
+  print_message("cloth on a growing box (11 OBJ frames): %d particle-frames inside, lowest "
+                "particle at the end %.4f m (top 0.5)\n", inside, low);
+  assert_int_equal(inside, 0);
+  assert_true(low >= 0.5 + 0.005);
+  drape_sim_destroy(sim);
+  drape_scene_free(&s);
+  snprintf(path, sizeof path, "rm -rf '%s'", dir);
+  assert_int_equal(system(path), 0);
 }
 
 static void test_mesh_sphere(void **state) {
@@ -523,6 +590,7 @@ int main(void) {
       cmocka_unit_test_setup(test_capsule_sweep, setup),
       cmocka_unit_test_setup(test_friction_threshold, setup),
       cmocka_unit_test_setup(test_corner_does_not_poke, setup),
+      cmocka_unit_test_setup(test_sequence_lifts_cloth, setup),
       cmocka_unit_test_setup(test_mesh_sphere, setup),
       cmocka_unit_test_setup(test_skirt_on_mannequin, setup),
       cmocka_unit_test_setup(test_cape_on_walking_body, setup),

@@ -42,9 +42,19 @@ typedef struct drape_collider_def {
   int n_tris;
   int *tris;                       /* 3 per triangle                          */
   int closed;                      /* every edge has exactly two triangles    */
+  /* A deforming collider: one mesh file per frame, the same triangles in
+   * each (vertices blended linearly between frames, the last held). */
+  char *seq_files;                 /* sequence.files: a pattern with one %d
+                                      (e.g. "walk_%04d.obj"), or NULL; owned */
+  double seq_fps;                  /* sequence.fps (> 0), default 30          */
+  int seq_first;                   /* sequence.first: the first number, 1     */
+  int seq_n;                       /* frames loaded                           */
+  double *seq_vertices;            /* seq_n x n_vertices x 3, m, owned        */
 } drape_collider_def;
 
 drape_capsule_def drape_capsule_def_default(void);
+#define DRAPE_MAX_SEQUENCE_FRAMES 100000
+
 drape_collider_def drape_collider_def_default(void);
 void drape_capsule_def_free(drape_capsule_def *d);
 void drape_collider_def_free(drape_collider_def *d);

@@ -20,6 +20,9 @@ enum { CK_REFIT, CK_PARTICLES, CK_VT, CK_VT_GATHER, CK_COUNT };
 
 typedef struct col_mesh {
   int vfirst, nv;               /* its vertices in the shared arrays       */
+  int seq_n;                    /* a deforming mesh's frames, or 0          */
+  double seq_fps;
+  double *seq;                  /* seq_n x nv x 3 (owned copy)             */
   double pivot[3];              /* keys turn about this                    */
   int n_keys;
   double (*keys)[7];            /* owned copy                              */
@@ -294,14 +297,21 @@ int dr_colliders_create(const drape_scene *sc, dr_colliders **out, drape_err *e)
     for (int q = 0; q < 3; q++) o->pivot[q] = 0.5 * (lo[q] + hi[q]);
     o->n_keys = d->n_keys;
     o->keys = keys_copy((const double(*)[7])d->keys, d->n_keys);
-    if (d->n_keys && !o->keys) {
+    if (d->seq_n > 0) {
+      const size_t bytes = sizeof *o->seq * 3 * (size_t)d->n_vertices * (size_t)d->seq_n;
+      o->seq = malloc(bytes);
+      if (o->seq) memcpy(o->seq, d->seq_vertices, bytes);
+      o->seq_n = d->seq_n;
+      o->seq_fps = d->seq_fps;
+    }
+    if ((d->n_keys && !o->keys) || (d->seq_n && !o->seq)) {
       dr_colliders_destroy(c);
       return drape_fail(e, DRAPE_ENOMEM, "out of memory");
     }
-    c->any_keys |= d->n_keys > 0;
+    c->any_keys |= d->n_keys > 0 || d->seq_n > 1;
     c->meshes[m] = (dr_mesh_col){(float)d->friction, (float)d->thickness, 0,
                                  (d->closed ? DR_MESH_CLOSED : 0) |
-                                     (d->n_keys > 1 ? DR_MESH_MOVING : 0)};
+                                     (d->n_keys > 1 || d->seq_n > 1 ? DR_MESH_MOVING : 0)};
     vf += d->n_vertices;
   }
   if (c->n_meshes > 0 && build_trees(c, sc)) {
@@ -339,7 +349,7 @@ void dr_colliders_destroy(dr_colliders *c) {
   if (!c) return;
   cl_free(c);
   for (int k = 0; k < c->n_caps; k++) free(c->cdef[k].keys);
-  for (int m = 0; m < c->n_meshes; m++) free(c->mdef[m].keys);
+  for (int m = 0; m < c->n_meshes; m++) free(c->mdef[m].keys), free(c->mdef[m].seq);
   free(c->cdef), free(c->mdef), free(c->caps), free(c->meshes), free(c->nodes), free(c->tris);
   free(c->rest), free(c->v0), free(c->v1), free(c->level_off), free(c->sharp), free(c->corr);
   free(c);
@@ -356,6 +366,24 @@ static void pose(const double (*keys)[7], int n, double t, const double pivot[3]
   out->x = (float)o[0], out->y = (float)o[1], out->z = (float)o[2];
 }
 
+/* Vertex v (of mesh d) at time t: the sequence's frames blended (the last
+ * held), then the keys' rigid motion. */
+static void mesh_point(const dr_colliders *c, const col_mesh *d, int v, double t, double out[3]) {
+  double r[3];
+  const double *at = c->rest + 3 * (size_t)(d->vfirst + v);
+  if (d->seq_n > 0) {
+    double f = t * d->seq_fps;
+    f = f < 0 ? 0 : f > d->seq_n - 1 ? d->seq_n - 1 : f;
+    const int i0 = (int)f, i1 = i0 + 1 < d->seq_n ? i0 + 1 : i0;
+    const double a = f - i0;
+    const double *p0 = d->seq + 3 * ((size_t)i0 * (size_t)d->nv + (size_t)v);
+    const double *p1 = d->seq + 3 * ((size_t)i1 * (size_t)d->nv + (size_t)v);
+    for (int q = 0; q < 3; q++) r[q] = p0[q] + a * (p1[q] - p0[q]);
+    at = r;
+  }
+  drape_collider_keys_apply((const double(*)[7])d->keys, d->n_keys, t, d->pivot, at, out);
+}
+
 /* Poses at t0 (frame start) and t1 (end) into caps, v0 and v1. */
 static void poses(dr_colliders *c, double t0, double t1) {
   for (int k = 0; k < c->n_caps; k++) {
@@ -370,10 +398,13 @@ static void poses(dr_colliders *c, double t0, double t1) {
   }
   for (int m = 0; m < c->n_meshes; m++) {
     const col_mesh *d = &c->mdef[m];
-    for (int v = d->vfirst; v < d->vfirst + d->nv; v++) {
-      pose((const double(*)[7])d->keys, d->n_keys, t0, d->pivot, c->rest + 3 * (size_t)v, &c->v0[v]);
-      pose((const double(*)[7])d->keys, d->n_keys, t1, d->pivot, c->rest + 3 * (size_t)v, &c->v1[v]);
-      c->v0[v].w = c->v1[v].w = 0.0f;
+    for (int v = 0; v < d->nv; v++) {
+      double a[3], b[3];
+      mesh_point(c, d, v, t0, a);
+      mesh_point(c, d, v, t1, b);
+      dr_float4 *o0 = &c->v0[d->vfirst + v], *o1 = &c->v1[d->vfirst + v];
+      o0->x = (float)a[0], o0->y = (float)a[1], o0->z = (float)a[2], o0->w = 0.0f;
+      o1->x = (float)b[0], o1->y = (float)b[1], o1->z = (float)b[2], o1->w = 0.0f;
     }
   }
 }
@@ -582,8 +613,7 @@ int drape_sim_collider_mesh(const drape_sim *s, int k, int *n_vertices, int *n_t
   if (v)
     for (int i = 0; i < d->nv; i++) {
       double o[3];
-      drape_collider_keys_apply((const double(*)[7])d->keys, d->n_keys, s->time, d->pivot,
-                                c->rest + 3 * (size_t)(d->vfirst + i), o);
+      mesh_point(c, d, i, s->time, o);
       for (int q = 0; q < 3; q++) v[3 * i + q] = (float)o[q];
     }
   return DRAPE_OK;

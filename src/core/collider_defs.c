@@ -33,6 +33,8 @@ drape_collider_def drape_collider_def_default(void) {
   d.scale = 1.0;
   d.friction = 0.3;
   d.thickness = 0.005;
+  d.seq_fps = 30.0;
+  d.seq_first = 1;
   return d;
 }
 
@@ -48,6 +50,9 @@ void drape_collider_def_free(drape_collider_def *d) {
   free(d->file);
   free(d->vertices);
   free(d->tris);
+  free(d->seq_files);
+  free(d->seq_vertices);
+  d->seq_files = NULL, d->seq_vertices = NULL, d->seq_n = 0;
   d->keys = NULL, d->n_keys = 0;
   d->file = NULL;
   d->vertices = NULL, d->n_vertices = 0;
@@ -125,6 +130,16 @@ int drape_collider_def_validate(const drape_collider_def *d, int i, drape_err *e
                         dr_num(DRAPE_MAX_COORD));
   if (d->n_keys < 0 || (d->n_keys > 0 && !d->keys))
     return drape_fail(e, DRAPE_EINVAL, "%s.keys: %d keys without an array", base, d->n_keys);
+  if (d->seq_files) {
+    dr_pathf(p, sizeof p, "%s.sequence.fps", base);
+    if (vd_range(e, p, d->seq_fps, 0, 0, 10000, 1)) return DRAPE_EINVAL;
+    if (d->seq_n < 1 || !d->seq_vertices)
+      return drape_fail(e, DRAPE_EINVAL, "%s.sequence: no frames loaded", base);
+    for (size_t v = 0; v < 3 * (size_t)d->n_vertices * (size_t)d->seq_n; v++)
+      if (!(fabs(d->seq_vertices[v]) <= DRAPE_MAX_COORD))
+        return drape_fail(e, DRAPE_EINVAL, "%s.sequence: frame %zu has a coordinate %s", base,
+                          v / (3 * (size_t)d->n_vertices), dr_num(d->seq_vertices[v]));
+  }
   return keys_check(e, base, (const double(*)[7])d->keys, d->n_keys);
 }
 
@@ -217,6 +232,22 @@ static const char *const CAPSULE_KEYS[] = {"a", "b", "radius", "friction", "keys
 static const char *const COLLIDER_KEYS[] = {"name", "mesh", "friction", "thickness", "keys",
                                             "sequence", NULL};
 static const char *const MESH_KEYS[] = {"file", "scale", "translate", "rotate_deg", NULL};
+static const char *const SEQUENCE_KEYS[] = {"files", "fps", "first", NULL};
+
+/* A file name pattern with exactly one integer conversion (%d, %4d, %04d)
+ * and otherwise only "%%": it goes to snprintf. */
+static int pattern_ok(const char *s) {
+  int conv = 0;
+  for (const char *c = s; *c; c++) {
+    if (*c != '%') continue;
+    if (c[1] == '%') { c++; continue; }
+    c++;
+    while (*c >= '0' && *c <= '9') c++;
+    if (*c != 'd') return 0;
+    conv++;
+  }
+  return conv == 1;
+}
 
 static int parse_capsule(drape_err *e, const char *path, const cJSON *o, drape_capsule_def *d) {
   if (keys_known(e, path, o, CAPSULE_KEYS)) return DRAPE_EINVAL;
@@ -244,9 +275,9 @@ static int parse_collider(drape_err *e, const char *path, const cJSON *o, drape_
   char p[192], q[224];
   dr_pathf(d->name, sizeof d->name, "collider%d", i);
   const cJSON *mesh = cJSON_GetObjectItemCaseSensitive(o, "mesh");
-  if (!mesh)
+  if (!mesh && !cJSON_GetObjectItemCaseSensitive(o, "sequence"))
     return drape_fail(e, DRAPE_EINVAL, "%s.mesh: missing (a collider needs a mesh: {\"file\": "
-                      "...})", path);
+                      "...}, or a sequence)", path);
   int r = 0;
   for (const cJSON *k = o->child; k && !r; k = k->next) {
     dr_pathf(p, sizeof p, "%s.%s", path, k->string);
@@ -258,10 +289,33 @@ static int parse_collider(drape_err *e, const char *path, const cJSON *o, drape_
     } else if (!strcmp(k->string, "friction")) r = num(e, p, k, &d->friction);
     else if (!strcmp(k->string, "thickness")) r = num(e, p, k, &d->thickness);
     else if (!strcmp(k->string, "keys")) r = keys_parse(e, p, k, &d->keys, &d->n_keys);
-    else if (!strcmp(k->string, "sequence"))
-      r = drape_fail(e, DRAPE_EINVAL, "%s: deforming colliders (an OBJ sequence) are not "
-                     "supported yet; give a static mesh or rigid \"keys\"", p);
-    else {
+    else if (!strcmp(k->string, "sequence")) {
+      if ((r = keys_known(e, p, k, SEQUENCE_KEYS))) break;
+      for (const cJSON *g = k->child; g && !r; g = g->next) {
+        dr_pathf(q, sizeof q, "%s.%s", p, g->string);
+        if (!strcmp(g->string, "files")) {
+          if (!cJSON_IsString(g) || !pattern_ok(g->valuestring)) {
+            r = failj(e, q, g, "expected a file name pattern with one %d (e.g. \"walk_%04d.obj\")");
+          } else {
+            free(d->seq_files);
+            d->seq_files = strdup(g->valuestring);
+            if (!d->seq_files) r = drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", q);
+          }
+        } else if (!strcmp(g->string, "fps")) {
+          r = num(e, q, g, &d->seq_fps);
+          if (!r && !(d->seq_fps > 0 && d->seq_fps <= 10000))
+            r = failj(e, q, g, "must be > 0 and <= 10000 (frames of the sequence per second)");
+        } else {
+          double f;
+          r = num(e, q, g, &f);
+          if (!r && !(f >= 0 && f <= 1e9 && f == floor(f)))
+            r = failj(e, q, g, "expected a whole number >= 0 (the first file's number)");
+          if (!r) d->seq_first = (int)f;
+        }
+      }
+      if (!r && !d->seq_files)
+        r = drape_fail(e, DRAPE_EINVAL, "%s.files: missing (a pattern such as \"walk_%%04d.obj\")", p);
+    } else {
       if ((r = keys_known(e, p, k, MESH_KEYS))) break;
       for (const cJSON *g = k->child; g && !r; g = g->next) {
         dr_pathf(q, sizeof q, "%s.%s", p, g->string);
@@ -277,7 +331,7 @@ static int parse_collider(drape_err *e, const char *path, const cJSON *o, drape_
         else if (!strcmp(g->string, "translate")) r = vec(e, q, g, d->translate, 3, "[x, y, z]");
         else r = vec(e, q, g, d->rotate_deg, 3, "[x, y, z] degrees");
       }
-      if (!r && !d->file)
+      if (!r && !d->file && !cJSON_GetObjectItemCaseSensitive(o, "sequence"))
         r = drape_fail(e, DRAPE_EINVAL, "%s.file: missing (the path of a triangle mesh)", p);
     }
   }
@@ -351,7 +405,104 @@ static int mesh_closed(const int *tris, int n_tris, int *closed) {
   return 0;
 }
 
+/* One mesh file through the mesh cloth loader, with d's transform. */
+static int load_one(drape_collider_def *d, int i, const char *file, const char *base_dir,
+                    drape_cloth_def *c, drape_err *e) {
+  *c = drape_cloth_def_default();
+  c->has_mesh = 1;
+  c->mesh.file = (char *)file;
+  c->mesh.scale = d->scale;
+  memcpy(c->mesh.translate, d->translate, sizeof c->mesh.translate);
+  memcpy(c->mesh.rotate_deg, d->rotate_deg, sizeof c->mesh.rotate_deg);
+  int rc = drape_cloth_mesh_load(c, 0, base_dir, e);
+  c->mesh.file = NULL; /* the caller's */
+  if (rc) rename_key(e, i);
+  return rc;
+}
+
+static int file_exists(const char *name, const char *base_dir) {
+  char path[4096];
+  if (name[0] == '/' || !base_dir || !base_dir[0]) dr_pathf(path, sizeof path, "%s", name);
+  else dr_pathf(path, sizeof path, "%s/%s", base_dir, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  fclose(f);
+  return 1;
+}
+
+/* The frames of a sequence: files first, first + 1, ... while they exist;
+ * each must have the first one's vertex count and triangles. */
+static int load_sequence(drape_collider_def *d, int i, const char *base_dir, drape_err *e) {
+  char name[1024];
+  int n = 0;
+  while (n < DRAPE_MAX_SEQUENCE_FRAMES) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(name, sizeof name, d->seq_files, d->seq_first + n); /* pattern_ok: one %d */
+#pragma GCC diagnostic pop
+    if (!file_exists(name, base_dir)) break;
+    drape_cloth_def c;
+    int rc = load_one(d, i, name, base_dir, &c, e);
+    if (rc) {
+      drape_cloth_def_free(&c);
+      return rc;
+    }
+    if (n == 0 && !d->vertices) { /* no mesh.file: the first frame is the mesh */
+      const size_t bytes = sizeof *d->vertices * 3 * (size_t)c.mesh.n_vertices;
+      d->vertices = malloc(bytes);
+      if (!d->vertices) {
+        drape_cloth_def_free(&c);
+        return drape_fail(e, DRAPE_ENOMEM, "collider[%d].sequence: out of memory", i);
+      }
+      memcpy(d->vertices, c.mesh.vertices, bytes);
+      d->n_vertices = c.mesh.n_vertices;
+      d->tris = c.mesh.tris, d->n_tris = c.mesh.n_tris;
+      c.mesh.tris = NULL; /* d's now; the frame is the mesh, so the same */
+    }
+    const int same = c.mesh.n_vertices == d->n_vertices &&
+                     (!c.mesh.tris ||
+                      (c.mesh.n_tris == d->n_tris &&
+                       !memcmp(c.mesh.tris, d->tris, sizeof *d->tris * 3 * (size_t)d->n_tris)));
+    if (!same) {
+      const int nv = c.mesh.n_vertices, nt = c.mesh.n_tris;
+      drape_cloth_def_free(&c);
+      return drape_fail(e, DRAPE_EINVAL, "collider[%d].sequence.files: '%s' (frame %d) has %d "
+                        "vertices and %d triangles after welding, the mesh %d and %d: every frame "
+                        "needs the same mesh, only moved", i, name, n, nv, nt, d->n_vertices,
+                        d->n_tris);
+    }
+    double *g = realloc(d->seq_vertices, sizeof *g * 3 * (size_t)d->n_vertices * (size_t)(n + 1));
+    if (!g) {
+      drape_cloth_def_free(&c);
+      return drape_fail(e, DRAPE_ENOMEM, "collider[%d].sequence: out of memory", i);
+    }
+    d->seq_vertices = g;
+    memcpy(g + 3 * (size_t)d->n_vertices * (size_t)n,
+           c.mesh.vertices ? c.mesh.vertices : d->vertices, sizeof *g * 3 * (size_t)d->n_vertices);
+    drape_cloth_def_free(&c);
+    n++;
+  }
+  if (n == 0) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(name, sizeof name, d->seq_files, d->seq_first);
+#pragma GCC diagnostic pop
+    return drape_fail(e, DRAPE_EINVAL, "collider[%d].sequence.files = \"%s\": no file '%s' (the "
+                      "first frame, number sequence.first = %d)", i, d->seq_files, name,
+                      d->seq_first);
+  }
+  d->seq_n = n;
+  return 0;
+}
+
 int drape_collider_mesh_load(drape_collider_def *d, int i, const char *base_dir, drape_err *e) {
+  if (!d->file) {
+    if (!d->seq_files) return drape_fail(e, DRAPE_EINVAL, "collider[%d].mesh.file: missing", i);
+    int rc = load_sequence(d, i, base_dir, e);
+    if (!rc && mesh_closed(d->tris, d->n_tris, &d->closed))
+      rc = drape_fail(e, DRAPE_ENOMEM, "collider[%d].mesh: out of memory", i);
+    return rc;
+  }
   drape_cloth_def c = drape_cloth_def_default();
   c.has_mesh = 1;
   c.mesh.file = d->file;
@@ -373,7 +524,7 @@ int drape_collider_mesh_load(drape_collider_def *d, int i, const char *base_dir,
   drape_cloth_def_free(&c);
   if (mesh_closed(d->tris, d->n_tris, &d->closed))
     return drape_fail(e, DRAPE_ENOMEM, "collider[%d].mesh: out of memory", i);
-  return 0;
+  return d->seq_files ? load_sequence(d, i, base_dir, e) : 0;
 }
 
 int dr_collider_scene_load(drape_scene *s, const char *base_dir, drape_err *e) {
