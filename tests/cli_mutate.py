@@ -9,7 +9,8 @@ truncated text, a byte order mark, leading zeros, bytes that are not JSON.
 Each case runs `drape run CASE --frames 2 --obj-dir D --stats S` (most on
 the CPU backend, every 5th on OpenCL) under a per-case timeout, and must end
 in one of two ways:
-  - exit 0, and no OBJ or stats file holds "nan" or "inf";
+  - exit 0, and no OBJ holds "nan" or "inf" and no JSON output a
+    non-finite number (messages in it may quote "nan");
   - exit 1 or 2 with a message on stderr that names the scene file;
 never a signal, a timeout, a sanitizer report, or nan/inf in any output
 file (even one written before a failure). Object sizes are capped after
@@ -66,6 +67,28 @@ CAPS = {"cols": (16, 8192), "rows": (16, 8192), "segments": (40, 1000000),
 SANITIZER = re.compile(r"ERROR: AddressSanitizer|runtime error:|LeakSanitizer|"
                        r"ERROR: UndefinedBehaviorSanitizer|SUMMARY: \w+Sanitizer")
 NONFINITE = re.compile(rb"(?i)(?<![a-z_])[-+]?(nan|inf|infinity)(?![a-z_])")
+
+
+def json_nonfinite(text):
+    """True when a JSON output holds a non-finite number: NaN/Infinity
+    tokens (not JSON, but Python's parser takes them), numbers that
+    overflow, or text that does not parse at all."""
+    def refuse(tok):
+        raise ValueError(tok)
+    try:
+        v = json.loads(text.decode("utf-8", "replace"), parse_constant=refuse)
+    except ValueError:
+        return True
+    stack = [v]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, float) and (x != x or x in (float("inf"), float("-inf"))):
+            return True
+        if isinstance(x, dict):
+            stack.extend(x.values())
+        elif isinstance(x, list):
+            stack.extend(x)
+    return False
 
 
 def paths(v, at=()):
@@ -333,10 +356,15 @@ def run_case(exe, work, timeout, case):
         for fn in files:
             if fn.endswith(".obj") or (fn.endswith(".json") and fn != "scene.json"):
                 with open(os.path.join(root, fn), "rb") as f:
-                    if NONFINITE.search(f.read()):
-                        bad.append(os.path.relpath(os.path.join(root, fn), d))
+                    text = f.read()
+                # OBJ: any nan/inf token; JSON: a non-finite number (a
+                # message string may quote "nan", e.g. a divergence's)
+                if fn.endswith(".obj") and NONFINITE.search(text):
+                    bad.append(os.path.relpath(os.path.join(root, fn), d))
+                elif fn.endswith(".json") and json_nonfinite(text):
+                    bad.append(os.path.relpath(os.path.join(root, fn), d))
     if bad:
-        problems.append("nan/inf in %s" % ", ".join(sorted(bad)[:4]))
+        problems.append("nan/inf (or JSON that does not parse) in %s" % ", ".join(sorted(bad)[:4]))
     return i, base, what, backend, rc, dt, err, problems
 
 
