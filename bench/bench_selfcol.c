@@ -13,7 +13,9 @@
  * (falling): every vertex of the fold has contacts, the worst steady case of
  * a folded cloth. Each measured substep starts from the same state (a device
  * copy, not timed), then runs the whole stage: clamp ▸ particle hash ▸
- * particle pass ▸ triangle hash ▸ vertex-triangle pass.
+ * particle pass ▸ triangle hash ▸ vertex-triangle pass, with the step bounds
+ * (issue 18: their hash on p and distances first, their clamp last; the
+ * "bound" column).
  *
  * OpenCL: device time of each part from event profiling, mean over K
  * substeps after one warm-up. CPU reference: wall clock, one thread (3
@@ -122,7 +124,7 @@ static cl_mem buf(drape_cl *cl, const void *src, size_t bytes, drape_err *e) {
 static int run_cl(drape_cl *cl, int N, int K, row *out, drape_err *e) {
   folded f;
   if (make_folded(N, &f)) return drape_fail(e, DRAPE_ENOMEM, "out of memory (N = %d)", N);
-  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob, g_cap, g_cap, g_cap, 0};
+  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob, g_cap, g_cap, g_cap, 0, 0};
   size_t xb = (size_t)f.n * sizeof(dr_float4);
   cl_mem x0 = buf(cl, f.x, xb, e), x = buf(cl, f.x, xb, e), p = buf(cl, f.p, xb, e),
          tris = buf(cl, f.tris, 3 * (size_t)f.nt * sizeof(dr_uint), e);
@@ -171,7 +173,7 @@ static int run_cl(drape_cl *cl, int N, int K, row *out, drape_err *e) {
 static int run_cpu(int N, int K, row *out, drape_err *e) {
   folded f;
   if (make_folded(N, &f)) return drape_fail(e, DRAPE_ENOMEM, "out of memory (N = %d)", N);
-  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob, g_cap, g_cap, g_cap, 0};
+  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob, g_cap, g_cap, g_cap, 0, 0};
   selfcol_cpu s;
   int rc = selfcol_cpu_create(&d, &s, e);
   if (!rc && g_cap) s.tb.cap_n = (uint32_t)g_cap;
@@ -322,14 +324,14 @@ int main(int argc, char **argv) {
   }
   printf("\nms per substep of the self-collision stage (opencl, cpu: the stage alone on a "
          "%s sheet; sim: inside the solver)\n", g_crushed ? "folded and crushed (x 1e-3)" : "folded");
-  printf("%-7s %-9s %9s %8s %8s %8s %8s %8s %8s %9s %9s %8s\n", "backend", "N", "particles",
-         "clamp", "hash_p", "particle", "hash_t", "vert_tri", "total", "ns/part", "contacts",
-         "dev_MB");
+  printf("%-7s %-9s %9s %8s %8s %8s %8s %8s %8s %8s %9s %9s %8s\n", "backend", "N",
+         "particles", "clamp", "hash_p", "particle", "hash_t", "vert_tri", "bound", "total",
+         "ns/part", "contacts", "dev_MB");
   for (int i = 0; i < nr; i++) {
     row *r = &rows[i];
-    printf("%-7s %4dx%-4d %9d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.1f %9ld %8.1f\n", r->backend,
-           r->N, r->N, r->n, r->ms[0], r->ms[1], r->ms[2], r->ms[3], r->ms[4], r->total,
-           r->ns_per_particle, r->contacts, r->device_mb);
+    printf("%-7s %4dx%-4d %9d %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.1f %9ld %8.1f\n",
+           r->backend, r->N, r->N, r->n, r->ms[0], r->ms[1], r->ms[2], r->ms[3], r->ms[4],
+           r->ms[SELFCOL_T_BOUND], r->total, r->ns_per_particle, r->contacts, r->device_mb);
   }
   if (sim) {
     printf("\ninside the solver (OpenCL): ms per substep of every stage, self-collision share\n");
@@ -351,12 +353,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   fprintf(f, "device,backend,N,particles,clamp_ms,hash_particles_ms,particles_ms,hash_triangles_ms,"
-             "vertex_triangle_ms,total_ms,ns_per_particle,vertex_contacts,substep_ms,share,device_mb\n");
+             "vertex_triangle_ms,bound_ms,total_ms,ns_per_particle,vertex_contacts,substep_ms,share,device_mb\n");
   for (int i = 0; i < nr; i++) {
     row *r = &rows[i];
-    fprintf(f, "\"%s\",%s,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%ld,%.4f,%.4f,%.1f\n",
+    fprintf(f, "\"%s\",%s,%d,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.2f,%ld,%.4f,%.4f,%.1f\n",
             cl.device_name, r->backend, r->N, r->n, r->ms[0], r->ms[1], r->ms[2], r->ms[3],
-            r->ms[4], r->total, r->ns_per_particle, r->contacts, r->substep, r->share,
+            r->ms[4], r->ms[SELFCOL_T_BOUND], r->total, r->ns_per_particle, r->contacts, r->substep, r->share,
             r->device_mb);
   }
   fclose(f);
@@ -374,9 +376,10 @@ int main(int argc, char **argv) {
       fprintf(f,
               "    {\"backend\": \"%s\", \"N\": %d, \"particles\": %d, \"ms\": {\"clamp\": %.4f, "
               "\"hash_particles\": %.4f, \"particles\": %.4f, \"hash_triangles\": %.4f, "
-              "\"vertex_triangle\": %.4f, \"total\": %.4f}, \"ns_per_particle\": %.2f, "
+              "\"vertex_triangle\": %.4f, \"bound\": %.4f, \"total\": %.4f}, \"ns_per_particle\": %.2f, "
               "\"vertex_contacts\": %ld, \"substep_ms\": %.4f, \"share\": %.4f, \"device_mb\": %.1f}%s\n",
-              r->backend, r->N, r->n, r->ms[0], r->ms[1], r->ms[2], r->ms[3], r->ms[4], r->total,
+              r->backend, r->N, r->n, r->ms[0], r->ms[1], r->ms[2], r->ms[3], r->ms[4],
+              r->ms[SELFCOL_T_BOUND], r->total,
               r->ns_per_particle, r->contacts, r->substep, r->share, r->device_mb,
               i + 1 < nr ? "," : "");
     }

@@ -643,3 +643,278 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
   xj.xyz = xj.xyz + D;
   x[j] = xj;
 }
+
+/* ---- conservative step bounds (issue 18) ----------------------------------
+ * Offset Geometric Contact (A. H. Chen, J. Hsu, Z. Liu, M. Macklin, Y. Yang,
+ * C. Yuksel, "Offset Geometric Contact", ACM Trans. Graph. 44(4), 2025),
+ * §5 "conservative bounds": each vertex's motion in a substep is limited to
+ * gamma · r_v, r_v the distance at the start of the substep (positions p)
+ * from v to the nearest primitive of every vertex-triangle and edge-edge
+ * pair that v belongs to (as the vertex, a corner, or an edge's end) and
+ * that shares no vertex. For such a pair at distance D every point of either
+ * primitive moves at most gamma·D (a point of a triangle or edge moves by
+ * a convex combination of its corners' moves), so the two approach by at
+ * most 2·gamma·D < D: no pair touches within the substep, hence no edge can
+ * enter or leave a triangle (each such event is a vertex-triangle or an
+ * edge-edge contact). Kinematic particles (pins, paths, grabs; w = 0) are
+ * driven, not bounded: their known move m (|x - p| before the stage) is
+ * taken off the pair's distance, D' = D - m_A - m_B, so the free partners
+ * stay within gamma·D' and the pair still cannot close (see
+ * docs/selfcollision.md, "The guarantee"). Pairs farther than R are not
+ * looked at; they cannot close either, since every bound is <= gamma·R.
+ *
+ * Broad phase: the triangle hash built on p with boxes grown by R; a
+ * triangle T1 visits the cells of its own (ungrown) box (<= 2 per axis),
+ * meets every T2 whose grown box overlaps it, and handles the pair in the
+ * first cell the two share only, and only from the lower of the two
+ * indices (exactly once): the six vertex-triangle pairs (each corner against
+ * the other triangle) and the nine edge pairs, each first tested against
+ * the other's box grown by R. The minimum per vertex is an atomic_min on the float bits
+ * (non-negative floats order like their bit patterns): exact and
+ * independent of order, so the bits do not depend on the schedule. */
+#define SELFCOL_F_BOUND 2
+
+/* Distance from q to segment (p, p + d), dd = d·d. */
+inline float sc_pt_seg(float3 q, float3 p, float3 d, float dd) {
+  float t = dd > 0.0f ? clamp(sc_dot(q - p, d) / dd, 0.0f, 1.0f) : 0.0f;
+  float3 w = q - (p + d * t);
+  return sqrt(sc_dot(w, w));
+}
+
+/* Distance between segments p1q1 and p2q2: the smallest of the four
+ * end-to-segment distances and, when the lines' closest points lie on both
+ * segments, the distance between those (Ericson, "Real-Time Collision
+ * Detection", §5.1.9, for the interior solution). Every candidate is the
+ * distance of two points on the segments, so rounding can only make it
+ * larger than the truth by the rounding of that one candidate; the
+ * end-point candidates keep nearly parallel segments (whose interior
+ * solution the cancellation in a e - b² spoils) exact to rounding. Same
+ * operations in selfcol_cpu.c. */
+inline float sc_seg_dist(float3 p1, float3 q1, float3 p2, float3 q2) {
+  float3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
+  float a = sc_dot(d1, d1), e = sc_dot(d2, d2);
+  float best = fmin(fmin(sc_pt_seg(p1, p2, d2, e), sc_pt_seg(q1, p2, d2, e)),
+                    fmin(sc_pt_seg(p2, p1, d1, a), sc_pt_seg(q2, p1, d1, a)));
+  float b = sc_dot(d1, d2), c = sc_dot(d1, r), f = sc_dot(d2, r);
+  float den = a * e - b * b;
+  if (den > 0.0f) {
+    float s = (b * f - c * e) / den, t = (a * f - b * c) / den;
+    if (s >= 0.0f && s <= 1.0f && t >= 0.0f && t <= 1.0f) {
+      float3 w = (p1 + d1 * s) - (p2 + d2 * t);
+      best = fmin(best, sqrt(sc_dot(w, w)));
+    }
+  }
+  return best;
+}
+
+/* r = R for every particle, and the move of each kinematic particle
+ * before the stage (|x - p|, 0 for a free one), read by the pairs. */
+__kernel void selfcol_bound_init(__global const float4 *x, __global const float4 *p,
+                                 __global uint *rb, __global float *kin, const float R,
+                                 const int n) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  rb[i] = as_uint(R);
+  float4 xi = x[i];
+  float m = 0.0f;
+  if (xi.w == 0.0f) {
+    float3 d = xi.xyz - p[i].xyz;
+    m = sqrt(sc_dot(d, d));
+  }
+  kin[i] = m;
+}
+
+inline void sc_bound4(__global uint *rb, uint a, uint b, uint c, uint d, float dist) {
+  uint u = as_uint(dist);
+  atomic_min(&rb[a], u);
+  atomic_min(&rb[b], u);
+  atomic_min(&rb[c], u);
+  atomic_min(&rb[d], u);
+}
+
+/* Corner q (position P, kinematic move k) against triangle V (positions
+ * T, largest kinematic move kt, grown box blo..bhi). */
+inline void sc_bound_vt(__global uint *rb, uint q, float3 P, float k, const uint *V,
+                        const float3 *T, float kt, float3 blo, float3 bhi, float R,
+                        float fl) {
+  if (q == V[0] || q == V[1] || q == V[2]) return;
+  if (!all(P >= blo) || !all(P <= bhi)) return; /* farther than R */
+  float3 bary;
+  if (sc_closest(P, T[0], T[1], T[2], &bary) < 0) return;
+  float3 ev = P - sc_point(T[0], T[1], T[2], bary);
+  float dd = sqrt(sc_dot(ev, ev)) - (k + kt);
+  if (!(dd < R)) return;
+  sc_bound4(rb, q, V[0], V[1], V[2], dd >= fl ? dd : 0.0f);
+}
+
+/* The boxes (grown by R) of the triangles at p and the cell size for the
+ * bounds' hash, like hash_tri_extent, except that a triangle whose grown box
+ * is wider than `limit` (twice the widest in the rest mesh: stretched far
+ * beyond any sane strain) is not hashed but listed in big[] (tbox[2t].w = 0,
+ * tbox[2t+1].w = 1): one such triangle would otherwise make the cell as wide
+ * as itself and every bucket hold most of the cloth (the pairs' queries are
+ * not capped, so that would be all pairs). Every triangle meets the big ones
+ * through the list.
+ * The list's order depends on the schedule; the minimum taken over it does
+ * not. */
+__kernel void selfcol_bound_extent(__global const float4 *x, __global const uint *tris,
+                                   __global const int *tobj, const int n_tris, const float grow,
+                                   const float limit, __global uint *maxbits,
+                                   __global float4 *tbox, __global uint *big,
+                                   __global uint *nbig) {
+  __local uint group_max;
+  const int t = get_global_id(0);
+  if (get_local_id(0) == 0) group_max = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  uint3 v;
+  if (t < n_tris && sc_tri_ok(tris, tobj, t, &v)) {
+    float3 lo, hi;
+    sc_tri_box(x, v, grow, &lo, &hi);
+    float3 s = hi - lo;
+    float side = fmax(fmax(s.x, s.y), s.z);
+    float3 a = x[v.x].xyz, b = x[v.y].xyz, c = x[v.z].xyz;
+    float chk = (a.x + a.y + a.z) + (b.x + b.y + b.z) + (c.x + c.y + c.z);
+    int ok = chk - chk == 0.0f;
+    int is_big = ok && !(side <= limit);
+    tbox[2 * t] = (float4)(lo, ok && !is_big ? 1.0f : 0.0f);
+    tbox[2 * t + 1] = (float4)(hi, is_big ? 1.0f : 0.0f);
+    if (is_big) big[atomic_inc(nbig)] = (uint)t;
+    else if (ok) atomic_max(&group_max, as_uint(side));
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0 && group_max != 0u) atomic_max(maxbits, group_max);
+}
+
+/* Fail-safe of the bounded work: a bucket holding more than `capb` entries
+ * (a crushed cloth, many layers in one cell) is not searched pair by pair
+ * (selfcol_bound_pairs skips it); every triangle in it holds its corners
+ * still instead (r = 0), which no pair through that bucket can then cross.
+ * One work item per bucket, O(entries) in all. */
+__kernel void selfcol_bound_overflow(__global const uint *start, __global const uint *vals,
+                                     __global const uint *tris, __global uint *rb,
+                                     const uint n_buckets, const uint capb) {
+  uint b = get_global_id(0);
+  if (b >= n_buckets) return;
+  const uint lo = start[b], hi = start[b + 1u];
+  if (hi - lo <= capb) return;
+  for (uint e = lo; e < hi; e++) {
+    uint t = vals[e];
+    atomic_min(&rb[tris[3 * t]], 0u);
+    atomic_min(&rb[tris[3 * t + 1]], 0u);
+    atomic_min(&rb[tris[3 * t + 2]], 0u);
+  }
+}
+
+/* The six vertex-triangle and nine edge-edge pairs of triangles t1 and t2
+ * (corners V, positions P, kinematic moves K, grown boxes g). */
+inline void sc_bound_pair(__global uint *rb, const uint *V1, const float3 *P1, const float *K1,
+                          float k1, float3 glo1, float3 ghi1, const uint *V2,
+                          const float3 *P2, const float *K2, float k2, float3 glo2,
+                          float3 ghi2, float R, float fl) {
+  for (int i = 0; i < 3; i++) sc_bound_vt(rb, V1[i], P1[i], K1[i], V2, P2, k2, glo2, ghi2, R, fl);
+  for (int i = 0; i < 3; i++) sc_bound_vt(rb, V2[i], P2[i], K2[i], V1, P1, k1, glo1, ghi1, R, fl);
+  for (int i = 0; i < 3; i++) {
+    const int i1 = i == 2 ? 0 : i + 1;
+    uint a = V1[i], b = V1[i1];
+    float3 alo = fmin(P1[i], P1[i1]) - (float3)(R), ahi = fmax(P1[i], P1[i1]) + (float3)(R);
+    for (int j = 0; j < 3; j++) {
+      const int j1 = j == 2 ? 0 : j + 1;
+      uint c = V2[j], d = V2[j1];
+      if (a == c || a == d || b == c || b == d) continue;
+      if (!all(fmin(P2[j], P2[j1]) <= ahi) || !all(fmax(P2[j], P2[j1]) >= alo)) continue;
+      float dd = sc_seg_dist(P1[i], P1[i1], P2[j], P2[j1]) -
+                 (fmax(K1[i], K1[i1]) + fmax(K2[j], K2[j1]));
+      if (!(dd < R)) continue;
+      sc_bound4(rb, a, b, c, d, dd >= fl ? dd : 0.0f);
+    }
+  }
+}
+
+__kernel void selfcol_bound_pairs(__global const float4 *p, __global const float *kin,
+                                  __global const uint *tris, __global const int *tobj,
+                                  __global const float4 *tbox, __global const uint *maxbits,
+                                  __global const uint *start, __global const uint *vals,
+                                  __global const uint *big, __global const uint *nbig,
+                                  __global uint *rb, const int n_tris, const uint mask,
+                                  const float R, const float fl, const uint capb) {
+  int t1 = get_global_id(0);
+  if (t1 >= n_tris) return;
+  uint3 v;
+  if (!sc_tri_ok(tris, tobj, t1, &v)) return;
+  const float4 g0 = tbox[2 * t1], g1 = tbox[2 * t1 + 1];
+  const int big1 = g1.w != 0.0f;
+  if (g0.w == 0.0f && !big1) return; /* not finite */
+  uint V1[3] = {v.x, v.y, v.z};
+  float3 P1[3] = {p[v.x].xyz, p[v.y].xyz, p[v.z].xyz};
+  float K1[3] = {kin[v.x], kin[v.y], kin[v.z]};
+  float k1 = fmax(fmax(K1[0], K1[1]), K1[2]);
+  float3 glo = g0.xyz, ghi = g1.xyz;
+  float3 lo = fmin(fmin(P1[0], P1[1]), P1[2]), hi = fmax(fmax(P1[0], P1[1]), P1[2]);
+  float inv = sc_tri_inv_cell(maxbits);
+  if (!big1 && inv > 0.0f) {
+    int3 c0 = (int3)(sc_coord(lo.x, inv), sc_coord(lo.y, inv), sc_coord(lo.z, inv));
+    int3 c1 = (int3)(sc_coord(hi.x, inv), sc_coord(hi.y, inv), sc_coord(hi.z, inv));
+    c1 = min(c1, c0 + (int3)(1));
+    for (int z = c0.z; z <= c1.z; z++)
+      for (int y = c0.y; y <= c1.y; y++)
+        for (int xx = c0.x; xx <= c1.x; xx++) {
+          /* every entry of the bucket (a pair left out would void the
+           * guarantee), or none when it holds more than capb: then
+           * selfcol_bound_overflow holds all its triangles still */
+          uint h = sc_hash(xx, y, z, mask);
+          const uint elo = start[h], ehi = start[h + 1u];
+          if (ehi - elo > capb) continue;
+          for (uint e = elo; e < ehi; e++) {
+            uint t2 = vals[e];
+            if (t2 <= (uint)t1) continue; /* each pair from its lower triangle */
+            float3 blo = tbox[2 * t2].xyz, bhi = tbox[2 * t2 + 1].xyz;
+            if (!all(lo <= bhi) || !all(hi >= blo)) continue;
+            int3 d0 = (int3)(sc_coord(blo.x, inv), sc_coord(blo.y, inv), sc_coord(blo.z, inv));
+            int3 first = max(c0, d0);
+            if (first.x != xx || first.y != y || first.z != z) continue;
+            uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
+            float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
+            float K2[3] = {kin[V2[0]], kin[V2[1]], kin[V2[2]]};
+            float k2 = fmax(fmax(K2[0], K2[1]), K2[2]);
+            sc_bound_pair(rb, V1, P1, K1, k1, glo, ghi, V2, P2, K2, k2, blo, bhi, R, fl);
+          }
+        }
+  }
+  /* the big triangles: a hashed one meets each of them here, a big one
+   * those of higher index */
+  const uint nb = nbig[0];
+  for (uint k = 0; k < nb; k++) {
+    uint t2 = big[k];
+    if (big1 && t2 <= (uint)t1) continue;
+    float3 blo = tbox[2 * t2].xyz, bhi = tbox[2 * t2 + 1].xyz;
+    if (!all(lo <= bhi) || !all(hi >= blo)) continue;
+    uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
+    float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
+    float K2[3] = {kin[V2[0]], kin[V2[1]], kin[V2[2]]};
+    float k2 = fmax(fmax(K2[0], K2[1]), K2[2]);
+    sc_bound_pair(rb, V1, P1, K1, k1, glo, ghi, V2, P2, K2, k2, blo, bhi, R, fl);
+  }
+}
+
+/* Each free particle of a bounded object (a cloth in vertex-triangle mode)
+ * back within gamma · r of where it started the substep, after the passes:
+ * the last word of the stage on its motion. */
+__kernel void selfcol_bound_clamp(__global float4 *x, __global const float4 *p,
+                                  __global const int *sobj, __global const int *objf,
+                                  __global const uint *rb, const float gamma, const int n) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  int o = sobj[i];
+  if (o < 0 || !(objf[o] & SELFCOL_F_BOUND)) return;
+  float4 xi = x[i];
+  if (xi.w == 0.0f) return;
+  float3 pi = p[i].xyz;
+  float3 d = xi.xyz - pi;
+  float l2 = sc_dot(d, d);
+  float lim = gamma * as_float(rb[i]);
+  if (!(l2 <= lim * lim)) { /* NaN: clamped to NaN, as in selfcol_clamp */
+    float k = lim / sqrt(l2);
+    xi.xyz = pi + d * k;
+    x[i] = xi;
+  }
+}

@@ -55,6 +55,9 @@ static inline selfcol_object sc_cloth(float thickness, float friction, int vt) {
  * tests that compare OpenCL with the CPU reference run both
  * (sc_form(k): k = 0 the GPU form, 1 the vector form). */
 static int sc_kernel_form = 0;
+/* 1: stages made by sc_desc run without the step bounds (issue 18), for the
+ * tests of one pass's own arithmetic or of the passes' caps. */
+static int sc_bound_off = 0;
 static inline int sc_form(int k) { return k == 0 ? DRAPE_KERNEL_FORM_GPU : DRAPE_KERNEL_FORM_CPU; }
 static inline const char *sc_form_name(int k) { return k == 0 ? "gpu" : "vector"; }
 
@@ -73,7 +76,7 @@ static inline void sc_check_form(const selfcol_cl *g) {
 
 static inline selfcol_desc sc_desc(const sc_world *w) {
   selfcol_desc d = {w->n,       w->rest, w->obj, w->nt, w->tris, w->nobj, w->objects, 0, 0, 0,
-                    sc_kernel_form};
+                    sc_kernel_form, sc_bound_off};
   return d;
 }
 

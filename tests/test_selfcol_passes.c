@@ -185,6 +185,9 @@ static void test_velocity_clamp(void **state) {
 static void test_vertex_triangle_pushes_back(void **state) {
   (void)state;
   const float t = 0.01f;
+  /* the pass's own push (with the step bounds the vertex, 0.2 t off the
+   * triangle at the start, may move 0.08 t: test_selfcol_bound) */
+  sc_bound_off = 1;
   for (int from_above = 1; from_above >= 0; from_above--) {
     sc_world w;
     sc_world_alloc(&w, 4, 1);
@@ -238,6 +241,7 @@ static void test_vertex_triangle_pushes_back(void **state) {
     }
     sc_world_free(&w);
   }
+  sc_bound_off = 0;
 }
 
 /* Support: a triangle resting on the floor (or on a sphere) does not give

@@ -249,6 +249,8 @@ typedef enum {
   DRAPE_SELFCOL_PARTICLES,        /* particle-particle pass                 */
   DRAPE_SELFCOL_HASH_TRIANGLES,   /* triangle hash                          */
   DRAPE_SELFCOL_VERTEX_TRIANGLE,  /* vertex-triangle pass and its gather    */
+  DRAPE_SELFCOL_BOUND,            /* step bounds (hash on the substep's start,
+                                     distances, final clamp; issue 18)     */
   DRAPE_SELFCOL_PART_COUNT
 } drape_selfcol_part;
 const char *drape_selfcol_part_name(drape_selfcol_part p); /* "hash_particles", ... */

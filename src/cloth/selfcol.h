@@ -57,6 +57,26 @@
 #define SELFCOL_SLOTS 8
 /* Object flags (objf). */
 #define SELFCOL_F_ROPE 1
+#define SELFCOL_F_BOUND 2 /* its free particles get the step bound (below) */
+/* Conservative step bounds (issue 18; Chen et al. 2025, "Offset Geometric
+ * Contact"; kernels/selfcol.cl, selfcol_bound_pairs, states the guarantee):
+ * after the passes every free particle of a cloth in vertex-triangle mode
+ * is kept within SELFCOL_BOUND_GAMMA x r of its start-of-substep position,
+ * r its distance then to the nearest vertex-triangle / edge-edge partner
+ * sharing no vertex, at most SELFCOL_BOUND_REACH x the largest thickness
+ * (so a particle with nothing near keeps the clamp's half thickness). */
+#define SELFCOL_BOUND_GAMMA 0.4f
+#define SELFCOL_BOUND_REACH (SELFCOL_CLAMP / SELFCOL_BOUND_GAMMA)
+/* A pair closer than SELFCOL_BOUND_FLOOR x the largest thickness gives its
+ * particles r = 0: they hold still this substep. Without edge-edge
+ * repulsion two edges can creep together by a factor 1 - 2 gamma per
+ * substep down to where float rounding of the positions (~1e-7 m at 1 m)
+ * exceeds the bound; held still, they cannot (x = p exactly). */
+#define SELFCOL_BOUND_FLOOR 1e-3f
+/* A bucket of the bounds' hash with more than SELFCOL_BOUND_CAP x cap_t
+ * entries is not searched; its triangles hold still (selfcol_bound_overflow):
+ * the bounded work's fail-safe. */
+#define SELFCOL_BOUND_CAP 4u
 /* Rest-spacing rules (see the top; checked when the solver gives the
  * spacings): a cloth's thickness <= SELFCOL_MAX_OWN x its grid spacing (at
  * 0.7 x a flat falling 48^2 sheet already tore itself apart: a grid vertex
@@ -122,6 +142,9 @@ typedef struct selfcol_desc {
    * it; 0 (auto): by the device type. Decides the hashes' prefix scan and
    * the work-group sizes (selfcol_cl.c); the CPU reference ignores it. */
   int kernel_form;
+  /* 1: no step bounds (the scheme before issue 18; tests and measurements
+   * compare with it). */
+  int bound_off;
 } selfcol_desc;
 
 /* The static colliders, for the support rule (the solver's floor and
@@ -142,6 +165,7 @@ typedef enum {
   SELFCOL_T_PARTICLES,
   SELFCOL_T_HASH_TRIANGLES,
   SELFCOL_T_VERTEX_TRIANGLE,
+  SELFCOL_T_BOUND,       /* step bounds: hash on p, pairs, final clamp    */
   SELFCOL_T_COUNT
 } selfcol_part;
 
@@ -159,6 +183,11 @@ typedef struct selfcol_tables {
   int any_tris;          /* some triangle is hashed                        */
   float t_max;           /* largest thickness of a taking-part object      */
   float cell;            /* particle hash cell, 2 t_max                    */
+  int bound;             /* some object gets the step bounds               */
+  float bound_r;         /* their reach R = SELFCOL_BOUND_REACH t_max      */
+  float bound_floor;     /* SELFCOL_BOUND_FLOOR t_max                       */
+  float bound_limit;     /* widest grown box hashed by the bounds (twice the
+                            widest at rest); wider ones go to a list       */
   uint32_t mask_p;       /* particle table buckets - 1 (power of 2)        */
   uint32_t mask_t;       /* triangle table buckets - 1                     */
   uint32_t cap_p, cap_t, cap_c; /* the caps (see the top)                  */
@@ -202,6 +231,9 @@ typedef struct selfcol_cpu {
    * and the per-object cap counters (never reset) */
   uint32_t *pexam, *vexam;
   uint32_t *caps;
+  uint32_t *rb;          /* step bounds: bits of r per particle            */
+  float *kin;            /* each kinematic particle's move before the stage */
+  uint32_t *big, nbig;   /* triangles too wide for the bounds' hash         */
   double ms[SELFCOL_T_COUNT]; /* accumulated wall time per part            */
 } selfcol_cpu;
 
@@ -222,6 +254,14 @@ void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris)
 void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
                                  const dr_uint *tris);
 void cpu_selfcol_vt_gather(selfcol_cpu *s, dr_float4 *x, const dr_uint *tris);
+/* Step bounds: the triangle hash on p (boxes grown by bound_r), then r of
+ * every particle (selfcol_bound_init + selfcol_bound_pairs); and the final
+ * clamp to SELFCOL_BOUND_GAMMA r (selfcol_bound_clamp). */
+void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
+                       const dr_uint *tris);
+void cpu_selfcol_bound_clamp(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p);
+/* Distance between segments (same arithmetic as sc_seg_dist), for tests. */
+float selfcol_seg_dist(const float p1[3], const float q1[3], const float p2[3], const float q2[3]);
 
 /* Closest point of triangle (a, b, c) to q as barycentric weights (same
  * arithmetic as sc_closest in selfcol.cl): 1 inside the face, 0 on an edge

@@ -13,7 +13,9 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_particles",    "selfcol_apply",          "hash_tri_extent",
     "hash_count_triangles", "hash_scatter_triangles", "selfcol_vertex_triangle",
     "selfcol_corner_count", "selfcol_corner_scatter", "selfcol_vt_gather",
-    "hash_scan_chunks",     "hash_scan_totals",       "hash_scan_chunks_add"};
+    "hash_scan_chunks",     "hash_scan_totals",       "hash_scan_chunks_add",
+    "selfcol_bound_init",   "selfcol_bound_pairs",    "selfcol_bound_clamp",
+    "selfcol_bound_extent", "selfcol_bound_overflow"};
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
@@ -203,6 +205,10 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->cvals, 3 * K * n * u, NULL, "corner entries", e)) ||
       (rc = mk(s, &s->pexam, n * u, NULL, "particle query entries", e)) ||
       (rc = mk(s, &s->vexam, n * u, NULL, "vertex query entries", e)) ||
+      (rc = mk(s, &s->rb, n * u, NULL, "step bounds", e)) ||
+      (rc = mk(s, &s->kin, n * sizeof(float), NULL, "kinematic moves", e)) ||
+      (rc = mk(s, &s->big, nt * u, NULL, "wide triangles", e)) ||
+      (rc = mk(s, &s->nbig, u, NULL, "wide triangle count", e)) ||
       (rc = mk(s, &s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, NULL, "cap counters",
                e)) ||
       (rc = scan_plan(s, &s->scan_p, Bp + 1, e)) || (rc = scan_plan(s, &s->scan_t, Bt + 1, e)) ||
@@ -236,7 +242,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
                    &s->prank,  &s->pcount, &s->pvals, &s->delta, &s->wsc,  &s->ncon,  &s->maxbits,
                    &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
                    &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals,
-                   &s->pexam,  &s->vexam, &s->caps};
+                   &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->kin,   &s->big,   &s->nbig};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   scan_free(&s->scan_p);
   scan_free(&s->scan_t);
@@ -309,19 +315,31 @@ int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
   return launch(s, SK_APPLY, (size_t)n, 0, e);
 }
 
-int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e) {
-  part(s, SELFCOL_T_HASH_TRIANGLES);
+/* bound: the bounds' extent kernel (wide triangles listed, not hashed) */
+static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow, int bound,
+                                drape_err *e) {
   const selfcol_tables *t = &s->tb;
   const cl_int nt = t->n_tris;
-  const float grow = t->t_max;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1;
+  const float limit = t->bound_limit;
   int rc;
   if ((rc = fill0(s, s->maxbits, sizeof(cl_uint), e)) ||
-      (rc = fill0(s, s->tcount, (B + 1) * sizeof(cl_uint), e)) ||
-      (rc = BIND(SK_TRI_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj), A("n_tris", nt),
-                 A("grow", grow), A("maxbits", s->maxbits), A("tbox", s->tbox))) ||
-      (rc = launch(s, SK_TRI_EXTENT, (size_t)nt, 0, e)) ||
-      (rc = BIND(SK_COUNT_T, A("tbox", s->tbox), A("tris", tris), A("tobj", s->tobj),
+      (rc = fill0(s, s->tcount, (B + 1) * sizeof(cl_uint), e)))
+    return rc;
+  if (bound) {
+    if ((rc = fill0(s, s->nbig, sizeof(cl_uint), e)) ||
+        (rc = BIND(SK_BOUND_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj),
+                   A("n_tris", nt), A("grow", grow), A("limit", limit),
+                   A("maxbits", s->maxbits), A("tbox", s->tbox), A("big", s->big),
+                   A("nbig", s->nbig))) ||
+        (rc = launch(s, SK_BOUND_EXTENT, (size_t)nt, 0, e)))
+      return rc;
+  } else if ((rc = BIND(SK_TRI_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj),
+                        A("n_tris", nt), A("grow", grow), A("maxbits", s->maxbits),
+                        A("tbox", s->tbox))) ||
+             (rc = launch(s, SK_TRI_EXTENT, (size_t)nt, 0, e)))
+    return rc;
+  if ((rc = BIND(SK_COUNT_T, A("tbox", s->tbox), A("tris", tris), A("tobj", s->tobj),
                  A("maxbits", s->maxbits), A("key", s->tkey), A("rank", s->trank),
                  A("count", s->tcount), A("n_tris", nt), A("mask", mask))) ||
       (rc = launch(s, SK_COUNT_T, (size_t)nt, 0, e)) ||
@@ -331,6 +349,43 @@ int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e
       (rc = launch(s, SK_SCATTER_T, (size_t)nt, 0, e)))
     return rc;
   return sort_buckets(s, s->tcount, s->tvals, B, t->cap_t, e);
+}
+
+int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e) {
+  part(s, SELFCOL_T_HASH_TRIANGLES);
+  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, e);
+}
+
+int selfcol_cl_bound(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e) {
+  part(s, SELFCOL_T_BOUND);
+  const selfcol_tables *t = &s->tb;
+  const cl_int n = t->n, nt = t->n_tris;
+  const float R = t->bound_r;
+  const cl_uint mask = t->mask_t, B = t->mask_t + 1, capb = SELFCOL_BOUND_CAP * t->cap_t;
+  int rc;
+  if ((rc = hash_triangles_grown(s, p, tris, R, 1, e)) ||
+      (rc = BIND(SK_BOUND_INIT, A("x", x), A("p", p), A("rb", s->rb), A("kin", s->kin),
+                 A("R", R), A("n", n))) ||
+      (rc = launch(s, SK_BOUND_INIT, (size_t)n, 0, e)) ||
+      (rc = BIND(SK_BOUND_OVERFLOW, A("start", s->tcount), A("vals", s->tvals), A("tris", tris),
+                 A("rb", s->rb), A("n_buckets", B), A("capb", capb))) ||
+      (rc = launch(s, SK_BOUND_OVERFLOW, (size_t)B, 0, e)) ||
+      (rc = BIND(SK_BOUND_PAIRS, A("p", p), A("kin", s->kin), A("tris", tris), A("tobj", s->tobj),
+                 A("tbox", s->tbox), A("maxbits", s->maxbits), A("start", s->tcount),
+                 A("vals", s->tvals), A("big", s->big), A("nbig", s->nbig), A("rb", s->rb),
+                 A("n_tris", nt), A("mask", mask), A("R", R), A("fl", t->bound_floor),
+                 A("capb", capb))))
+    return rc;
+  return launch(s, SK_BOUND_PAIRS, (size_t)nt, 0, e);
+}
+
+int selfcol_cl_bound_clamp(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
+  part(s, SELFCOL_T_BOUND);
+  const cl_int n = s->tb.n;
+  const float gamma = SELFCOL_BOUND_GAMMA;
+  int rc = BIND(SK_BOUND_CLAMP, A("x", x), A("p", p), A("sobj", s->sobj), A("objf", s->objf),
+                A("rb", s->rb), A("gamma", gamma), A("n", n));
+  return rc ? rc : launch(s, SK_BOUND_CLAMP, (size_t)n, 0, e);
 }
 
 int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e) {
@@ -411,12 +466,15 @@ int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol
   if (!s->tb.any) return DRAPE_OK;
   int rc;
   if ((rc = caps_poll(s, 0, e))) return rc;
+  const int bound = s->tb.any_tris && s->tb.bound;
+  if (bound && (rc = selfcol_cl_bound(s, x, p, tris, e))) return rc;
   if ((rc = selfcol_cl_clamp(s, x, p, col, spheres, e)) || (rc = selfcol_cl_hash_particles(s, x, e)) ||
       (rc = selfcol_cl_particles(s, x, p, e)))
     return rc;
   if (s->tb.any_tris && ((rc = selfcol_cl_hash_triangles(s, x, tris, e)) ||
                          (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e))))
     return rc;
+  if (bound && (rc = selfcol_cl_bound_clamp(s, x, p, e))) return rc;
   return caps_read(s, e);
 }
 

@@ -114,8 +114,9 @@ uint32_t selfcol_hash_point(const float v[3], float inv_cell, uint32_t mask) {
 }
 
 const char *selfcol_part_name(selfcol_part p) {
-  static const char *const names[SELFCOL_T_COUNT] = {"clamp", "hash_particles", "particles",
-                                                     "hash_triangles", "vertex_triangle"};
+  static const char *const names[SELFCOL_T_COUNT] = {"clamp",          "hash_particles",
+                                                     "particles",      "hash_triangles",
+                                                     "vertex_triangle", "bound"};
   return (unsigned)p < SELFCOL_T_COUNT ? names[p] : "?";
 }
 
@@ -166,6 +167,10 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     const selfcol_object *ob = &d->objects[o];
     t->objp[o] = (dr_float4){ob->thickness, ob->friction, 0.0f, 0.0f};
     t->objf[o] = ob->rope ? SELFCOL_F_ROPE : 0;
+    if (ob->enabled && ob->vertex_triangle && !ob->rope && !d->bound_off) {
+      t->objf[o] |= SELFCOL_F_BOUND;
+      t->bound = 1;
+    }
     if (ob->enabled && ob->thickness > t->t_max) {
       t->t_max = ob->thickness;
       o_max = o;
@@ -231,6 +236,21 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
   /* Cell = 2 t_max: a query of radius t_max >= every pair thickness
    * touches at most 2 cells per axis (kernels/selfcol.cl). */
   t->cell = 2.0f * t->t_max;
+  t->bound_r = SELFCOL_BOUND_REACH * t->t_max;
+  t->bound_floor = SELFCOL_BOUND_FLOOR * t->t_max;
+  /* twice the widest grown box of a hashed triangle at rest */
+  float widest = 0.0f;
+  for (int k = 0; k < t->n_tris; k++) {
+    if (t->tobj[k] < 0) continue;
+    const dr_float4 *r0 = &t->rest[d->tris[3 * k]], *r1 = &t->rest[d->tris[3 * k + 1]],
+                    *r2 = &t->rest[d->tris[3 * k + 2]];
+    float sx = fmaxf(fmaxf(r0->x, r1->x), r2->x) - fminf(fminf(r0->x, r1->x), r2->x);
+    float sy = fmaxf(fmaxf(r0->y, r1->y), r2->y) - fminf(fminf(r0->y, r1->y), r2->y);
+    float sz = fmaxf(fmaxf(r0->z, r1->z), r2->z) - fminf(fminf(r0->z, r1->z), r2->z);
+    float side = fmaxf(fmaxf(sx, sy), sz) + 2.0f * t->bound_r;
+    if (side > widest) widest = side;
+  }
+  t->bound_limit = 2.0f * widest;
   t->mask_p = pow2_at_least(2u * (uint64_t)np) - 1u;  /* ~2 buckets per particle */
   t->mask_t = pow2_at_least(4u * (uint64_t)ntri) - 1u; /* ~4-8 entries per triangle */
   return DRAPE_OK;
@@ -311,7 +331,10 @@ int selfcol_cpu_create(const selfcol_desc *d, selfcol_cpu *s, drape_err *e) {
   s->pexam = calloc(n, sizeof *s->pexam);
   s->vexam = calloc(n, sizeof *s->vexam);
   s->caps = calloc((size_t)s->tb.n_objects * SELFCOL_CAPC_STRIDE, sizeof *s->caps);
-  if (!s->pexam || !s->vexam || !s->caps || !s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
+  s->rb = calloc(n, sizeof *s->rb);
+  s->kin = calloc(n, sizeof *s->kin);
+  s->big = calloc(nt, sizeof *s->big);
+  if (!s->rb || !s->kin || !s->big || !s->pexam || !s->vexam || !s->caps || !s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
       !s->rec_a || !s->rec_b || !s->rec_t || !s->nvt || !s->cstart || !s->cvals) {
     selfcol_cpu_destroy(s);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision, %d particles)", s->tb.n);
@@ -325,7 +348,7 @@ void selfcol_cpu_destroy(selfcol_cpu *s) {
   free(s->tstart); free(s->tvals); free(s->tbox);
   free(s->rec_a); free(s->rec_b); free(s->rec_t); free(s->nvt);
   free(s->cstart); free(s->cvals);
-  free(s->pexam); free(s->vexam); free(s->caps);
+  free(s->pexam); free(s->vexam); free(s->caps); free(s->rb); free(s->kin); free(s->big);
   memset(s, 0, sizeof *s);
 }
 
@@ -511,14 +534,32 @@ static void tri_cells(const dr_float4 *tbox, int k, float inv, int c0[3], int c1
     if (c1[a] > c0[a] + 1) c1[a] = c0[a] + 1;
 }
 
-void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris) {
+/* bound: selfcol_bound_extent instead of hash_tri_extent (triangles wider
+ * than bound_limit listed in big[], in index order, not hashed) */
+static void hash_triangles_grown(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris,
+                                 float grow, int bound) {
   const selfcol_tables *t = &s->tb;
-  const float grow = t->t_max;
   const size_t B = (size_t)t->mask_t + 1u;
   uint32_t v[3];
   s->maxbits = 0; /* hash_tri_extent */
+  s->nbig = 0;
   for (int k = 0; k < t->n_tris; k++) {
     if (!tri_ok(t, tris, k, v)) continue;
+    if (bound) { /* selfcol_bound_extent */
+      v3 lo, hi;
+      tri_box(x, v, grow, &lo, &hi);
+      v3 sd = sub(hi, lo);
+      float side = fmaxf(fmaxf(sd.x, sd.y), sd.z);
+      v3 a = X3(x[v[0]]), b = X3(x[v[1]]), c = X3(x[v[2]]);
+      float chk = (a.x + a.y + a.z) + (b.x + b.y + b.z) + (c.x + c.y + c.z);
+      int ok = chk - chk == 0.0f;
+      int is_big = ok && !(side <= t->bound_limit);
+      s->tbox[2 * k] = (dr_float4){lo.x, lo.y, lo.z, ok && !is_big ? 1.0f : 0.0f};
+      s->tbox[2 * k + 1] = (dr_float4){hi.x, hi.y, hi.z, is_big ? 1.0f : 0.0f};
+      if (is_big) s->big[s->nbig++] = (uint32_t)k;
+      else if (ok && as_u(side) > s->maxbits) s->maxbits = as_u(side);
+      continue;
+    }
     v3 lo, hi;
     tri_box(x, v, grow, &lo, &hi);
     v3 sd = sub(hi, lo);
@@ -552,6 +593,10 @@ void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris)
   }
   memmove(s->tstart + 1, s->tstart, B * sizeof *s->tstart);
   s->tstart[0] = 0;
+}
+
+void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris) {
+  hash_triangles_grown(s, x, tris, s->tb.t_max, 0);
 }
 
 void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
@@ -703,10 +748,191 @@ void cpu_selfcol_vt_gather(selfcol_cpu *s, dr_float4 *x, const dr_uint *tris) {
   }
 }
 
+/* ---- step bounds (kernels/selfcol.cl, selfcol_bound_pairs) ---- */
+static inline float clampf01(float v) { return fminf(fmaxf(v, 0.0f), 1.0f); }
+
+static inline float pt_seg(v3 q, v3 p, v3 d, float dd) {
+  float t = dd > 0.0f ? clampf01(dot(sub(q, p), d) / dd) : 0.0f;
+  v3 w = sub(q, add(p, mul(d, t)));
+  return sqrtf(dot(w, w));
+}
+
+static float seg_dist(v3 p1, v3 q1, v3 p2, v3 q2) {
+  v3 d1 = sub(q1, p1), d2 = sub(q2, p2), r = sub(p1, p2);
+  float a = dot(d1, d1), e = dot(d2, d2);
+  float best = fminf(fminf(pt_seg(p1, p2, d2, e), pt_seg(q1, p2, d2, e)),
+                     fminf(pt_seg(p2, p1, d1, a), pt_seg(q2, p1, d1, a)));
+  float b = dot(d1, d2), c = dot(d1, r), f = dot(d2, r);
+  float den = a * e - b * b;
+  if (den > 0.0f) {
+    float s = (b * f - c * e) / den, t = (a * f - b * c) / den;
+    if (s >= 0.0f && s <= 1.0f && t >= 0.0f && t <= 1.0f) {
+      v3 w = sub(add(p1, mul(d1, s)), add(p2, mul(d2, t)));
+      best = fminf(best, sqrtf(dot(w, w)));
+    }
+  }
+  return best;
+}
+
+float selfcol_seg_dist(const float p1[3], const float q1[3], const float p2[3],
+                       const float q2[3]) {
+  return seg_dist(V(p1[0], p1[1], p1[2]), V(q1[0], q1[1], q1[2]), V(p2[0], p2[1], p2[2]),
+                  V(q2[0], q2[1], q2[2]));
+}
+
+static inline void bound4(uint32_t *rb, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
+                          float dist) {
+  uint32_t u = as_u(dist);
+  if (u < rb[a]) rb[a] = u;
+  if (u < rb[b]) rb[b] = u;
+  if (u < rb[c]) rb[c] = u;
+  if (u < rb[d]) rb[d] = u;
+}
+
+static inline int in_box(v3 q, v3 lo, v3 hi) {
+  return q.x >= lo.x && q.y >= lo.y && q.z >= lo.z && q.x <= hi.x && q.y <= hi.y && q.z <= hi.z;
+}
+
+/* sc_bound_vt */
+static void bound_vt(uint32_t *rb, uint32_t q, v3 P, float k, const uint32_t *Vt, const v3 *T,
+                     float kt, v3 blo, v3 bhi, float R, float fl) {
+  if (q == Vt[0] || q == Vt[1] || q == Vt[2]) return;
+  if (!in_box(P, blo, bhi)) return;
+  v3 bary;
+  if (sc_closest(P, T[0], T[1], T[2], &bary) < 0) return;
+  v3 ev = sub(P, sc_point(T[0], T[1], T[2], bary));
+  float dd = sqrtf(dot(ev, ev)) - (k + kt);
+  if (!(dd < R)) return;
+  bound4(rb, q, Vt[0], Vt[1], Vt[2], dd >= fl ? dd : 0.0f);
+}
+
+static inline int box_overlap(v3 lo, v3 hi, v3 blo, v3 bhi) {
+  return lo.x <= bhi.x && lo.y <= bhi.y && lo.z <= bhi.z && hi.x >= blo.x && hi.y >= blo.y &&
+         hi.z >= blo.z;
+}
+
+/* sc_bound_pair: triangle t1 (V1, P1, K1, k1, grown box glo..ghi) against
+ * triangle t2 (grown box blo..bhi). */
+static void bound_pair(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
+                       const uint32_t *V1, const v3 *P1, const float *K1, float k1, v3 glo,
+                       v3 ghi, uint32_t t2, v3 blo, v3 bhi, float R, float fl) {
+  const v3 RR = V(R, R, R);
+  uint32_t V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
+  v3 P2[3] = {X3(p[V2[0]]), X3(p[V2[1]]), X3(p[V2[2]])};
+  float K2[3] = {s->kin[V2[0]], s->kin[V2[1]], s->kin[V2[2]]};
+  float k2 = fmaxf(fmaxf(K2[0], K2[1]), K2[2]);
+  for (int i = 0; i < 3; i++) bound_vt(s->rb, V1[i], P1[i], K1[i], V2, P2, k2, blo, bhi, R, fl);
+  for (int i = 0; i < 3; i++) bound_vt(s->rb, V2[i], P2[i], K2[i], V1, P1, k1, glo, ghi, R, fl);
+  for (int i = 0; i < 3; i++) {
+    const int i1 = i == 2 ? 0 : i + 1;
+    uint32_t a = V1[i], b = V1[i1];
+    v3 alo = sub(vmin(P1[i], P1[i1]), RR), ahi = add(vmax(P1[i], P1[i1]), RR);
+    for (int j = 0; j < 3; j++) {
+      const int j1 = j == 2 ? 0 : j + 1;
+      uint32_t c = V2[j], d = V2[j1];
+      if (a == c || a == d || b == c || b == d) continue;
+      if (!box_overlap(vmin(P2[j], P2[j1]), vmax(P2[j], P2[j1]), alo, ahi)) continue;
+      float dd = seg_dist(P1[i], P1[i1], P2[j], P2[j1]) -
+                 (fmaxf(K1[i], K1[i1]) + fmaxf(K2[j], K2[j1]));
+      if (!(dd < R)) continue;
+      bound4(s->rb, a, b, c, d, dd >= fl ? dd : 0.0f);
+    }
+  }
+}
+
+void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
+                       const dr_uint *tris) {
+  const selfcol_tables *t = &s->tb;
+  const float R = t->bound_r, fl = t->bound_floor;
+  hash_triangles_grown(s, p, tris, R, 1);
+  for (int i = 0; i < t->n; i++) { /* selfcol_bound_init */
+    s->rb[i] = as_u(R);
+    float m = 0.0f;
+    if (x[i].w == 0.0f) {
+      v3 d = sub(X3(x[i]), X3(p[i]));
+      m = sqrtf(dot(d, d));
+    }
+    s->kin[i] = m;
+  }
+  const uint32_t capb = SELFCOL_BOUND_CAP * t->cap_t, B = t->mask_t + 1u;
+  for (uint32_t h = 0; h < B; h++) { /* selfcol_bound_overflow */
+    const uint32_t lo = s->tstart[h], hi = s->tstart[h + 1u];
+    if (hi - lo <= capb) continue;
+    for (uint32_t e = lo; e < hi; e++)
+      for (int c = 0; c < 3; c++) s->rb[tris[3 * s->tvals[e] + c]] = 0u;
+  }
+  const float inv = tri_inv_cell(s->maxbits);
+  for (int t1 = 0; t1 < t->n_tris; t1++) { /* selfcol_bound_pairs */
+    uint32_t V1[3];
+    if (!tri_ok(t, tris, t1, V1)) continue;
+    const int big1 = s->tbox[2 * t1 + 1].w != 0.0f;
+    if (s->tbox[2 * t1].w == 0.0f && !big1) continue;
+    v3 P1[3] = {X3(p[V1[0]]), X3(p[V1[1]]), X3(p[V1[2]])};
+    float K1[3] = {s->kin[V1[0]], s->kin[V1[1]], s->kin[V1[2]]};
+    float k1 = fmaxf(fmaxf(K1[0], K1[1]), K1[2]);
+    v3 glo = X3(s->tbox[2 * t1]), ghi = X3(s->tbox[2 * t1 + 1]);
+    v3 lo = vmin(vmin(P1[0], P1[1]), P1[2]), hi = vmax(vmax(P1[0], P1[1]), P1[2]);
+    if (!big1 && inv > 0.0f) {
+      int c0[3] = {sc_coord(lo.x, inv), sc_coord(lo.y, inv), sc_coord(lo.z, inv)};
+      int c1[3] = {sc_coord(hi.x, inv), sc_coord(hi.y, inv), sc_coord(hi.z, inv)};
+      for (int a = 0; a < 3; a++)
+        if (c1[a] > c0[a] + 1) c1[a] = c0[a] + 1;
+      for (int z = c0[2]; z <= c1[2]; z++)
+        for (int y = c0[1]; y <= c1[1]; y++)
+          for (int xx = c0[0]; xx <= c1[0]; xx++) {
+            uint32_t h = sc_hash(xx, y, z, t->mask_t);
+            const uint32_t elo = s->tstart[h], ehi = s->tstart[h + 1u];
+            if (ehi - elo > capb) continue; /* held still above */
+            for (uint32_t e = elo; e < ehi; e++) {
+              uint32_t t2 = s->tvals[e];
+              if (t2 <= (uint32_t)t1) continue;
+              v3 blo = X3(s->tbox[2 * t2]), bhi = X3(s->tbox[2 * t2 + 1]);
+              if (!box_overlap(lo, hi, blo, bhi)) continue;
+              int d0[3] = {sc_coord(blo.x, inv), sc_coord(blo.y, inv), sc_coord(blo.z, inv)};
+              if ((c0[0] > d0[0] ? c0[0] : d0[0]) != xx ||
+                  (c0[1] > d0[1] ? c0[1] : d0[1]) != y || (c0[2] > d0[2] ? c0[2] : d0[2]) != z)
+                continue;
+              bound_pair(s, p, tris, V1, P1, K1, k1, glo, ghi, t2, blo, bhi, R, fl);
+            }
+          }
+    }
+    for (uint32_t k = 0; k < s->nbig; k++) { /* the big triangles */
+      uint32_t t2 = s->big[k];
+      if (big1 && t2 <= (uint32_t)t1) continue;
+      v3 blo = X3(s->tbox[2 * t2]), bhi = X3(s->tbox[2 * t2 + 1]);
+      if (!box_overlap(lo, hi, blo, bhi)) continue;
+      bound_pair(s, p, tris, V1, P1, K1, k1, glo, ghi, t2, blo, bhi, R, fl);
+    }
+  }
+}
+
+void cpu_selfcol_bound_clamp(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p) {
+  const selfcol_tables *t = &s->tb;
+  for (int i = 0; i < t->n; i++) {
+    int o = t->sobj[i];
+    if (o < 0 || !(t->objf[o] & SELFCOL_F_BOUND)) continue;
+    dr_float4 xi = x[i];
+    if (xi.w == 0.0f) continue;
+    v3 pi = X3(p[i]);
+    v3 d = sub(X3(xi), pi);
+    float l2 = dot(d, d);
+    float lim = SELFCOL_BOUND_GAMMA * as_f(s->rb[i]);
+    if (!(l2 <= lim * lim)) {
+      float k = lim / sqrtf(l2);
+      v3 nx = add(pi, mul(d, k));
+      x[i] = (dr_float4){nx.x, nx.y, nx.z, xi.w};
+    }
+  }
+}
+
 void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_uint *tris,
                      const selfcol_colliders *col) {
   if (!s->tb.any) return;
+  const int bound = s->tb.any_tris && s->tb.bound;
+  double tb0 = drape_now();
+  if (bound) cpu_selfcol_bound(s, x, p, tris);
   double t0 = drape_now();
+  s->ms[SELFCOL_T_BOUND] += 1e3 * (t0 - tb0);
   cpu_selfcol_clamp(s, x, p, col);
   double t1 = drape_now();
   cpu_hash_particles(s, x);
@@ -728,5 +954,9 @@ void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_
   double t5 = drape_now();
   s->ms[SELFCOL_T_HASH_TRIANGLES] += 1e3 * (t4 - t3);
   s->ms[SELFCOL_T_VERTEX_TRIANGLE] += 1e3 * (t5 - t4);
+  if (bound) {
+    cpu_selfcol_bound_clamp(s, x, p);
+    s->ms[SELFCOL_T_BOUND] += 1e3 * (drape_now() - t5);
+  }
   selfcol_caps_warn(&s->tb, s->caps);
 }

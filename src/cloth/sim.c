@@ -213,7 +213,11 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
                          (float)(r->length / r->segments), k, r->name};
   }
   s->sc_desc = (selfcol_desc){m->n_particles, m->x0,      m->obj,       m->n_tris,
-                              m->tris,        m->n_objects, s->sc_objects, 0, 0, 0, 0};
+                              m->tris,        m->n_objects, s->sc_objects, 0, 0, 0, 0, 0};
+  /* DRAPE_SELFCOL_BOUND=off: the scheme without the step bounds of issue 18
+   * (for measuring what they buy; docs/selfcollision.md). */
+  const char *bnd = getenv("DRAPE_SELFCOL_BOUND");
+  s->sc_desc.bound_off = bnd && strcmp(bnd, "off") == 0;
 
   if (o.backend == DRAPE_BACKEND_CPU) {
     s->be = &dr_backend_cpu;

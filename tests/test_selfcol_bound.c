@@ -1,0 +1,309 @@
+/* Step bounds of the self-collision stage (issue 18; kernels/selfcol.cl,
+ * selfcol_bound_pairs; docs/selfcollision.md "The guarantee"):
+ *  - the segment distance against a double-precision search;
+ *  - the guarantee: two wavy sheets 0.8 thickness apart (free of contact),
+ *    every free particle asked to move up to 2 thicknesses per axis at
+ *    random and some pinned ones moved 0.3 thickness: with the bounds no
+ *    edge passes through a triangle at any of 17 points along the straight
+ *    paths (counted exactly, dr_count_crossings), and no free particle moved
+ *    more than 0.4 r; without them the same moves make crossings;
+ *  - OpenCL (both kernel forms) gives the CPU reference's r and positions
+ *    to the bit, and the stage with the bounds is deterministic;
+ *  - a crushed pair of sheets (buckets past the cap) holds still. */
+#include "cloth/crossings.h"
+#include "selfcol_fixture.h"
+
+static drape_cl g_cl;
+static int setup(void **state) { (void)state; return sc_cl_setup(&g_cl); }
+static int teardown(void **state) { (void)state; drape_cl_release(&g_cl); return 0; }
+
+static const float T = 0.01f; /* thickness */
+
+/* Distance between segments by a fine search plus the exact end cases
+ * (double): an upper bound within (len/steps) of the truth. */
+static double seg_dist_ref(const float *p1, const float *q1, const float *p2, const float *q2) {
+  double best = 1e30;
+  const int S = 400;
+  for (int i = 0; i <= S; i++) {
+    double s = (double)i / S, a[3];
+    for (int k = 0; k < 3; k++) a[k] = p1[k] + s * ((double)q1[k] - p1[k]);
+    /* closest point of segment 2 to a, exactly */
+    double d2[3], r[3], e = 0, f = 0;
+    for (int k = 0; k < 3; k++) {
+      d2[k] = (double)q2[k] - p2[k];
+      r[k] = a[k] - p2[k];
+      e += d2[k] * d2[k];
+      f += d2[k] * r[k];
+    }
+    double t = e > 0 ? f / e : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double dd = 0;
+    for (int k = 0; k < 3; k++) {
+      double w = a[k] - (p2[k] + t * d2[k]);
+      dd += w * w;
+    }
+    if (sqrt(dd) < best) best = sqrt(dd);
+  }
+  return best;
+}
+
+static void test_segment_distance(void **state) {
+  (void)state;
+  unsigned seed = 7;
+  double worst = 0;
+  for (int c = 0; c < 3000; c++) {
+    float v[4][3];
+    for (int k = 0; k < 4; k++)
+      for (int q = 0; q < 3; q++) v[k][q] = sc_rand(&seed) - 0.5f;
+    if (c % 3 == 1) /* nearly parallel */
+      for (int q = 0; q < 3; q++) v[3][q] = v[2][q] + (v[1][q] - v[0][q]) * 0.7f + 1e-4f * q;
+    if (c % 7 == 2) /* a point */
+      memcpy(v[1], v[0], sizeof v[0]);
+    double ref = seg_dist_ref(v[0], v[1], v[2], v[3]);
+    double got = selfcol_seg_dist(v[0], v[1], v[2], v[3]);
+    /* never above the search (it is a distance of two points on them), and
+     * below it by at most the search's step */
+    assert_true(got <= ref + 1e-6);
+    double under = ref - got;
+    if (under > worst) worst = under;
+    assert_true(under <= 2.0 * sqrt(3.0) / 400 + 1e-6);
+  }
+  /* known answers */
+  const float a[3] = {0, 0, 0}, b[3] = {1, 0, 0}, c[3] = {0.5f, 0.25f, -1}, d[3] = {0.5f, 0.25f, 1};
+  assert_float_equal(selfcol_seg_dist(a, b, c, d), 0.25f, 1e-7);
+  const float e1[3] = {2, 0, 0}, e2[3] = {3, 0, 0};
+  assert_float_equal(selfcol_seg_dist(a, b, e1, e2), 1.0f, 1e-7); /* collinear, apart */
+  fprintf(stderr, "segment distance: largest shortfall under the search %.3g\n", worst);
+}
+
+/* Two N x N sheets (objects 0 and 1) of spacing 3 T, the upper offset by
+ * half a cell and 0.8 T above the lower, both waved by the same height
+ * function (so they stay 1.5 T apart vertically and free of contact). */
+enum { N = 14 };
+static const float GAP = 0.8f * T; /* closer than R = 1.25 T: every pair counts */
+static void make_sheets(sc_world *w, int stretch) {
+  const int n = 2 * N * N, nt = 2 * 2 * (N - 1) * (N - 1);
+  sc_world_alloc(w, n, nt);
+  w->nobj = 2;
+  w->objects[0] = sc_cloth(T, 0.2f, 1);
+  w->objects[1] = sc_cloth(T, 0.2f, 1);
+  const float S = 3 * T;
+  int tk = 0;
+  for (int o = 0; o < 2; o++) {
+    for (int r = 0; r < N; r++)
+      for (int c = 0; c < N; c++) {
+        int i = o * N * N + r * N + c;
+        float x = c * S + (o ? 0.5f * S : 0), z = r * S + (o ? 0.5f * S : 0);
+        float y = 0.3f * T * sinf(9.0f * x) * cosf(7.0f * z) + (o ? GAP : 0);
+        /* stretch: the upper sheet's first row drawn 0.6 m along x, so
+         * its triangles are far wider than at rest (the bounds list them
+         * apart from the hash) */
+        w->x[i] = (dr_float4){x + (stretch && o == 1 && r == 0 ? 0.6f : 0.0f), y, z, 1.0f};
+        w->rest[i] = (dr_float4){x, (o ? GAP : 0), z, 0};
+        w->obj[i] = o;
+      }
+    for (int r = 0; r + 1 < N; r++)
+      for (int c = 0; c + 1 < N; c++) {
+        dr_uint a = (dr_uint)(o * N * N + r * N + c), b = a + 1, cc = a + N, d = cc + 1;
+        w->tris[3 * tk] = a; w->tris[3 * tk + 1] = cc; w->tris[3 * tk + 2] = b; tk++;
+        w->tris[3 * tk] = b; w->tris[3 * tk + 1] = cc; w->tris[3 * tk + 2] = d; tk++;
+      }
+  }
+  memcpy(w->p, w->x, sizeof *w->x * (size_t)n);
+}
+
+/* Random targets: every free particle up to 2 T per axis away; every 17th
+ * particle pinned (w = 0) and moved 0.3 T. */
+static void random_targets(sc_world *w, unsigned seed, int pins) {
+  for (int i = 0; i < w->n; i++) {
+    dr_float4 q = w->p[i];
+    if (pins && i % 17 == 0) {
+      q.w = 0.0f;
+      w->p[i].w = 0.0f;
+      float u = sc_rand(&seed), v = sc_rand(&seed);
+      q.x += 0.3f * T * cosf(6.2831853f * u) * sinf(3.14159265f * v);
+      q.y += 0.3f * T * cosf(3.14159265f * v);
+      q.z += 0.3f * T * sinf(6.2831853f * u) * sinf(3.14159265f * v);
+    } else {
+      q.x += 4 * T * (sc_rand(&seed) - 0.5f);
+      q.y += 4 * T * (sc_rand(&seed) - 0.5f);
+      q.z += 4 * T * (sc_rand(&seed) - 0.5f);
+    }
+    w->x[i] = q;
+  }
+}
+
+/* Crossings at 17 points of the straight paths from p to x. */
+static long crossings_along(const sc_world *w, const dr_float4 *x) {
+  long most = 0;
+  float *pts = malloc(sizeof(float) * 3 * (size_t)w->n);
+  assert_non_null(pts);
+  for (int k = 0; k <= 16; k++) {
+    float s = (float)k / 16.0f;
+    for (int i = 0; i < w->n; i++) {
+      pts[3 * i] = w->p[i].x + s * (x[i].x - w->p[i].x);
+      pts[3 * i + 1] = w->p[i].y + s * (x[i].y - w->p[i].y);
+      pts[3 * i + 2] = w->p[i].z + s * (x[i].z - w->p[i].z);
+    }
+    dr_crossing_mesh m = {pts, 3, w->n, w->tris, w->nt, NULL, 0};
+    long c = 0;
+    drape_err e = {0};
+    assert_int_equal(dr_count_crossings(&m, &c, &e), 0);
+    if (c > most) most = c;
+  }
+  free(pts);
+  return most;
+}
+
+static void test_guarantee(void **state) {
+  (void)state;
+  long without_total = 0;
+  int clamped_total = 0;
+  for (unsigned seed = 1; seed <= 8; seed++) {
+    sc_world w;
+    make_sheets(&w, seed > 6);
+    assert_int_equal(crossings_along(&w, w.p), 0); /* starts free */
+    random_targets(&w, seed, 1);
+    const size_t bytes = sizeof(dr_float4) * (size_t)w.n;
+    dr_float4 *want = malloc(bytes);
+    memcpy(want, w.x, bytes);
+    without_total += crossings_along(&w, w.x);
+
+    selfcol_desc d = sc_desc(&w);
+    selfcol_cpu c;
+    SC_OK(selfcol_cpu_create(&d, &c, e));
+    cpu_selfcol_bound(&c, w.x, w.p, w.tris);
+    cpu_selfcol_bound_clamp(&c, w.x, w.p);
+    if (seed > 6) assert_true(c.nbig >= N - 1); /* the stretched row's triangles */
+    else assert_int_equal(c.nbig, 0);
+    int clamped = 0;
+    for (int i = 0; i < w.n; i++) {
+      float r;
+      memcpy(&r, &c.rb[i], sizeof r);
+      assert_true(r >= 0.0f && r <= c.tb.bound_r);
+      double dx = (double)w.x[i].x - w.p[i].x, dy = (double)w.x[i].y - w.p[i].y,
+             dz = (double)w.x[i].z - w.p[i].z;
+      double moved = sqrt(dx * dx + dy * dy + dz * dz);
+      /* (to the rounding of p + d k: 1e-7 m at these coordinates) */
+      if (w.x[i].w != 0.0f) assert_true(moved <= SELFCOL_BOUND_GAMMA * r + 1e-7);
+      else assert_memory_equal(&w.x[i], &want[i], sizeof want[i]); /* driven, not bounded */
+      clamped += memcmp(&w.x[i], &want[i], sizeof want[i]) != 0;
+    }
+    long with = crossings_along(&w, w.x);
+    fprintf(stderr, "seed %u: %d of %d particles bounded, %u wide triangles, crossings along the "
+            "paths %ld\n", seed, clamped, w.n, (unsigned)c.nbig, with);
+    assert_int_equal(with, 0);
+    clamped_total += clamped;
+    selfcol_cpu_destroy(&c);
+    free(want);
+    sc_world_free(&w);
+  }
+  fprintf(stderr, "without the bounds: %ld crossings (most along each path, summed)\n",
+          without_total);
+  assert_true(without_total > 100); /* the moves do cross without the bounds */
+  assert_true(clamped_total > 1000);
+}
+
+/* The fail-safe of bounded work: the two sheets crushed by 1e-3 (all in a
+ * few cells, buckets of thousands of entries): no pair is searched, every
+ * free particle holds still (x = p to the bit) at a cost of one pass over
+ * the entries; OpenCL agrees. */
+static void test_crushed_holds_still(void **state) {
+  (void)state;
+  sc_world w;
+  make_sheets(&w, 0);
+  for (int i = 0; i < w.n; i++) {
+    w.p[i].x *= 1e-3f; w.p[i].y *= 1e-3f; w.p[i].z *= 1e-3f;
+  }
+  random_targets(&w, 5, 0);
+  const size_t bytes = sizeof(dr_float4) * (size_t)w.n;
+  selfcol_desc d = sc_desc(&w);
+  selfcol_cpu c;
+  SC_OK(selfcol_cpu_create(&d, &c, e));
+  dr_float4 *xc = malloc(bytes), *xg = malloc(bytes);
+  memcpy(xc, w.x, bytes);
+  cpu_selfcol_bound(&c, xc, w.p, w.tris);
+  cpu_selfcol_bound_clamp(&c, xc, w.p);
+  assert_memory_equal(xc, w.p, bytes);
+  sc_dev dev;
+  sc_dev_upload(&g_cl, &w, &dev);
+  selfcol_cl g;
+  SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
+  SC_OK(selfcol_cl_bound(&g, dev.x, dev.p, dev.tris, e));
+  SC_OK(selfcol_cl_bound_clamp(&g, dev.x, dev.p, e));
+  sc_read(&g_cl, dev.x, xg, bytes);
+  assert_memory_equal(xg, w.p, bytes);
+  fprintf(stderr, "crushed x 1e-3: all %d particles held still on both backends\n", w.n);
+  selfcol_cl_destroy(&g);
+  sc_dev_free(&dev);
+  free(xc); free(xg);
+  selfcol_cpu_destroy(&c);
+  sc_world_free(&w);
+}
+
+/* OpenCL (each kernel form) against the CPU reference: r of every particle
+ * and the positions after the whole stage, bit for bit, twice. */
+static void test_cl_matches_cpu(void **state) {
+  (void)state;
+  for (int stretch = 0; stretch < 2; stretch++) { /* without and with wide triangles */
+  sc_world w;
+  make_sheets(&w, stretch);
+  random_targets(&w, 3, 1);
+  const size_t bytes = sizeof(dr_float4) * (size_t)w.n, rbytes = sizeof(uint32_t) * (size_t)w.n;
+  selfcol_desc d = sc_desc(&w);
+  selfcol_cpu c;
+  SC_OK(selfcol_cpu_create(&d, &c, e));
+  dr_float4 *xc = malloc(bytes), *xg = malloc(bytes);
+  uint32_t *rg = malloc(rbytes);
+  memcpy(xc, w.x, bytes);
+  cpu_selfcol_bound(&c, xc, w.p, w.tris);
+  const unsigned wide = (unsigned)c.nbig;
+  if (stretch) assert_true(wide > 0);
+  uint32_t *rc = malloc(rbytes);
+  memcpy(rc, c.rb, rbytes);
+  int small = 0;
+  for (int i = 0; i < w.n; i++) {
+    float r;
+    memcpy(&r, &rc[i], sizeof r);
+    small += r < c.tb.bound_r;
+  }
+  assert_true(small > w.n / 2); /* most particles have a partner within R */
+  memcpy(xc, w.x, bytes);
+  selfcol_cpu_run(&c, xc, w.p, w.tris, NULL);
+  for (int run = 0; run < 4; run++) {
+    sc_kernel_form = sc_form(run / 2);
+    selfcol_desc dg = sc_desc(&w);
+    sc_dev dev;
+    sc_dev_upload(&g_cl, &w, &dev);
+    selfcol_cl g;
+    SC_OK(selfcol_cl_create(&g_cl, &dg, &g, e));
+    sc_check_form(&g);
+    SC_OK(selfcol_cl_bound(&g, dev.x, dev.p, dev.tris, e));
+    sc_read(&g_cl, g.rb, rg, rbytes);
+    assert_memory_equal(rg, rc, rbytes);
+    sc_dev_free(&dev);
+    sc_dev_upload(&g_cl, &w, &dev);
+    SC_OK(selfcol_cl_run(&g, dev.x, dev.p, dev.tris, NULL, NULL, e));
+    sc_read(&g_cl, dev.x, xg, bytes);
+    assert_memory_equal(xg, xc, bytes);
+    selfcol_cl_destroy(&g);
+    sc_dev_free(&dev);
+  }
+  sc_kernel_form = 0;
+  fprintf(stderr, "OpenCL = CPU: r of %d particles (%d within R, %u wide triangles), positions "
+          "after the stage\n", w.n, small, wide);
+  free(xc); free(xg); free(rg); free(rc);
+  selfcol_cpu_destroy(&c);
+  sc_world_free(&w);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_segment_distance),
+      cmocka_unit_test(test_guarantee),
+      cmocka_unit_test(test_cl_matches_cpu),
+      cmocka_unit_test(test_crushed_holds_still),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
