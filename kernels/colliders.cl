@@ -31,8 +31,10 @@
 #define __global
 #define __kernel
 #define DRC_SQRT sqrtf
+#define DRC_FLOOR floorf
 #else
 #define DRC_SQRT sqrt
+#define DRC_FLOOR floor
 #endif
 
 /* A capsule: the segment a-b swept by a sphere of radius r. */
@@ -73,6 +75,18 @@ typedef struct dr_mesh_col {
 #define DR_MESH_CLOSED 1
 /* The mesh moves this frame (v0 != v1); a static one skips the start pose. */
 #define DR_MESH_MOVING 2
+
+/* The sharp collider vertices of this frame in a uniform grid (built on
+ * the host each frame they move): cell (i, j, k) holds the vertices whose
+ * frame-start position falls in it, cells[c] .. cells[c + 1] in the sorted
+ * list; a cloth triangle looks at the cells its box, grown by `reach` (the
+ * largest contact distance plus the largest vertex motion over the frame),
+ * overlaps. */
+typedef struct dr_vt_grid {
+  dr_float4 origin;   /* xyz the grid's corner in m, w the cell size in m  */
+  dr_int nx, ny, nz;
+  dr_float reach;     /* m                                                 */
+} dr_vt_grid;         /* 32 bytes */
 
 /* Per-frame parameters of the stage. */
 typedef struct dr_col_params {
@@ -123,6 +137,16 @@ static inline drc_v3 drc_lerp(const drc_v3 a, const drc_v3 b, const float alpha)
   return drc_add(a, drc_mul(drc_sub(b, a), alpha));
 }
 static inline float drc_clamp01(const float t) { return t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t; }
+static inline float drc_min2(const float a, const float b) { return a < b ? a : b; }
+static inline float drc_max2(const float a, const float b) { return a > b ? a : b; }
+static inline float drc_min6(const float a, const float b, const float c, const float d,
+                             const float e, const float f) {
+  return drc_min2(drc_min2(drc_min2(a, b), drc_min2(c, d)), drc_min2(e, f));
+}
+static inline float drc_max6(const float a, const float b, const float c, const float d,
+                             const float e, const float f) {
+  return drc_max2(drc_max2(drc_max2(a, b), drc_max2(c, d)), drc_max2(e, f));
+}
 
 /* Parameter in [0, 1] of the point of segment a + (b - a) s nearest q. */
 static inline float drc_seg_param(const drc_v3 q, const drc_v3 a, const drc_v3 b) {
@@ -321,6 +345,18 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
         as = drc_lerp(a0, a, al_s), bs = drc_lerp(b0, b, al_s), cs = drc_lerp(c0, c, al_s);
         a = drc_lerp(a0, a, al_e), b = drc_lerp(b0, b, al_e), c = drc_lerp(c0, c, al_e);
       }
+      /* the triangle's own box over the substep against the query: most
+       * of a leaf's triangles end here, before the closest point */
+      {
+        const float mnx = drc_min6(a.x, b.x, c.x, as.x, bs.x, cs.x);
+        const float mxx = drc_max6(a.x, b.x, c.x, as.x, bs.x, cs.x);
+        const float mny = drc_min6(a.y, b.y, c.y, as.y, bs.y, cs.y);
+        const float mxy = drc_max6(a.y, b.y, c.y, as.y, bs.y, cs.y);
+        const float mnz = drc_min6(a.z, b.z, c.z, as.z, bs.z, cs.z);
+        const float mxz = drc_max6(a.z, b.z, c.z, as.z, bs.z, cs.z);
+        if (mnx > hi.x || mxx < lo.x || mny > hi.y || mxy < lo.y || mnz > hi.z || mxz < lo.z)
+          continue;
+      }
       float v, w;
       drc_closest_tri(x, a, b, c, &v, &w);
       const drc_v3 g = drc_sub(x, drc_bary(a, b, c, v, w));
@@ -470,10 +506,16 @@ static inline void bvh_refit1(__global dr_bvh_node *nodes, __global const dr_col
  * writes its three corners' corrections (vt_tri1); each particle then takes
  * the mean of the corrections its triangles made (vt_gather1), in a fixed
  * order, so no two work items write one particle. */
+static inline int drc_cell(const float x, const float o, const float cell, const int n) {
+  const float f = DRC_FLOOR((x - o) / cell);
+  return f < 0.0f ? 0 : f > (float)(n - 1) ? n - 1 : (int)f; /* NaN: the last */
+}
+
 static inline void vt_tri1(__global const dr_float4 *x, __global const dr_float4 *p,
                            __global const dr_uint *tri, __global const dr_int *obj,
                            __global const dr_object *objects, __global const dr_mesh_col *meshes,
-                           __global const dr_int *sharp, __global const dr_float4 *v0,
+                           __global const dr_int *sharp, __global const dr_int *cells,
+                           const dr_vt_grid grid, __global const dr_float4 *v0,
                            __global const dr_float4 *v1, const dr_col_params cp,
                            const float t_end, const int t, __global dr_float4 *corr) {
   const dr_uint i0 = tri[3 * t], i1 = tri[3 * t + 1], i2 = tri[3 * t + 2];
@@ -491,7 +533,18 @@ static inline void vt_tri1(__global const dr_float4 *x, __global const dr_float4
     const float wsum = X0.w + X1.w + X2.w;
     if (le > 0.0f && wsum > 0.0f) {
       const drc_v3 ne = drc_mul(ne0, 1.0f / le);
-      for (int k = 0; k < cp.n_sharp; k++) {
+      const float cs_ = grid.origin.w;
+      const int ix0 = drc_cell(drc_min2(drc_min2(a.x, b.x), c.x) - grid.reach, grid.origin.x, cs_, grid.nx);
+      const int ix1 = drc_cell(drc_max2(drc_max2(a.x, b.x), c.x) + grid.reach, grid.origin.x, cs_, grid.nx);
+      const int iy0 = drc_cell(drc_min2(drc_min2(a.y, b.y), c.y) - grid.reach, grid.origin.y, cs_, grid.ny);
+      const int iy1 = drc_cell(drc_max2(drc_max2(a.y, b.y), c.y) + grid.reach, grid.origin.y, cs_, grid.ny);
+      const int iz0 = drc_cell(drc_min2(drc_min2(a.z, b.z), c.z) - grid.reach, grid.origin.z, cs_, grid.nz);
+      const int iz1 = drc_cell(drc_max2(drc_max2(a.z, b.z), c.z) + grid.reach, grid.origin.z, cs_, grid.nz);
+      for (int iz = iz0; iz <= iz1; iz++)
+      for (int iy = iy0; iy <= iy1; iy++)
+      for (int ix = ix0; ix <= ix1; ix++) {
+      const int cell = (iz * grid.ny + iy) * grid.nx + ix;
+      for (int k = cells[cell]; k < cells[cell + 1]; k++) {
         const int vi = sharp[2 * k];
         const dr_mesh_col mc = meshes[sharp[2 * k + 1]];
         const float T = margin > mc.thickness ? margin : mc.thickness;
@@ -525,6 +578,7 @@ static inline void vt_tri1(__global const dr_float4 *x, __global const dr_float4
         c1x += ne.x * (k0 * v * X1.w), c1y += ne.y * (k0 * v * X1.w), c1z += ne.z * (k0 * v * X1.w);
         c2x += ne.x * (k0 * w * X2.w), c2y += ne.y * (k0 * w * X2.w), c2z += ne.z * (k0 * w * X2.w);
         hits = 1.0f;
+      }
       }
     }
   }
@@ -564,12 +618,13 @@ static inline void vt_gather1(__global dr_float4 *x, __global const dr_uint *tri
 __kernel void collider_vt(__global const float4 *x, __global const float4 *p,
                           __global const uint *tri, __global const int *obj,
                           __global const dr_object *objects, __global const dr_mesh_col *meshes,
-                          __global const int *sharp, __global const float4 *v0,
+                          __global const int *sharp, __global const int *cells,
+                          const dr_vt_grid grid, __global const float4 *v0,
                           __global const float4 *v1, const dr_col_params cp, const float t_end,
                           __global float4 *corr) {
   const int t = get_global_id(0);
   if (t >= cp.n_tris) return;
-  vt_tri1(x, p, tri, obj, objects, meshes, sharp, v0, v1, cp, t_end, t, corr);
+  vt_tri1(x, p, tri, obj, objects, meshes, sharp, cells, grid, v0, v1, cp, t_end, t, corr);
 }
 
 /* One particle per work item (both kernel forms). */

@@ -47,7 +47,11 @@ struct dr_colliders {
   int *level_off;               /* nodes of level l: [off[l], off[l+1])    */
   int n_sharp;
   dr_int *sharp;                /* (vertex, mesh) of each sharp vertex     */
+  dr_int *sorted;               /* the same, in grid cell order (per frame) */
+  dr_int *cells;                /* cell starts into sorted, n_cells + 1     */
+  dr_vt_grid grid;
   dr_float4 *corr;              /* CPU: 3 per cloth triangle (vt pass)     */
+  int *corr_scratch;            /* n_sharp ints (grid build)               */
   int any_keys;                 /* something moves: upload and refit each frame */
   int need_upload;              /* first frame after attach or reset       */
   double frame_time;            /* the time v0 and caps' start are of      */
@@ -57,7 +61,7 @@ struct dr_colliders {
   drape_cl *cl;
   dr_cl_kern k[CK_COUNT];
   size_t local[CK_COUNT];
-  cl_mem bcaps, bmeshes, bnodes, btris, bv0, bv1, bsharp, bcorr;
+  cl_mem bcaps, bmeshes, bnodes, btris, bv0, bv1, bsharp, bcorr, bcells;
   uint64_t bytes;
 };
 
@@ -193,6 +197,55 @@ out:
 
 static void poses(dr_colliders *c, double t0, double t1);
 
+/* Cells of the sharp-vertex grid at most: 32 per side and one more. */
+#define VT_SIDE 32
+#define VT_CELLS ((VT_SIDE + 1) * (VT_SIDE + 1) * (VT_SIDE + 1))
+
+/* The sharp vertices of this frame into the grid (dr_vt_grid in
+ * colliders.cl): cells of at least 5 cm, at most VT_SIDE + 1 a side, by
+ * their frame-start position; reach = the largest contact distance plus
+ * the largest motion of a sharp vertex over the frame. A counting sort,
+ * vertices in their list order within a cell. */
+static void build_vt_grid(dr_colliders *c, float max_cloth_thickness) {
+  if (c->n_sharp == 0) return;
+  float lo[3] = {3e38f, 3e38f, 3e38f}, hi[3] = {-3e38f, -3e38f, -3e38f}, motion = 0.0f, tcol = 0.0f;
+  for (int k = 0; k < c->n_sharp; k++) {
+    const dr_float4 a = c->v0[c->sharp[2 * k]], b = c->v1[c->sharp[2 * k]];
+    const float pa[3] = {a.x, a.y, a.z}, d[3] = {b.x - a.x, b.y - a.y, b.z - a.z};
+    for (int q = 0; q < 3; q++) lo[q] = fminf(lo[q], pa[q]), hi[q] = fmaxf(hi[q], pa[q]);
+    motion = fmaxf(motion, sqrtf(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]));
+    tcol = fmaxf(tcol, c->meshes[c->sharp[2 * k + 1]].thickness);
+  }
+  float ext = fmaxf(hi[0] - lo[0], fmaxf(hi[1] - lo[1], hi[2] - lo[2]));
+  const float cell = fmaxf(0.05f, ext / VT_SIDE);
+  int n[3];
+  for (int q = 0; q < 3; q++) {
+    n[q] = (int)((hi[q] - lo[q]) / cell) + 1;
+    if (n[q] > VT_SIDE + 1) n[q] = VT_SIDE + 1;
+  }
+  c->grid.origin = (dr_float4){lo[0], lo[1], lo[2], cell};
+  c->grid.nx = n[0], c->grid.ny = n[1], c->grid.nz = n[2];
+  c->grid.reach = motion + fmaxf(tcol, max_cloth_thickness) * 1.01f;
+  const int nc = n[0] * n[1] * n[2];
+  memset(c->cells, 0, sizeof *c->cells * (size_t)(nc + 1));
+  int *cell_of = (int *)c->corr_scratch;
+  for (int k = 0; k < c->n_sharp; k++) {
+    const dr_float4 a = c->v0[c->sharp[2 * k]];
+    const int ix = drc_cell(a.x, lo[0], cell, n[0]), iy = drc_cell(a.y, lo[1], cell, n[1]),
+              iz = drc_cell(a.z, lo[2], cell, n[2]);
+    cell_of[k] = (iz * n[1] + iy) * n[0] + ix;
+    c->cells[cell_of[k] + 1]++;
+  }
+  for (int i = 0; i < nc; i++) c->cells[i + 1] += c->cells[i];
+  for (int k = 0; k < c->n_sharp; k++) { /* stable: a running start per cell */
+    const int at = c->cells[cell_of[k]]++;
+    c->sorted[2 * at] = c->sharp[2 * k];
+    c->sorted[2 * at + 1] = c->sharp[2 * k + 1];
+  }
+  for (int i = nc; i > 0; i--) c->cells[i] = c->cells[i - 1];
+  c->cells[0] = 0;
+}
+
 /* Sharp vertices: two of the faces round it meet at more than 60 degrees
  * (their unit normals' dot product below 0.5): a box's corners and edges,
  * none on a smooth body. */
@@ -322,11 +375,22 @@ int dr_colliders_create(const drape_scene *sc, dr_colliders **out, drape_err *e)
     dr_colliders_destroy(c);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory for the collider vertices");
   }
+  c->sorted = malloc(sizeof *c->sorted * 2 * (size_t)(c->n_sharp + 1));
+  c->cells = calloc(VT_CELLS + 1, sizeof *c->cells);
+  c->corr_scratch = malloc(sizeof *c->corr_scratch * (size_t)(c->n_sharp + 1));
+  if (!c->sorted || !c->cells || !c->corr_scratch) {
+    dr_colliders_destroy(c);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory for the collider vertices");
+  }
   c->cp.n_capsules = c->n_caps;
   c->cp.n_meshes = c->n_meshes;
   c->cp.n_sharp = c->n_sharp;
   /* the poses of the first frame, so the geometry reads right before it */
   poses(c, 0.0, sc->dt);
+  float tcloth = 0.0f;
+  for (int i = 0; i < sc->n_cloth; i++) tcloth = fmaxf(tcloth, (float)sc->cloth[i].thickness);
+  for (int i = 0; i < sc->n_rope; i++) tcloth = fmaxf(tcloth, (float)sc->rope[i].thickness);
+  build_vt_grid(c, tcloth);
   for (int l = c->n_levels - 1; l >= 0; l--)
     for (int i = c->level_off[l]; i < c->level_off[l + 1]; i++)
       bvh_refit1(c->nodes, c->tris, c->v0, c->v1, i);
@@ -339,7 +403,7 @@ int dr_colliders_create(const drape_scene *sc, dr_colliders **out, drape_err *e)
 static void cl_free(dr_colliders *c) {
   for (int k = 0; k < CK_COUNT; k++) dr_cl_kern_release(&c->k[k]);
   cl_mem *all[] = {&c->bcaps, &c->bmeshes, &c->bnodes, &c->btris, &c->bv0, &c->bv1, &c->bsharp,
-                   &c->bcorr};
+                   &c->bcorr, &c->bcells};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dr_cl_buffer_release(all[i]);
   c->bytes = 0;
   c->on_cl = 0;
@@ -352,6 +416,7 @@ void dr_colliders_destroy(dr_colliders *c) {
   for (int m = 0; m < c->n_meshes; m++) free(c->mdef[m].keys), free(c->mdef[m].seq);
   free(c->cdef), free(c->mdef), free(c->caps), free(c->meshes), free(c->nodes), free(c->tris);
   free(c->rest), free(c->v0), free(c->v1), free(c->level_off), free(c->sharp), free(c->corr);
+  free(c->sorted), free(c->cells), free(c->corr_scratch);
   free(c);
 }
 
@@ -427,6 +492,9 @@ int dr_colliders_begin(drape_sim *s, drape_err *e) {
   if (!c->need_upload && !c->any_keys) return DRAPE_OK; /* static: as uploaded */
   const double t0_ = drape_now();
   poses(c, s->time, s->time + s->dt);
+  float tcloth = 0.0f;
+  for (int ob = 0; ob < s->m.n_objects; ob++) tcloth = fmaxf(tcloth, s->mat[ob].thickness);
+  build_vt_grid(c, tcloth);
   const int refit = c->n_meshes > 0;
   if (!c->on_cl) {
     if (refit)
@@ -437,6 +505,16 @@ int dr_colliders_begin(drape_sim *s, drape_err *e) {
   } else {
     drape_cl *cl = c->cl;
     const size_t f4 = sizeof(dr_float4);
+    if (c->n_sharp > 0) {
+      const int nc = c->grid.nx * c->grid.ny * c->grid.nz;
+      DRAPE_CL_TRY(e, clEnqueueWriteBuffer(cl->queue, c->bsharp, CL_TRUE, 0,
+                                           2 * sizeof(dr_int) * (size_t)c->n_sharp, c->sorted, 0,
+                                           NULL, NULL));
+      DRAPE_CL_TRY(e, clEnqueueWriteBuffer(cl->queue, c->bcells, CL_TRUE, 0,
+                                           sizeof(dr_int) * (size_t)(nc + 1), c->cells, 0, NULL,
+                                           NULL));
+      s->tm.bytes_to_device += 2 * sizeof(dr_int) * (size_t)c->n_sharp + 4 * (size_t)(nc + 1);
+    }
     if (c->n_caps > 0) {
       DRAPE_CL_TRY(e, clEnqueueWriteBuffer(cl->queue, c->bcaps, CL_TRUE, 0,
                                            sizeof(dr_capsule) * (size_t)c->n_caps, c->caps, 0,
@@ -485,8 +563,8 @@ int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
     if (c->cp.n_sharp > 0 && c->cp.n_tris > 0) {
       const dr_uint *tri = dr_backend_cpu_tris(s);
       for (int t = 0; t < c->cp.n_tris; t++)
-        vt_tri1(x, p, tri, s->m.obj, mat, c->meshes, c->sharp, c->v0, c->v1, c->cp, t_end, t,
-                c->corr);
+        vt_tri1(x, p, tri, s->m.obj, mat, c->meshes, c->sorted, c->cells, c->grid, c->v0, c->v1,
+                c->cp, t_end, t, c->corr);
       for (int i = 0; i < s->m.n_particles; i++)
         vt_gather1(x, tri, s->m.vt_off, s->m.vt_list, c->corr, i);
     }
@@ -516,7 +594,8 @@ int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
   if ((rc = DRAPE_CL_BIND(&c->k[CK_VT], 0, e, DRAPE_CL_ARG("x", x), DRAPE_CL_ARG("p", p),
                           DRAPE_CL_ARG("tri", tri), DRAPE_CL_ARG("obj", obj),
                           DRAPE_CL_ARG("objects", mat), DRAPE_CL_ARG("meshes", c->bmeshes),
-                          DRAPE_CL_ARG("sharp", c->bsharp), DRAPE_CL_ARG("v0", c->bv0),
+                          DRAPE_CL_ARG("sharp", c->bsharp), DRAPE_CL_ARG("cells", c->bcells),
+                          DRAPE_CL_ARG("grid", c->grid), DRAPE_CL_ARG("v0", c->bv0),
                           DRAPE_CL_ARG("v1", c->bv1), DRAPE_CL_ARG("cp", c->cp),
                           DRAPE_CL_ARG("t_end", t_end), DRAPE_CL_ARG("corr", c->bcorr))) ||
       (rc = DRAPE_CL_BIND(&c->k[CK_VT_GATHER], 0, e, DRAPE_CL_ARG("x", x), DRAPE_CL_ARG("tri", tri),
@@ -568,8 +647,10 @@ int dr_colliders_attach(drape_sim *s, drape_err *e) {
                          &c->bytes, &up, &c->bv0, e)) ||
       (rc = dr_cl_buffer(cl, f4 * (size_t)c->n_verts, c->v1, "collider vertices (end)", &c->bytes,
                          &up, &c->bv1, e)) ||
-      (rc = dr_cl_buffer(cl, 2 * sizeof(dr_int) * (size_t)c->n_sharp, c->sharp,
+      (rc = dr_cl_buffer(cl, 2 * sizeof(dr_int) * (size_t)c->n_sharp, c->sorted,
                          "sharp collider vertices", &c->bytes, &up, &c->bsharp, e)) ||
+      (rc = dr_cl_buffer(cl, sizeof(dr_int) * (c->n_sharp ? VT_CELLS + 1 : 0), c->cells,
+                         "sharp vertex grid", &c->bytes, &up, &c->bcells, e)) ||
       (rc = dr_cl_buffer(cl, 3 * f4 * (size_t)(c->n_sharp ? s->m.n_tris : 0), NULL,
                          "vertex-triangle corrections", &c->bytes, &up, &c->bcorr, e)))
     return rc;
