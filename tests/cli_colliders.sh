@@ -45,6 +45,21 @@ printf '{ %s, "capsule": [{ "a": [-0.5,0.5,0], "b": [0.5,0.5,0], "radius": 0.1 }
 out=$("$D" run "$T/good.json" --frames 3 --backend cpu 2>&1); rc=$?
 check "capsule and box collider: runs" 0 $rc
 
+# --obj-colliders: DIR/colliders_NNNN.obj beside the frames, one `o` per
+# capsule (130 vertices) and mesh collider (the box's 26); refused without
+# --obj-dir
+out=$("$D" run "$T/good.json" --frames 2 --backend cpu --obj-dir "$T/obj" --obj-colliders 2>&1); rc=$?
+check "--obj-colliders: runs" 0 $rc
+f="$T/obj/colliders_0002.obj"
+if [[ -f "$f" ]] && [[ "$(grep -c '^o ' "$f")" == 2 ]] && [[ "$(grep -c '^v ' "$f")" == 156 ]]; then
+  echo "ok   --obj-colliders: capsule0 and collider0, 130 + 26 vertices"
+else
+  echo "FAIL --obj-colliders: $f: $(grep '^o ' "$f" 2>&1 | tr '\n' ' ') $(grep -c '^v ' "$f" 2>&1) vertices"; fail=1
+fi
+out=$("$D" run "$T/good.json" --frames 1 --obj-colliders 2>&1); rc=$?
+check "--obj-colliders without --obj-dir: exit 2" 2 $rc
+expect_fixed "--obj-colliders without --obj-dir: says so" "$out" "--obj-colliders \"\": needs --obj-dir DIR"
+
 # the renderer draws them: the same scene with and without the capsule and
 # box renders different pixels (EGL, no display)
 printf '{ %s }\n' "$cloth" > "$T/plain.json"

@@ -215,6 +215,10 @@ int drape_sim_get_capsule(const drape_sim *sim, int k, double a[3], double b[3],
 int drape_sim_n_collider_meshes(const drape_sim *sim);
 int drape_sim_collider_mesh(const drape_sim *sim, int k, int *n_vertices, int *n_tris, float *v,
                             uint32_t *tris);
+/* Writes them as an OBJ file (temporary name, then renamed): one `o` per
+ * capsule ("capsule<k>", a closed triangulated surface) and per mesh
+ * collider ("collider<k>"), at the sim's time. */
+int drape_sim_write_colliders_obj(drape_sim *sim, const char *path, drape_err *e);
 
 /* ---- timings and statistics ---- */
 typedef enum {

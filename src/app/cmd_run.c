@@ -36,7 +36,7 @@ static const char *usage_text =
     "usage: drape [--device K] run SCENE [--frames N] [--obj-dir DIR] [--stats FILE.json]\n"
     "                          [--device K] [--backend cl|cpu]\n"
     "                          [--png-dir DIR] [--video FILE.mp4] [--every K] [--size WxH]\n"
-    "                          [--overwrite]\n";
+    "                          [--overwrite] [--obj-colliders]\n";
 
 /* ---- the render flags: a drape_frames_def (drape/world_view.h) ---- */
 
@@ -128,6 +128,8 @@ static void help(void) {
          "  --obj-dir DIR      write DIR/frame_0001.obj ... (one `o` per object: cloth as\n"
          "                     `v` + `f`, rope as `v` + `l`; metres, %%.9g); DIR is created;\n"
          "                     frame numbers have as many digits as N needs, at least 4\n"
+         "  --obj-colliders    with --obj-dir: also DIR/colliders_0001.obj ... (the\n"
+         "                     capsules and mesh colliders at each frame, one `o` each)\n"
          "  --stats FILE.json  per-frame statistics: time, max and mean strain per object,\n"
          "                     kinetic energy, lowest sphere and floor clearance, ms per\n"
          "                     stage (OpenCL event profiling is switched on for this)\n"
@@ -161,6 +163,7 @@ typedef struct run_ctx {
   const char *scene_path;
   int frames;
   const char *obj_dir;
+  int obj_colliders;         /* --obj-colliders: DIR/colliders_NNNN.obj too */
   const char *stats_path;
   int device;
   drape_backend backend;
@@ -204,6 +207,10 @@ static int obj_frame(run_ctx *r, drape_err *e) {
   snprintf(path, sizeof path, "%s/frame_%0*d.obj", r->obj_dir, r->digits, r->frame);
   int rc = drape_world_write_obj(r->world, path, e); /* every object, one file */
   r->obj_written += rc == 0;
+  if (!rc && r->obj_colliders) { /* capsules and mesh colliders (drape/cloth.h) */
+    snprintf(path, sizeof path, "%s/colliders_%0*d.obj", r->obj_dir, r->digits, r->frame);
+    rc = drape_sim_write_colliders_obj(drape_world_sim(r->world), path, e);
+  }
   return rc;
 }
 
@@ -542,6 +549,8 @@ static int parse_args(run_ctx *r, int argc, char **argv) {
       if (!val || !*val) return bad("--obj-dir", val, "expected a directory");
       r->obj_dir = val;
       i++;
+    } else if (!strcmp(a, "--obj-colliders")) {
+      r->obj_colliders = 1;
     } else if (!strcmp(a, "--stats")) {
       if (!val || !*val) return bad("--stats", val, "expected a file name (FILE.json)");
       r->stats_path = val;
@@ -576,6 +585,8 @@ static int parse_args(run_ctx *r, int argc, char **argv) {
             usage_text);
     return 2;
   }
+  if (r->obj_colliders && !r->obj_dir)
+    return bad("--obj-colliders", NULL, "needs --obj-dir DIR (the colliders go beside the frames)");
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cl/launch.h"
+#include "core/obj.h"
 #include "cloth/colliders.h"
 #include "cloth/sim.h"
 #include "drape_types.h"
@@ -698,4 +699,94 @@ int drape_sim_collider_mesh(const drape_sim *s, int k, int *n_vertices, int *n_t
       for (int q = 0; q < 3; q++) v[3 * i + q] = (float)o[q];
     }
   return DRAPE_OK;
+}
+
+/* ---- OBJ (drape/cloth.h) --------------------------------------------------- */
+
+/* A capsule as a closed surface for the OBJ: OBJ_SEG around, OBJ_CAP rings
+ * per end cap, two poles; outward winding. */
+#define OBJ_SEG 16
+#define OBJ_CAP 4
+#define OBJ_CAP_V (2 * OBJ_CAP * OBJ_SEG + 2)
+#define OBJ_CAP_T (2 * OBJ_SEG + 2 * (2 * OBJ_CAP - 1) * OBJ_SEG)
+
+static void capsule_surface(const double a[3], const double b[3], double r, float *v,
+                            uint32_t *t) {
+  double ax[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+  const double len = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+  if (len > 0) for (int q = 0; q < 3; q++) ax[q] /= len;
+  else ax[0] = 0, ax[1] = 1, ax[2] = 0;
+  double u[3] = {0, 0, 0};
+  u[fabs(ax[0]) < 0.9 ? 0 : 1] = 1;
+  double d = u[0] * ax[0] + u[1] * ax[1] + u[2] * ax[2];
+  for (int q = 0; q < 3; q++) u[q] -= d * ax[q];
+  d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+  for (int q = 0; q < 3; q++) u[q] /= d;
+  const double w[3] = {ax[1] * u[2] - ax[2] * u[1], ax[2] * u[0] - ax[0] * u[2],
+                       ax[0] * u[1] - ax[1] * u[0]};
+  int n = 0;
+  for (int q = 0; q < 3; q++) v[3 * n + q] = (float)(a[q] - r * ax[q]);
+  n++;
+  for (int end = 0; end < 2; end++)
+    for (int i = 1; i <= OBJ_CAP; i++) {
+      const int k = end == 0 ? i : OBJ_CAP + 1 - i;
+      const double th = 0.5 * 3.14159265358979323846 * k / OBJ_CAP, sn = sin(th), cs = cos(th);
+      const double *o = end == 0 ? a : b, sg = end == 0 ? -1 : 1;
+      for (int j = 0; j < OBJ_SEG; j++, n++) {
+        const double ph = 2 * 3.14159265358979323846 * j / OBJ_SEG;
+        for (int q = 0; q < 3; q++)
+          v[3 * n + q] = (float)(o[q] + r * (sn * (cos(ph) * u[q] + sin(ph) * w[q]) + sg * cs * ax[q]));
+      }
+    }
+  for (int q = 0; q < 3; q++) v[3 * n + q] = (float)(b[q] + r * ax[q]);
+  const uint32_t south = 0, north = OBJ_CAP_V - 1;
+  const int rings = 2 * OBJ_CAP;
+  int m = 0;
+#define RING(i, j) (1u + (uint32_t)((i) * OBJ_SEG + ((j) % OBJ_SEG)))
+  for (int j = 0; j < OBJ_SEG; j++) {
+    t[3 * m] = south, t[3 * m + 1] = RING(0, j + 1), t[3 * m + 2] = RING(0, j), m++;
+    t[3 * m] = north, t[3 * m + 1] = RING(rings - 1, j), t[3 * m + 2] = RING(rings - 1, j + 1), m++;
+  }
+  for (int i = 0; i + 1 < rings; i++)
+    for (int j = 0; j < OBJ_SEG; j++) {
+      t[3 * m] = RING(i, j), t[3 * m + 1] = RING(i, j + 1), t[3 * m + 2] = RING(i + 1, j + 1), m++;
+      t[3 * m] = RING(i, j), t[3 * m + 1] = RING(i + 1, j + 1), t[3 * m + 2] = RING(i + 1, j), m++;
+    }
+#undef RING
+}
+
+int drape_sim_write_colliders_obj(drape_sim *s, const char *path, drape_err *e) {
+  dr_obj o;
+  int rc = dr_obj_open(&o, path, s->frame, s->time, e);
+  if (rc) return rc;
+  float *v = NULL;
+  uint32_t *t = NULL;
+  char name[80];
+  for (int k = 0; k < drape_sim_n_capsules(s) && !rc; k++) {
+    double a[3], b[3], r;
+    float cv[3 * OBJ_CAP_V];
+    uint32_t ct[3 * OBJ_CAP_T];
+    drape_sim_get_capsule(s, k, a, b, &r);
+    capsule_surface(a, b, r, cv, ct);
+    snprintf(name, sizeof name, "capsule%d", k);
+    rc = dr_obj_object(&o, "capsule", name, cv, 3, OBJ_CAP_V, NULL, ct, OBJ_CAP_T, NULL, 0, e);
+  }
+  for (int k = 0; k < drape_sim_n_collider_meshes(s) && !rc; k++) {
+    int nv, nt;
+    drape_sim_collider_mesh(s, k, &nv, &nt, NULL, NULL);
+    float *gv = realloc(v, sizeof *v * 3 * (size_t)nv);
+    uint32_t *gt = realloc(t, sizeof *t * 3 * (size_t)nt);
+    if (gv) v = gv;
+    if (gt) t = gt;
+    if (!gv || !gt) {
+      rc = drape_fail(e, DRAPE_ENOMEM, "out of memory writing %s", path);
+      break;
+    }
+    drape_sim_collider_mesh(s, k, &nv, &nt, v, t);
+    snprintf(name, sizeof name, "collider%d", k);
+    rc = dr_obj_object(&o, "collider", name, v, 3, nv, NULL, t, nt, NULL, 0, e);
+  }
+  free(v), free(t);
+  int rc2 = dr_obj_close(&o, rc == 0, e);
+  return rc ? rc : rc2;
 }
