@@ -628,28 +628,41 @@ int drape_sim_write_obj(drape_sim *s, const char *path, drape_err *e) {
     if ((rc = drape_sim_read_triangles(s, s->htris, e))) return rc;
     tris = s->htris;
   }
-  /* The writer takes each object's own indices: the model's are global. */
-  size_t most = 0;
+  /* The writer takes each object's own indices: the model's are global;
+   * and the loader's vertex order (dr_model.perm): points gathered, the
+   * triangles' corners renumbered. */
+  size_t most = 0, most_p = 0;
   for (int ob = 0; ob < m->n_objects; ob++) {
     size_t k = (size_t)(3 * m->info[ob].n_tris + 2 * m->info[ob].n_lines);
     if (k > most) most = k;
+    if ((size_t)m->info[ob].n_particles > most_p) most_p = (size_t)m->info[ob].n_particles;
   }
   uint32_t *idx = malloc(sizeof *idx * (most + 1));
+  float *gx = m->perm ? malloc(sizeof *gx * 3 * (most_p + 1)) : NULL;
   dr_obj obj;
-  rc = idx ? dr_obj_open(&obj, path, s->frame, s->time, e)
-           : drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  const int obj_open = idx && (gx || !m->perm);
+  rc = obj_open ? dr_obj_open(&obj, path, s->frame, s->time, e)
+                : drape_fail(e, DRAPE_ENOMEM, "out of memory");
   for (int ob = 0; ob < m->n_objects && !rc; ob++) {
     const drape_object_info *inf = &m->info[ob];
     const uint32_t first = (uint32_t)inf->first_particle;
     const uint32_t *t = tris + 3 * (size_t)inf->first_tri, *l = m->lines + 2 * (size_t)inf->first_line;
-    for (int i = 0; i < 3 * inf->n_tris; i++) idx[i] = t[i] - first;
+    for (int i = 0; i < 3 * inf->n_tris; i++) idx[i] = (uint32_t)dr_model_slot(m, (int)t[i]) - first;
     for (int i = 0; i < 2 * inf->n_lines; i++) idx[3 * inf->n_tris + i] = l[i] - first;
-    rc = dr_obj_object(&obj, inf->kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", inf->name,
-                       s->hx + 4 * (size_t)inf->first_particle, 4, inf->n_particles,
-                       dr_sim_uv(s, ob), idx,
-                       inf->n_tris, idx + 3 * inf->n_tris, inf->n_lines, e);
+    const float *x = s->hx + 4 * (size_t)inf->first_particle;
+    int stride = 4;
+    if (gx) {
+      for (int i = 0; i < inf->n_particles; i++)
+        memcpy(gx + 3 * (size_t)i, s->hx + 4 * (size_t)dr_model_particle(m, inf->first_particle + i),
+               3 * sizeof *gx);
+      x = gx, stride = 3;
+    }
+    rc = dr_obj_object(&obj, inf->kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", inf->name, x, stride,
+                       inf->n_particles, dr_sim_uv(s, ob), idx, inf->n_tris,
+                       idx + 3 * inf->n_tris, inf->n_lines, e);
   }
   free(idx);
-  const int crc = idx ? dr_obj_close(&obj, rc == DRAPE_OK, e) : DRAPE_OK;
+  free(gx);
+  const int crc = obj_open ? dr_obj_close(&obj, rc == DRAPE_OK, e) : DRAPE_OK;
   return rc ? rc : crc;
 }

@@ -5,6 +5,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,7 +436,7 @@ void dr_model_free(dr_model *m) {
   free(m->stitch_con); free(m->stitch_rest0); free(m->stitch_close);
   free(m->bend); free(m->bend_obj); free(m->bend_colour_off);
   free(m->info); free(m->mat); free(m->damping_rate); free(m->strain_off); free(m->strain_idx);
-  free(m->uv); free(m->obj_uv);
+  free(m->uv); free(m->obj_uv); free(m->perm); free(m->iperm);
   for (int i = 0; i < m->n_paths; i++) free(m->paths[i].keys);
   free(m->paths);
   memset(m, 0, sizeof *m);
@@ -629,8 +630,8 @@ static double dist3(const double *a, const double *b) {
  * non-manifold meshes) get no bending constraint and are otherwise
  * ordinary edges. *bi: the next free slot of m->bend. */
 static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_mesh_topo *t,
-                            dr_model *m, int *pi, int *ci, int *ti, int *pathi, int *bi,
-                            drape_err *e) {
+                            const int *rank, dr_model *m, int *pi, int *ci, int *ti, int *pathi,
+                            int *bi, drape_err *e) {
   const drape_cloth_mesh *me = &c->mesh;
   drape_object_info *inf = &m->info[oi];
   const int first = *pi, nv = me->n_vertices;
@@ -661,6 +662,9 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
     if (!mass_ok(mass)) {
       const int by_pm = c->particle_mass > 0;
       const double av = area[v];
+      int fv = v; /* the loader's number of particle v, as the user knows it */
+      for (int u = 0; rank && u < nv; u++)
+        if (rank[u] == v) fv = u;
       free(area);
       if (by_pm)
         return drape_fail(e, DRAPE_EINVAL,
@@ -671,7 +675,7 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
                         "cloth[%d].mass_per_area = %s: mesh vertex %d gets %s kg (a third of its "
                         "triangles' area, %s m^2), which would underflow (the solver computes in "
                         "float); give a larger mass_per_area or particle_mass",
-                        k, dr_num(c->mass_per_area), v, dr_num(mass), dr_num(av));
+                        k, dr_num(c->mass_per_area), fv, dr_num(mass), dr_num(av));
     }
     m->mass[i] = (float)mass;
     const double *x = me->vertices + 3 * v;
@@ -802,7 +806,168 @@ static int mesh_tethers(const drape_cloth_def *c, const drape_object_info *inf, 
   return rc;
 }
 
+/* ---- vertex order of mesh cloths (docs/solver.md "Mesh cloths") ----
+ *
+ * A mesh's particles sit in the solver's arrays in an order of our
+ * choosing: the loader's numbering (first use by the triangles) when it is
+ * already local, else the Morton order of the starting positions, so that
+ * a constraint's particles, a triangle's corners and a vertex's
+ * neighbours lie close in memory whatever order the file lists its faces
+ * in. Measured on PoCL (BENCHMARKS.md "Mesh cloths"): a 262k-vertex
+ * irregular square whose faces and vertices are shuffled costs 20 % more
+ * per frame than the same mesh in scan order; the files of meshes/ are in
+ * scan order already. Users never see this order: the world's reads, both
+ * OBJ writers, pins, pin paths and stitches are in the loader's numbering
+ * (dr_model.perm). */
+
+typedef struct { uint32_t key; int v; } morton_key;
+
+static int cmp_morton(const void *a, const void *b) {
+  const morton_key *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  return x->v - y->v;
+}
+
+/* 10 bits of each coordinate over the mesh's box, interleaved x, y, z. */
+static uint32_t morton3(const double *p, const double lo[3], const double scale[3]) {
+  uint32_t k = 0;
+  for (int q = 0; q < 3; q++) {
+    double c = (p[q] - lo[q]) * scale[q];
+    uint32_t u = c <= 0 ? 0 : c >= 1023 ? 1023 : (uint32_t)c;
+    for (int b = 0; b < 10; b++) k |= ((u >> b) & 1u) << (3 * b + q);
+  }
+  return k;
+}
+
+/* Mean index distance along the triangles' sides under rank (NULL: the
+ * loader's numbering). */
+static double mean_side_span(const drape_cloth_mesh *me, const int *rank) {
+  double sum = 0;
+  for (int t = 0; t < me->n_tris; t++)
+    for (int q = 0; q < 3; q++) {
+      int a = me->tris[3 * t + q], b = me->tris[3 * t + (q + 1) % 3];
+      if (rank) a = rank[a], b = rank[b];
+      sum += abs(a - b);
+    }
+  return me->n_tris > 0 ? sum / (3.0 * me->n_tris) : 0;
+}
+
+/* The solver's order for one mesh cloth: rank[file vertex] = its place,
+ * or NULL (keep the loader's numbering; also on out of memory, which
+ * costs only speed). DRAPE_MESH_ORDER=file keeps it always, =morton
+ * reorders always (for measuring and tests); by default the Morton order
+ * is taken when it shortens the mean index span of the triangles' sides
+ * by more than 4x: a file in scan order keeps its own (and its bits). */
+static int *mesh_order(const drape_cloth_mesh *me) {
+  const char *env = getenv("DRAPE_MESH_ORDER");
+  const int force = env && !strcmp(env, "morton");
+  if (env && !strcmp(env, "file")) return NULL;
+  const int n = me->n_vertices;
+  morton_key *k = malloc(sizeof *k * (size_t)(n > 0 ? n : 1));
+  int *rank = malloc(sizeof *rank * (size_t)(n > 0 ? n : 1));
+  if (!k || !rank) {
+    free(k), free(rank);
+    return NULL;
+  }
+  double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+  for (int i = 0; i < n; i++)
+    for (int q = 0; q < 3; q++)
+      lo[q] = fmin(lo[q], me->vertices[3 * i + q]), hi[q] = fmax(hi[q], me->vertices[3 * i + q]);
+  double scale[3];
+  for (int q = 0; q < 3; q++) scale[q] = hi[q] > lo[q] ? 1024.0 / (hi[q] - lo[q]) : 0;
+  for (int i = 0; i < n; i++) k[i] = (morton_key){morton3(me->vertices + 3 * i, lo, scale), i};
+  qsort(k, (size_t)n, sizeof *k, cmp_morton);
+  int identity = 1;
+  for (int j = 0; j < n; j++) rank[k[j].v] = j, identity &= k[j].v == j;
+  free(k);
+  if (identity || (!force && !(mean_side_span(me, NULL) > 4 * mean_side_span(me, rank)))) {
+    free(rank);
+    return NULL;
+  }
+  return rank;
+}
+
+/* The builder's view of a mesh cloth in the solver's order: vertices and
+ * triangle corners renumbered by rank (the triangles keep their order),
+ * pin_vertices and pin paths' vertices too. The UVs stay in the loader's
+ * numbering (dr_model.uv is read out in it). Only the arrays made here
+ * are freed (reordered_free); the rest is the scene's. */
+static int reordered_cloth(const drape_cloth_def *c, const int *rank, drape_cloth_def *out) {
+  *out = *c;
+  const drape_cloth_mesh *me = &c->mesh;
+  const int n = me->n_vertices;
+  out->mesh.vertices = malloc(sizeof(double) * 3 * (size_t)n);
+  out->mesh.tris = malloc(sizeof(int) * 3 * (size_t)(me->n_tris > 0 ? me->n_tris : 1));
+  out->pin_vertices = malloc(sizeof(int) * (size_t)(c->n_pin_vertices + 1));
+  out->pin_paths = malloc(sizeof *out->pin_paths * (size_t)(c->n_pin_paths + 1));
+  if (!out->mesh.vertices || !out->mesh.tris || !out->pin_vertices || !out->pin_paths)
+    return DRAPE_ENOMEM;
+  for (int i = 0; i < n; i++) memcpy(out->mesh.vertices + 3 * rank[i], me->vertices + 3 * i, 3 * sizeof(double));
+  for (int t = 0; t < 3 * me->n_tris; t++) out->mesh.tris[t] = rank[me->tris[t]];
+  for (int q = 0; q < c->n_pin_vertices; q++) out->pin_vertices[q] = rank[c->pin_vertices[q]];
+  for (int q = 0; q < c->n_pin_paths; q++) {
+    out->pin_paths[q] = c->pin_paths[q];
+    out->pin_paths[q].vertex = rank[c->pin_paths[q].vertex];
+  }
+  return DRAPE_OK;
+}
+
+static void reordered_free(drape_cloth_def *c) {
+  free(c->mesh.vertices), free(c->mesh.tris), free(c->pin_vertices), free(c->pin_paths);
+}
+
+static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err *e);
+
 int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
+  memset(m, 0, sizeof *m);
+  int rc = drape_scene_validate(s, e);
+  if (rc || (rc = check_supported(s, e))) return rc;
+  int **rank = calloc((size_t)(s->n_cloth > 0 ? s->n_cloth : 1), sizeof *rank);
+  drape_cloth_def *cl = calloc((size_t)(s->n_cloth > 0 ? s->n_cloth : 1), sizeof *cl);
+  if (!rank || !cl) {
+    free(rank), free(cl);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  }
+  int any = 0;
+  for (int k = 0; k < s->n_cloth && !rc; k++) {
+    cl[k] = s->cloth[k];
+    if (!s->cloth[k].has_mesh || !(rank[k] = mesh_order(&s->cloth[k].mesh))) continue;
+    any = 1;
+    if (reordered_cloth(&s->cloth[k], rank[k], &cl[k]))
+      rc = drape_fail(e, DRAPE_ENOMEM, "out of memory reordering cloth[%d]'s vertices", k);
+  }
+  if (!rc) {
+    drape_scene s2 = *s;
+    s2.cloth = cl;
+    rc = build(&s2, rank, m, e);
+  }
+  /* perm: user slot (first particle + the loader's number) -> particle */
+  if (!rc && any) {
+    m->perm = malloc(sizeof *m->perm * (size_t)(m->n_particles > 0 ? m->n_particles : 1));
+    m->iperm = malloc(sizeof *m->iperm * (size_t)(m->n_particles > 0 ? m->n_particles : 1));
+    if (!m->perm || !m->iperm) {
+      dr_model_free(m);
+      rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    } else {
+      for (int i = 0; i < m->n_particles; i++) m->perm[i] = i;
+      for (int k = 0; k < s->n_cloth; k++) {
+        if (!rank[k]) continue;
+        const int first = m->info[k].first_particle; /* cloths are objects 0.. */
+        for (int v = 0; v < m->info[k].n_particles; v++) m->perm[first + v] = first + rank[k][v];
+      }
+      for (int i = 0; i < m->n_particles; i++) m->iperm[m->perm[i]] = i;
+    }
+  }
+  for (int k = 0; k < s->n_cloth; k++)
+    if (rank[k]) reordered_free(&cl[k]), free(rank[k]);
+  free(rank), free(cl);
+  return rc;
+}
+
+/* dr_model_build on a scene whose mesh cloths are in the solver's order;
+ * rank[k] (or NULL) maps cloth k's loader numbers to it, for the stitches
+ * and messages, which speak the loader's numbers. */
+static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err *e) {
   memset(m, 0, sizeof *m);
   int rc = drape_scene_validate(s, e);
   if (rc || (rc = check_supported(s, e))) return rc;
@@ -883,7 +1048,7 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     else snprintf(inf->name, sizeof inf->name, "cloth%d", k);
     inf->kind = DRAPE_OBJ_CLOTH;
     if (c->has_mesh) {
-      if ((rc = build_mesh_cloth(c, k, oi, &topo[k], m, &pi, &ci, &ti, &pathi, &bi, e))) goto fail;
+      if ((rc = build_mesh_cloth(c, k, oi, &topo[k], rank[k], m, &pi, &ci, &ti, &pathi, &bi, e))) goto fail;
       continue;
     }
     inf->first_particle = pi;
@@ -1038,8 +1203,8 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     }
     const double comp = s->cloth[oa].solver == DRAPE_SOLVER_JAKOBSEN ? 0.0 : d->compliance;
     for (int q = 0; q < d->n; q++, si++) {
-      const int pa = m->info[oa].first_particle + d->a_vertices[q];
-      const int pb = m->info[ob].first_particle + d->b_vertices[q];
+      const int pa = m->info[oa].first_particle + (rank[oa] ? rank[oa][d->a_vertices[q]] : d->a_vertices[q]);
+      const int pb = m->info[ob].first_particle + (rank[ob] ? rank[ob][d->b_vertices[q]] : d->b_vertices[q]);
       const dr_float4 xa = m->x0[pa], xb = m->x0[pb];
       const double rest = sqrt(((double)xa.x - xb.x) * ((double)xa.x - xb.x) +
                                ((double)xa.y - xb.y) * ((double)xa.y - xb.y) +

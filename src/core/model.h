@@ -75,9 +75,20 @@ typedef struct dr_model {
    * number), zero for other objects; NULL when no object has any. */
   float *uv;
   unsigned char *obj_uv;    /* per object: 1 when uv holds its coordinates   */
+
+  /* Mesh cloths may sit in the arrays above in another order than the
+   * loader's numbering (model.c, "vertex order"): perm[u] is the particle
+   * of user slot u = first_particle + the loader's vertex number, iperm
+   * its inverse; both NULL when every particle is in its user slot. */
+  int *perm, *iperm;
 } dr_model;
 
 int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e);
+/* The particle in user slot u (first_particle + the loader's vertex
+ * number for a mesh cloth, the index itself for anything else), and the
+ * user slot of particle p. */
+static inline int dr_model_particle(const dr_model *m, int u) { return m->perm ? m->perm[u] : u; }
+static inline int dr_model_slot(const dr_model *m, int p) { return m->iperm ? m->iperm[p] : p; }
 void dr_model_free(dr_model *m);
 
 /* Grid constraints of one cloth (seed 002): structural, shear, bending.

@@ -337,9 +337,11 @@ int drape_world_read_points(drape_world *w, int k, float *xyz, drape_err *e) {
       if (e) *e = re;
       return re.code;
     }
-    const int first = drape_sim_mesh(w->sim)->objects[k].first_particle;
+    /* in the loader's vertex order (a mesh cloth's particles may not be) */
+    const dr_model *md = &w->sim->m;
+    const int first = md->info[k].first_particle;
     for (int i = 0; i < n; i++)
-      for (int q = 0; q < 3; q++) xyz[3 * i + q] = x4[4 * (first + i) + q];
+      for (int q = 0; q < 3; q++) xyz[3 * i + q] = x4[4 * dr_model_particle(md, first + i) + q];
     return DRAPE_OK;
   }
   k -= w->n_sim_objects;
@@ -368,9 +370,10 @@ int drape_world_read_normals(drape_world *w, int k, float *xyz, drape_err *e) {
     return DRAPE_OK;
   }
   if ((rc = drape_sim_read_normals(w->sim, w->scratch, e))) return rc;
-  const int first = drape_sim_mesh(w->sim)->objects[k].first_particle;
+  const dr_model *md = &w->sim->m;
+  const int first = md->info[k].first_particle;
   for (int i = 0; i < n; i++)
-    for (int q = 0; q < 3; q++) xyz[3 * i + q] = w->scratch[4 * (first + i) + q];
+    for (int q = 0; q < 3; q++) xyz[3 * i + q] = w->scratch[4 * dr_model_particle(md, first + i) + q];
   return DRAPE_OK;
 }
 
@@ -405,7 +408,8 @@ int drape_world_read_tris(drape_world *w, int k, uint32_t *abc, int *count, drap
     for (int t = inf->first_tri; t < inf->first_tri + inf->n_tris; t++) {
       const uint32_t *q = w->tris + 3 * t;
       if (q[0] == q[1] && q[1] == q[2]) continue; /* torn */
-      for (int j = 0; j < 3; j++) abc[3 * n + j] = q[j] - (uint32_t)inf->first_particle;
+      for (int j = 0; j < 3; j++)
+        abc[3 * n + j] = (uint32_t)dr_model_slot(&w->sim->m, (int)q[j]) - (uint32_t)inf->first_particle;
       n++;
     }
   }
@@ -421,6 +425,7 @@ int drape_world_pick(drape_world *w, const double origin[3], const double dir[3]
   int particle = -1;
   int rc = drape_sim_pick(w->sim, origin, dir, max_dist, &particle, e);
   if (rc || particle < 0) return rc;
+  particle = dr_model_slot(&w->sim->m, particle); /* the point as read out */
   const drape_mesh *m = drape_sim_mesh(w->sim);
   for (int k = 0; k < m->n_objects; k++) {
     const drape_object_info *inf = &m->objects[k];
@@ -443,7 +448,7 @@ int drape_world_grab(drape_world *w, int object, int point, const double target[
     return drape_fail(e, DRAPE_EINVAL, "object %d (\"%s\") point %d: it has points 0..%d", object,
                       w->obj[object].name, point, w->obj[object].n_points - 1);
   const int first = drape_sim_mesh(w->sim)->objects[object].first_particle;
-  return drape_sim_grab(w->sim, first + point, target, grab_id, e);
+  return drape_sim_grab(w->sim, dr_model_particle(&w->sim->m, first + point), target, grab_id, e);
 }
 
 int drape_world_grab_move(drape_world *w, int grab_id, const double target[3], drape_err *e) {
