@@ -296,6 +296,121 @@ static inline int drc_capsule1(drc_v3 *x_, const drc_v3 p, const float margin,
   return 1;
 }
 
+/* Triangle t at alpha (the end pose when the mesh is static). */
+static inline void drc_tri_at(__global const dr_col_tri *tris, __global const dr_float4 *v0,
+                              __global const dr_float4 *v1, const int t, const float al,
+                              const int moving, drc_v3 *a, drc_v3 *b, drc_v3 *c) {
+  const dr_col_tri tr = tris[t];
+  *a = drc_xyz(v1[tr.a]), *b = drc_xyz(v1[tr.b]), *c = drc_xyz(v1[tr.c]);
+  if (moving) {
+    *a = drc_lerp(drc_xyz(v0[tr.a]), *a, al);
+    *b = drc_lerp(drc_xyz(v0[tr.b]), *b, al);
+    *c = drc_lerp(drc_xyz(v0[tr.c]), *c, al);
+  }
+}
+
+/* The inside test of a closed mesh: the parity of the crossings of the
+ * ray from x along +x with its triangles (the point strictly inside a
+ * triangle's y-z projection). A ray through an edge or a vertex would
+ * miscount, and cloth grids and meshes often line up exactly (a particle at
+ * z = 0 over a box's edge at z = 0): the ray starts a few millionths off x
+ * in y and z, which moves the answer only for points that close to the
+ * surface, and those the proximity test answers. */
+static inline int drc_inside(const drc_v3 x0, const int root, __global const dr_bvh_node *nodes,
+                             __global const dr_col_tri *tris, __global const dr_float4 *v0,
+                             __global const dr_float4 *v1, const float al, const int moving) {
+  const drc_v3 x = drc_v(x0.x, x0.y + 3.7e-6f * (1.0f + (x0.y < 0.0f ? -x0.y : x0.y)),
+                         x0.z + 2.9e-6f * (1.0f + (x0.z < 0.0f ? -x0.z : x0.z)));
+  int stack[DR_BVH_STACK];
+  int top = 0, crossings = 0;
+  stack[top++] = root;
+  while (top > 0) {
+    const dr_bvh_node nd = nodes[stack[--top]];
+    if (!(nd.hi.x >= x.x && nd.lo.y <= x.y && nd.hi.y >= x.y && nd.lo.z <= x.z && nd.hi.z >= x.z))
+      continue;
+    if (nd.left >= 0) {
+      if (top + 2 <= DR_BVH_STACK) {
+        stack[top++] = nd.left + 1;
+        stack[top++] = nd.left;
+      }
+      continue;
+    }
+    for (int t = nd.first; t < nd.first + nd.count; t++) {
+      drc_v3 a, b, c;
+      drc_tri_at(tris, v0, v1, t, al, moving, &a, &b, &c);
+      const float o1 = (b.y - a.y) * (x.z - a.z) - (b.z - a.z) * (x.y - a.y);
+      const float o2 = (c.y - b.y) * (x.z - b.z) - (c.z - b.z) * (x.y - b.y);
+      const float o3 = (a.y - c.y) * (x.z - c.z) - (a.z - c.z) * (x.y - c.y);
+      if (!((o1 > 0.0f && o2 > 0.0f && o3 > 0.0f) || (o1 < 0.0f && o2 < 0.0f && o3 < 0.0f)))
+        continue;
+      const float sum = (o1 + o2) + o3;
+      const float hx = ((o2 * a.x + o3 * b.x) + o1 * c.x) / sum;
+      crossings += hx > x.x;
+    }
+  }
+  return crossings & 1;
+}
+
+/* A particle inside a closed mesh: out through the nearest face (the
+ * nearest triangle over the whole tree, pruned by box distance), to T
+ * beyond it. No friction: it was not in contact, it was lost. The caller
+ * moves the substep's start by the same amount, so the jump adds no
+ * velocity (update_velocities takes (x - p) / h). */
+static inline int drc_rescue(drc_v3 *x_, const dr_mesh_col mc, __global const dr_bvh_node *nodes,
+                             __global const dr_col_tri *tris, __global const dr_float4 *v0,
+                             __global const dr_float4 *v1, const float al, const int moving,
+                             const float T) {
+  const drc_v3 x = *x_;
+  int stack[DR_BVH_STACK];
+  int top = 0, best_t = -1;
+  float best = 3.0e38f;
+  drc_v3 best_c = x;
+  stack[top++] = mc.root;
+  while (top > 0) {
+    const dr_bvh_node nd = nodes[stack[--top]];
+    const float dx = x.x < nd.lo.x ? nd.lo.x - x.x : x.x > nd.hi.x ? x.x - nd.hi.x : 0.0f;
+    const float dy = x.y < nd.lo.y ? nd.lo.y - x.y : x.y > nd.hi.y ? x.y - nd.hi.y : 0.0f;
+    const float dz = x.z < nd.lo.z ? nd.lo.z - x.z : x.z > nd.hi.z ? x.z - nd.hi.z : 0.0f;
+    if (!((dx * dx + dy * dy) + dz * dz < best)) continue;
+    if (nd.left >= 0) {
+      if (top + 2 <= DR_BVH_STACK) {
+        stack[top++] = nd.left + 1;
+        stack[top++] = nd.left;
+      }
+      continue;
+    }
+    for (int t = nd.first; t < nd.first + nd.count; t++) {
+      drc_v3 a, b, c;
+      drc_tri_at(tris, v0, v1, t, al, moving, &a, &b, &c);
+      float v, w;
+      drc_closest_tri(x, a, b, c, &v, &w);
+      const drc_v3 q = drc_bary(a, b, c, v, w);
+      const drc_v3 g = drc_sub(q, x);
+      const float d2 = drc_dot(g, g);
+      if (d2 < best) {
+        best = d2;
+        best_t = t;
+        best_c = q;
+      }
+    }
+  }
+  if (best_t < 0) return 0;
+  const float l = DRC_SQRT(best);
+  drc_v3 n;
+  if (l > 0.0f) {
+    n = drc_mul(drc_sub(best_c, x), 1.0f / l);
+  } else {
+    drc_v3 a, b, c;
+    drc_tri_at(tris, v0, v1, best_t, al, moving, &a, &b, &c);
+    const drc_v3 f = drc_cross(drc_sub(b, a), drc_sub(c, a));
+    const float fl = DRC_SQRT(drc_dot(f, f));
+    if (!(fl > 0.0f)) return 0;
+    n = drc_mul(f, 1.0f / fl);
+  }
+  *x_ = drc_add(best_c, drc_mul(n, T));
+  return 2;
+}
+
 /* One mesh collider against particle x from p. T is the distance to keep
  * (the larger of the particle's and the collider's thickness). Candidate
  * triangles are the leaves whose frame bounds overlap the particle's path
@@ -397,7 +512,13 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
     }
   }
   int t = cross >= 0 ? cross : prox;
-  if (t < 0) return 0;
+  if (t < 0) {
+    /* nothing within reach: deep inside a closed mesh? (first substep of a
+     * frame only: the continuous test keeps particles from getting there) */
+    if (!closed || !(al_s <= 0.0f) || !drc_inside(x, mc.root, nodes, tris, v0, v1, al_e, moving))
+      return 0;
+    return drc_rescue(x_, mc, nodes, tris, v0, v1, al_e, moving, T);
+  }
   const float v = cross >= 0 ? cv : pv, w = cross >= 0 ? cw : pw;
   const dr_col_tri tr = tris[t];
   const drc_v3 a = drc_lerp(drc_xyz(v0[tr.a]), drc_xyz(v1[tr.a]), al_e);
@@ -432,19 +553,28 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
 
 /* Every capsule, then every mesh collider, for one free particle: x (end
  * of substep, updated) and p (start). Returns whether one touched. */
-static inline int colliders1(dr_float4 *xi_, const dr_float4 pi, const float margin,
+static inline int colliders1(dr_float4 *xi_, dr_float4 *pi_, const float margin,
                              const dr_col_params cp, __global const dr_capsule *caps,
                              __global const dr_mesh_col *meshes,
                              __global const dr_bvh_node *nodes, __global const dr_col_tri *tris,
                              __global const dr_float4 *v0, __global const dr_float4 *v1,
                              const float t_end) {
   drc_v3 x = drc_xyz(*xi_);
-  const drc_v3 p = drc_xyz(pi);
+  drc_v3 p = drc_xyz(*pi_);
   const float al_e = t_end * cp.inv_dt, al_s = (t_end - cp.h) * cp.inv_dt;
   int hit = 0;
   for (int k = 0; k < cp.n_capsules; k++) hit |= drc_capsule1(&x, p, margin, caps[k], al_s, al_e);
-  for (int k = 0; k < cp.n_meshes; k++)
-    hit |= drc_mesh1(&x, p, margin, meshes[k], nodes, tris, v0, v1, al_s, al_e);
+  for (int k = 0; k < cp.n_meshes; k++) {
+    const drc_v3 before = x;
+    const int h = drc_mesh1(&x, p, margin, meshes[k], nodes, tris, v0, v1, al_s, al_e);
+    if (h == 2) { /* rescued from inside: the start moves along (no velocity) */
+      p = drc_add(p, drc_sub(x, before));
+      dr_float4 q = *pi_;
+      q.x = p.x, q.y = p.y, q.z = p.z;
+      *pi_ = q;
+    }
+    hit |= h;
+  }
   if (hit) {
     dr_float4 r = *xi_;
     r.x = x.x;
@@ -647,7 +777,7 @@ __kernel void bvh_refit(__global dr_bvh_node *nodes, __global const dr_col_tri *
 
 /* Vector form: DR_PARTICLE_LANES consecutive particles per work item
  * (the solver's particle arrays are padded to whole groups). */
-__kernel void colliders(__global float4 *x, __global const float4 *p, __global const int *obj,
+__kernel void colliders(__global float4 *x, __global float4 *p, __global const int *obj,
                         __global const dr_object *objects, __global const dr_capsule *caps,
                         __global const dr_mesh_col *meshes, __global const dr_bvh_node *nodes,
                         __global const dr_col_tri *tris, __global const float4 *v0,
@@ -659,14 +789,16 @@ __kernel void colliders(__global float4 *x, __global const float4 *p, __global c
     if (i >= cp.n_particles) break;
     float4 xi = x[i];
     if (xi.w == 0.0f) continue;
-    if (colliders1(&xi, p[i], objects[obj[i]].thickness, cp, caps, meshes, nodes, tris, v0, v1,
-                   t_end))
-      x[i] = xi;
+    float4 pi = p[i];
+    const int hit = colliders1(&xi, &pi, objects[obj[i]].thickness, cp, caps, meshes, nodes, tris,
+                               v0, v1, t_end);
+    if (hit) x[i] = xi;
+    if (hit & 2) p[i] = pi;
   }
 }
 
 /* GPU form: one particle per work item. */
-__kernel void colliders_g(__global float4 *x, __global const float4 *p, __global const int *obj,
+__kernel void colliders_g(__global float4 *x, __global float4 *p, __global const int *obj,
                           __global const dr_object *objects, __global const dr_capsule *caps,
                           __global const dr_mesh_col *meshes, __global const dr_bvh_node *nodes,
                           __global const dr_col_tri *tris, __global const float4 *v0,
@@ -675,8 +807,10 @@ __kernel void colliders_g(__global float4 *x, __global const float4 *p, __global
   if (i >= cp.n_particles) return;
   float4 xi = x[i];
   if (xi.w == 0.0f) return;
-  if (colliders1(&xi, p[i], objects[obj[i]].thickness, cp, caps, meshes, nodes, tris, v0, v1,
-                 t_end))
-    x[i] = xi;
+  float4 pi = p[i];
+  const int hit = colliders1(&xi, &pi, objects[obj[i]].thickness, cp, caps, meshes, nodes, tris,
+                             v0, v1, t_end);
+  if (hit) x[i] = xi;
+  if (hit & 2) p[i] = pi;
 }
 #endif

@@ -555,11 +555,12 @@ int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
     const dr_object *mat;
     dr_backend_cpu_particles(s, &x, &p, &mat);
     for (int i = 0; i < s->m.n_particles; i++) {
-      dr_float4 xi = x[i];
+      dr_float4 xi = x[i], pi = p[i];
       if (xi.w == 0.0f) continue;
-      if (colliders1(&xi, p[i], mat[s->m.obj[i]].thickness, c->cp, c->caps, c->meshes, c->nodes,
-                     c->tris, c->v0, c->v1, t_end))
-        x[i] = xi;
+      const int hit = colliders1(&xi, &pi, mat[s->m.obj[i]].thickness, c->cp, c->caps, c->meshes,
+                                 c->nodes, c->tris, c->v0, c->v1, t_end);
+      if (hit) x[i] = xi;
+      if (hit & 2) p[i] = pi;
     }
     if (c->cp.n_sharp > 0 && c->cp.n_tris > 0) {
       const dr_uint *tri = dr_backend_cpu_tris(s);
