@@ -347,6 +347,44 @@ static void test_deep_inside_rescue(void **state) {
   drape_scene_free(&s);
 }
 
+
+/* drape_sim_move_capsule (the viewer's Shift-drag): a capsule under a
+ * resting cloth, moved up 0.3 m in one frame, carries the cloth up with it
+ * (the move is swept: no particle is left below), and its ends read back
+ * moved. */
+static void test_move_capsule(void **state) {
+  const char *json =
+      "{ \"dt\": 0.016666666666666666, \"substeps\": 20,"
+      "  \"cloth\": [{ \"name\": \"sheet\", \"grid\": { \"cols\": 9, \"rows\": 9, \"spacing\": 0.03,"
+      "     \"origin\": [-0.12, 0.62, -0.12] }, \"thickness\": 0.01 }],"
+      "  \"capsule\": [{ \"a\": [-0.5, 0.5, 0], \"b\": [0.5, 0.5, 0], \"radius\": 0.1 }] }";
+  drape_scene s;
+  load(json, &s);
+  drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CL);
+  const int n = drape_sim_mesh(sim)->n_particles;
+  step_frames(sim, 30); /* the cloth settles over the capsule */
+  const double up[3] = {0, 0.3, 0};
+  drape_err e = {0};
+  assert_int_equal(drape_sim_move_capsule(sim, 0, up, &e), 0);
+  step_frames(sim, 1);
+  double a[3], b[3], r;
+  assert_int_equal(drape_sim_get_capsule(sim, 0, a, b, &r), 0);
+  float *x = read_x(sim);
+  double lowest_mid = 1e9;
+  for (int i = 0; i < n; i++)
+    if (fabs(x[4 * i + 2]) < 0.02) lowest_mid = fmin(lowest_mid, x[4 * i + 1]);
+  print_message("capsule moved up 0.3 m in one frame: axis at y %.4f; the cloth's middle row "
+                "lowest at %.4f (the capsule's top 0.9 + 0.01)\n", a[1], lowest_mid);
+  assert_near(a[1], 0.8, 1e-9);
+  assert_true(lowest_mid > 0.8 + 0.1); /* above the axis: carried, not passed through */
+  const double far[3] = {0, 2e6, 0};
+  assert_int_equal(drape_sim_move_capsule(sim, 0, far, &e), DRAPE_EINVAL);
+  assert_int_equal(drape_sim_move_capsule(sim, 1, up, &e), DRAPE_EINVAL);
+  free(x);
+  drape_sim_destroy(sim);
+  drape_scene_free(&s);
+}
+
 static void test_mesh_sphere(void **state) {
   const char *src = getenv("DRAPE_SOURCE_DIR");
   char path[1200], dir[1100];
@@ -640,6 +678,7 @@ int main(void) {
       cmocka_unit_test_setup(test_corner_does_not_poke, setup),
       cmocka_unit_test_setup(test_sequence_lifts_cloth, setup),
       cmocka_unit_test_setup(test_deep_inside_rescue, setup),
+      cmocka_unit_test_setup(test_move_capsule, setup),
       cmocka_unit_test_setup(test_mesh_sphere, setup),
       cmocka_unit_test_setup(test_skirt_on_mannequin, setup),
       cmocka_unit_test_setup(test_cape_on_walking_body, setup),

@@ -219,6 +219,12 @@ int drape_sim_collider_mesh(const drape_sim *sim, int k, int *n_vertices, int *n
  * capsule ("capsule<k>", a closed triangulated surface) and per mesh
  * collider ("collider<k>"), at the sim's time. */
 int drape_sim_write_colliders_obj(drape_sim *sim, const char *path, drape_err *e);
+/* Moves capsule k by `offset` (m, from where its keys put it): the capsule
+ * goes there over the next frame, swept (the continuous test sees the
+ * motion, so a drag cannot jump over the cloth); the viewer's Shift-drag.
+ * drape_sim_capsule_offset reads the offset set last. */
+int drape_sim_move_capsule(drape_sim *sim, int k, const double offset[3], drape_err *e);
+int drape_sim_capsule_offset(const drape_sim *sim, int k, double offset[3]);
 
 /* ---- timings and statistics ---- */
 typedef enum {

@@ -154,7 +154,8 @@ typedef enum {
   VW_DRAG_PAN,
   VW_DRAG_PARTICLE,
   VW_DRAG_SPHERE,
-  VW_DRAG_STRING
+  VW_DRAG_STRING,
+  VW_DRAG_CAPSULE
 } vw_drag;
 
 /* Live parameters (seed 001's panel offers the same for its springs). */
@@ -239,6 +240,9 @@ typedef struct viewer {
   double grab_point[3], grab_normal[3], grab_offset[3], grab_target[3];
   int drag_sphere;
   double drag_offset[3];
+  int drag_capsule;          /* Shift-drag of a capsule (drape_sim_move_capsule) */
+  double capsule_goal[3];    /* its offset goal, reached at <= 4 m/s      */
+  int capsule_goal_on;
   int drag_string;
   int mods;
 

@@ -454,6 +454,47 @@ static int start_sphere_drag(viewer *v, const double o[3], const double d[3]) {
   return 1;
 }
 
+/* Shift-drag of a capsule: the one whose axis passes nearest the ray within
+ * its radius; it follows the cursor in the plane through the grabbed axis
+ * point facing the camera (vw_apply_sphere_goals moves it). */
+static int start_capsule_drag(viewer *v, const double o[3], const double d[3]) {
+  int best = -1;
+  double bt = INFINITY, bp[3] = {0, 0, 0};
+  for (int k = 0; k < drape_sim_n_capsules(v->sim); k++) {
+    double a[3], b[3], r;
+    drape_sim_get_capsule(v->sim, k, a, b, &r);
+    for (int i = 0; i <= 64; i++) { /* samples along the axis: enough to pick */
+      double p[3], t;
+      for (int q = 0; q < 3; q++) p[q] = a[q] + (b[q] - a[q]) * i / 64.0;
+      if (vw_ray_point_dist(o, d, p, &t) <= r && t > 0 && t < bt) {
+        bt = t, best = k;
+        memcpy(bp, p, sizeof bp);
+      }
+    }
+  }
+  if (best < 0) return 0;
+  double f[3], r[3], u[3], t, off[3];
+  vw_camera_basis(&v->cam, f, r, u);
+  memcpy(v->grab_point, bp, sizeof v->grab_point);
+  memcpy(v->grab_normal, f, sizeof f);
+  drape_sim_capsule_offset(v->sim, best, off);
+  double on[3];
+  if (vw_ray_plane(o, d, bp, f, &t))
+    for (int q = 0; q < 3; q++) on[q] = o[q] + t * d[q];
+  else memcpy(on, bp, sizeof on);
+  for (int q = 0; q < 3; q++) v->drag_offset[q] = off[q] - on[q];
+  v->drag_capsule = best;
+  v->drag = VW_DRAG_CAPSULE;
+  return 1;
+}
+
+static void drag_capsule(viewer *v, const double o[3], const double d[3]) {
+  double t;
+  if (!vw_ray_plane(o, d, v->grab_point, v->grab_normal, &t)) return;
+  for (int q = 0; q < 3; q++) v->capsule_goal[q] = o[q] + t * d[q] + v->drag_offset[q];
+  v->capsule_goal_on = 1;
+}
+
 static void drag_sphere(viewer *v, const double o[3], const double d[3]) {
   double t;
   if (!vw_ray_plane(o, d, v->grab_point, v->grab_normal, &t)) return;
@@ -486,6 +527,7 @@ void vw_mouse_button(viewer *v, int button, int press, int mods) {
   v->drag_button = button;
   if (button == GLFW_MOUSE_BUTTON_LEFT) {
     if ((mods & GLFW_MOD_SHIFT) && v->sim && start_sphere_drag(v, o, d)) return;
+    if ((mods & GLFW_MOD_SHIFT) && v->sim && start_capsule_drag(v, o, d)) return;
     if (start_string_grab(v, o, d)) return;
     if (start_particle_grab(v, o, d)) return;
     v->drag = VW_DRAG_ORBIT;
@@ -514,6 +556,10 @@ void vw_cursor(viewer *v, double x, double y) {
   case VW_DRAG_SPHERE:
     cursor_ray(v, o, d);
     drag_sphere(v, o, d);
+    break;
+  case VW_DRAG_CAPSULE:
+    cursor_ray(v, o, d);
+    drag_capsule(v, o, d);
     break;
   case VW_DRAG_STRING:
     cursor_ray(v, o, d);

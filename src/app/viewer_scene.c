@@ -306,6 +306,17 @@ int vw_apply_sphere_goals(viewer *v, drape_err *e) {
     if (rc) return rc;
     if (len <= 1e-7) v->sphere_goal_on[k] = 0;
   }
+  if (v->capsule_goal_on) { /* a dragged capsule: the same speed limit */
+    double off[3], d[3], len = 0;
+    drape_sim_capsule_offset(v->sim, v->drag_capsule, off);
+    for (int q = 0; q < 3; q++) d[q] = v->capsule_goal[q] - off[q], len += d[q] * d[q];
+    len = sqrt(len);
+    const double s = len > 4.0 * v->dt ? 4.0 * v->dt / len : 1.0;
+    for (int q = 0; q < 3; q++) off[q] += d[q] * s;
+    int rc = drape_sim_move_capsule(v->sim, v->drag_capsule, off, e);
+    if (rc) return rc;
+    if (len <= 1e-7) v->capsule_goal_on = 0;
+  }
   return DRAPE_OK;
 }
 

@@ -8,6 +8,7 @@
 #include "core/obj.h"
 #include "cloth/colliders.h"
 #include "cloth/sim.h"
+#include "drape/limits.h"
 #include "drape_types.h"
 
 #include "colliders.cl" /* kernels/: the structs and the per-particle code */
@@ -33,6 +34,9 @@ typedef struct col_capsule {
   double a[3], b[3], pivot[3];
   int n_keys;
   double (*keys)[7];            /* owned copy                              */
+  double off0[3], off[3];       /* the user's move on top of the keys, at the
+                                   frame start and at its end
+                                   (drape_sim_move_capsule)               */
 } col_capsule;
 
 struct dr_colliders {
@@ -460,6 +464,10 @@ static void poses(dr_colliders *c, double t0, double t1) {
     pose((const double(*)[7])d->keys, d->n_keys, t0, d->pivot, d->b, &o->b0);
     pose((const double(*)[7])d->keys, d->n_keys, t1, d->pivot, d->a, &o->a1);
     pose((const double(*)[7])d->keys, d->n_keys, t1, d->pivot, d->b, &o->b1);
+    o->a0.x += (float)d->off0[0], o->a0.y += (float)d->off0[1], o->a0.z += (float)d->off0[2];
+    o->b0.x += (float)d->off0[0], o->b0.y += (float)d->off0[1], o->b0.z += (float)d->off0[2];
+    o->a1.x += (float)d->off[0], o->a1.y += (float)d->off[1], o->a1.z += (float)d->off[2];
+    o->b1.x += (float)d->off[0], o->b1.y += (float)d->off[1], o->b1.z += (float)d->off[2];
     o->a0.w = r, o->b0.w = mu, o->a1.w = 0, o->b1.w = 0;
   }
   for (int m = 0; m < c->n_meshes; m++) {
@@ -540,6 +548,8 @@ int dr_colliders_begin(drape_sim *s, drape_err *e) {
   }
   c->need_upload = 0;
   c->frame_time = s->time;
+  for (int k = 0; k < c->n_caps; k++) /* the next frame starts where this one ends */
+    memcpy(c->cdef[k].off0, c->cdef[k].off, sizeof c->cdef[k].off0);
   return DRAPE_OK;
 }
 
@@ -672,7 +682,27 @@ int drape_sim_get_capsule(const drape_sim *s, int k, double a[3], double b[3], d
   const col_capsule *d = &s->col->cdef[k];
   drape_collider_keys_apply((const double(*)[7])d->keys, d->n_keys, s->time, d->pivot, d->a, a);
   drape_collider_keys_apply((const double(*)[7])d->keys, d->n_keys, s->time, d->pivot, d->b, b);
+  for (int q = 0; q < 3; q++) a[q] += d->off0[q], b[q] += d->off0[q];
   *radius = s->col->caps[k].a0.w;
+  return DRAPE_OK;
+}
+
+int drape_sim_move_capsule(drape_sim *s, int k, const double offset[3], drape_err *e) {
+  if (k < 0 || k >= drape_sim_n_capsules(s))
+    return drape_fail(e, DRAPE_EINVAL, "capsule %d does not exist: the scene has %d", k,
+                      drape_sim_n_capsules(s));
+  for (int q = 0; q < 3; q++)
+    if (!(fabs(offset[q]) <= DRAPE_MAX_COORD))
+      return drape_fail(e, DRAPE_EINVAL, "capsule %d: offset[%d] = %g: must be within +-%g m", k,
+                        q, offset[q], DRAPE_MAX_COORD);
+  memcpy(s->col->cdef[k].off, offset, sizeof s->col->cdef[k].off);
+  s->col->need_upload = 1; /* this frame's poses move (swept from off0) */
+  return DRAPE_OK;
+}
+
+int drape_sim_capsule_offset(const drape_sim *s, int k, double offset[3]) {
+  if (k < 0 || k >= drape_sim_n_capsules(s)) return DRAPE_EINVAL;
+  memcpy(offset, s->col->cdef[k].off, 3 * sizeof *offset);
   return DRAPE_OK;
 }
 
