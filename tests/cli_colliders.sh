@@ -60,6 +60,16 @@ out=$("$D" run "$T/good.json" --frames 1 --obj-colliders 2>&1); rc=$?
 check "--obj-colliders without --obj-dir: exit 2" 2 $rc
 expect_fixed "--obj-colliders without --obj-dir: says so" "$out" "--obj-colliders \"\": needs --obj-dir DIR"
 
+# drape bench --scene: the stage table with the colliders' line and the
+# ratio; an option of the ladder is refused with --scene
+out=$("$D" bench --scene "$T/good.json" --frames 2 --warmup 1 --backend cpu 2>&1); rc=$?
+check "bench --scene: runs" 0 $rc
+expect_msg "bench --scene: the colliders stage" "^colliders  *[0-9.]*$" "$out"
+expect_msg "bench --scene: the ratio" "^colliders [0-9.]* ms/frame, cloth solve [0-9.]* ms/frame: [0-9.]*x$" "$out"
+out=$("$D" bench --scene "$T/good.json" --sizes 64 2>&1); rc=$?
+check "bench --scene --sizes: exit 2" 2 $rc
+expect_fixed "bench --scene --sizes: names it" "$out" '--sizes "64": unknown option with --scene'
+
 # the renderer draws them: the same scene with and without the capsule and
 # box renders different pixels (EGL, no display)
 printf '{ %s }\n' "$cloth" > "$T/plain.json"

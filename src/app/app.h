@@ -20,6 +20,7 @@ typedef int (*drape_cmd_fn)(dr_app *app, int argc, char **argv);
 int cmd_devices(dr_app *app, int argc, char **argv);
 int cmd_run(dr_app *app, int argc, char **argv);
 int cmd_bench(dr_app *app, int argc, char **argv);
+int cmd_bench_scene(dr_app *app, int argc, char **argv); /* bench --scene: cmd_bench_scene.c */
 int cmd_string(dr_app *app, int argc, char **argv);
 int cmd_view(dr_app *app, int argc, char **argv);
 int cmd_compare(dr_app *app, int argc, char **argv); /* cmd_compare.c */

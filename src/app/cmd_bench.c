@@ -94,7 +94,9 @@ static const char *usage_text =
     "usage: drape bench [--sizes 64,128,256,512,1024] [--settings 20x1,5x4]\n"
     "                   [--self off,on] [--devices all|cpu|K,K,...] [--frames N]\n"
     "                   [--warmup N] [--peer on|off] [--fuse on|off]\n"
-    "                   [--max-mean-strain S] [--mesh FILE] [--out DIR]\n";
+    "                   [--max-mean-strain S] [--mesh FILE] [--out DIR]\n"
+    "       drape bench --scene FILE [--frames N] [--warmup N] [--backend cl|cpu]\n"
+    "                   (one scene's stages; colliders against the cloth solve)\n";
 
 static void help(void) {
   printf("%s", usage_text);
@@ -891,6 +893,8 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
 }
 
 int cmd_bench(dr_app *app, int argc, char **argv) {
+  for (int i = 1; i < argc; i++) /* one scene's stages instead of the ladder */
+    if (!strcmp(argv[i], "--scene")) return cmd_bench_scene(app, argc, argv);
   bench_opts o;
   int prc = parse_args(argc, argv, &o);
   if (prc < 0) return 0;
