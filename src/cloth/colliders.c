@@ -1,6 +1,7 @@
 /* Capsule and mesh colliders in the solver: see colliders.h. The CPU
  * reference is kernels/colliders.cl itself, compiled here as C. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,18 @@
 #include "drape_types.h"
 
 #include "colliders.cl" /* kernels/: the structs and the per-particle code */
+
+/* The structs of kernels/colliders.cl are read by both sides: the rules
+ * of drape_types.h (4-byte scalars and float4 only, float4 first, sizes a
+ * multiple of 16) and these sizes and offsets keep the C view the same as
+ * the OpenCL one (src/cl/layout_check.c does the same for drape_types.h). */
+_Static_assert(sizeof(dr_capsule) == 64, "dr_capsule layout");
+_Static_assert(sizeof(dr_bvh_node) == 48 && offsetof(dr_bvh_node, left) == 32, "dr_bvh_node layout");
+_Static_assert(sizeof(dr_col_tri) == 16, "dr_col_tri layout");
+_Static_assert(sizeof(dr_mesh_col) == 16 && offsetof(dr_mesh_col, flags) == 12, "dr_mesh_col layout");
+_Static_assert(sizeof(dr_col_params) == 32 && offsetof(dr_col_params, n_tris) == 24,
+               "dr_col_params layout");
+_Static_assert(sizeof(dr_vt_grid) == 32 && offsetof(dr_vt_grid, reach) == 28, "dr_vt_grid layout");
 
 void dr_backend_cl_particles(const drape_sim *s, drape_cl **cl, cl_mem *x, cl_mem *p, cl_mem *obj,
                              cl_mem *mat, dr_cl_prof **prof, int *gpu);
