@@ -79,7 +79,7 @@ static int make_folded(int N, folded *f) {
   f->obj = calloc((size_t)f->n, sizeof *f->obj);
   f->tris = calloc(3 * (size_t)f->nt, sizeof *f->tris);
   if (!f->x || !f->p || !f->rest || !f->obj || !f->tris) return 1;
-  f->ob = (selfcol_object){t, 0.2f, 0, 1, 1, 0.0f, 0, NULL};
+  f->ob = (selfcol_object){t, 0.2f, 0, 1, 1, 0.0f, 0, NULL, 0}; /* bounded */
   const int half = N / 2;
   int k = 0;
   for (int r = 0; r < N; r++)

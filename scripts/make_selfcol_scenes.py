@@ -66,7 +66,7 @@ def twist(stretch, name, desc):
             "mass_per_area": 0.2,
             "compliance": {"stretch": stretch, "shear": 1e-3, "bend": 1e-3},
             "damping": 0.05, "thickness": 0.01,
-            "self_collision": True, "self_collision_mode": "vertex-triangle",
+            "self_collision": True, "self_collision_mode": "vertex-triangle", "self_collision_bounds": True,
             "pin_paths": paths}],
         "camera": {"eye": [0.0, 1.2, 2.2], "target": [0, 0, 0], "fov_deg": 40},
         "render": {"width": 1280, "height": 720},
@@ -83,7 +83,7 @@ def stack10():
                                 num(-0.46 - 0.011 * k)], "plane": "xz"},
             "mass_per_area": 0.2, "thickness": 0.01,
             "compliance": {"stretch": 0, "shear": 1e-6, "bend": 1e-3},
-            "self_collision": True})
+            "self_collision": True, "self_collision_bounds": True})
     return {
         "description": "Issue 18: ten 24x24 sheets (0.92 m, spacing 0.04 = 4x their "
                        "thickness), stacked 4 cm apart and offset a little, dropped on a sphere.",
@@ -123,7 +123,7 @@ def fold():
                      "origin": [num(x0), y0, num(z0)], "plane": "xz"},
             "mass_per_area": 0.2, "thickness": 0.01,
             "compliance": {"stretch": 0, "shear": 1e-6, "bend": 1e-3},
-            "damping": 0.05, "self_collision": True, "pin_paths": paths}],
+            "damping": 0.05, "self_collision": True, "self_collision_bounds": True, "pin_paths": paths}],
         "floor": {"height": 0, "friction": 0.5},
         "camera": {"eye": [1.4, 1.0, 1.2], "target": [0, 0.05, 0], "fov_deg": 40},
         "render": {"width": 1280, "height": 720},

@@ -47,7 +47,7 @@ static inline void sc_world_free(sc_world *w) {
 }
 
 static inline selfcol_object sc_cloth(float thickness, float friction, int vt) {
-  selfcol_object o = {thickness, friction, 0, 1, vt, 0.0f, 0, NULL};
+  selfcol_object o = {thickness, friction, 0, 1, vt, 0.0f, 0, NULL, 0}; /* bounded */
   return o;
 }
 

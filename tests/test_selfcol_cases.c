@@ -9,7 +9,7 @@
  *    10 s), max strain below 25 (the neck the soft cloth forms has 20.3 with
  *    and without the bounds), every frame finite;
  *  - the same with stretch compliance 0;
- *  - with DRAPE_SELFCOL_BOUND=off the same twist does cross (the check can
+ *  - with self_collision_bounds off the same twist does cross (the check can
  *    fail);
  *  - the twist twice on OpenCL gives the same bits, and the CPU reference
  *    gives OpenCL's bits (5 frames, both kernel forms). */
@@ -101,10 +101,10 @@ static void test_twist_without_bounds_crosses(void **state) {
   (void)state;
   drape_scene sc;
   load("scenes/twist.json", &sc);
-  setenv("DRAPE_SELFCOL_BOUND", "off", 1);
+  assert_int_equal(sc.cloth[0].self_collision_bounds, 1); /* the scene asks for them */
+  sc.cloth[0].self_collision_bounds = 0;
   double strain = 0;
   long most = run_twist(&sc, 90, &strain);
-  unsetenv("DRAPE_SELFCOL_BOUND");
   fprintf(stderr, "without the bounds: %ld crossings\n", most);
   assert_true(most > 100);
   drape_scene_free(&sc);

@@ -106,8 +106,8 @@ static void test_rope_rules(void **state) {
   sc_world_alloc(&w, 4, 0);
   w.nobj = 3;
   w.objects[0] = sc_cloth(tc, 0.0f, 1);
-  w.objects[1] = (selfcol_object){tr, 0.0f, 1, 1, 0, 0.0f, 0, NULL};
-  w.objects[2] = (selfcol_object){tr, 0.0f, 1, 1, 0, 0.0f, 0, NULL};
+  w.objects[1] = (selfcol_object){tr, 0.0f, 1, 1, 0, 0.0f, 0, NULL, 1};
+  w.objects[2] = (selfcol_object){tr, 0.0f, 1, 1, 0, 0.0f, 0, NULL, 1};
   /* rope 1 node vs rope 2 node, 0.5 tr apart: untouched */
   w.x[0] = (dr_float4){0, 0, 0, 1}; w.obj[0] = 1;
   w.x[1] = (dr_float4){0.5f * tr, 0, 0, 1}; w.obj[1] = 2;

@@ -95,6 +95,10 @@ typedef struct drape_cloth_def {
   int self_collision;              /* default 0                               */
   double self_friction;            /* Coulomb mu between sheets, default 0.2  */
   drape_self_mode self_mode;       /* default vertex-triangle                 */
+  int self_collision_bounds;       /* issue 18's step bounds (vertex-triangle
+                                      mode): no crossing can appear within a
+                                      substep, at several times the stage's
+                                      cost; default 0 (docs/selfcollision.md) */
   int tethers;                     /* long-range attachments, default 1       */
   double tear_ratio;               /* break above ratio*rest; 0 = off (default)*/
   drape_solver_kind solver;        /* xpbd (default), jakobsen, springs       */

@@ -123,6 +123,8 @@ typedef struct selfcol_object {
                           rest length                                     */
   int index;           /* its index in the scene's cloth[] or rope[]      */
   const char *name;    /* copied at create                                */
+  int no_bound;        /* 1: no step bounds for it (a cloth without
+                          self_collision_bounds); 0: bounded             */
 } selfcol_object;
 
 /* What the stage needs to know about the model; copied at create. */

@@ -167,7 +167,7 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     const selfcol_object *ob = &d->objects[o];
     t->objp[o] = (dr_float4){ob->thickness, ob->friction, 0.0f, 0.0f};
     t->objf[o] = ob->rope ? SELFCOL_F_ROPE : 0;
-    if (ob->enabled && ob->vertex_triangle && !ob->rope && !d->bound_off) {
+    if (ob->enabled && ob->vertex_triangle && !ob->rope && !ob->no_bound && !d->bound_off) {
       t->objf[o] |= SELFCOL_F_BOUND;
       t->bound = 1;
     }

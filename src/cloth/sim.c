@@ -204,20 +204,17 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
     const drape_cloth_def *c = &sc->cloth[k];
     s->sc_objects[k] = (selfcol_object){(float)c->thickness, (float)c->self_friction, 0,
                                         c->self_collision, c->self_mode == DRAPE_SELF_VERTEX_TRIANGLE,
-                                        (float)dr_cloth_spacing(c), k, c->name};
+                                        (float)dr_cloth_spacing(c), k, c->name,
+                                        !c->self_collision_bounds};
   }
   for (int k = 0; k < sc->n_rope; k++) {
     const drape_rope_def *r = &sc->rope[k];
     s->sc_objects[sc->n_cloth + k] =
         (selfcol_object){(float)r->thickness, 0.0f, 1, s->self_collision, 0,
-                         (float)(r->length / r->segments), k, r->name};
+                         (float)(r->length / r->segments), k, r->name, 1};
   }
   s->sc_desc = (selfcol_desc){m->n_particles, m->x0,      m->obj,       m->n_tris,
                               m->tris,        m->n_objects, s->sc_objects, 0, 0, 0, 0, 0};
-  /* DRAPE_SELFCOL_BOUND=off: the scheme without the step bounds of issue 18
-   * (for measuring what they buy; docs/selfcollision.md). */
-  const char *bnd = getenv("DRAPE_SELFCOL_BOUND");
-  s->sc_desc.bound_off = bnd && strcmp(bnd, "off") == 0;
 
   if (o.backend == DRAPE_BACKEND_CPU) {
     s->be = &dr_backend_cpu;
