@@ -215,6 +215,16 @@ int drape_sim_get_capsule(const drape_sim *sim, int k, double a[3], double b[3],
 int drape_sim_n_collider_meshes(const drape_sim *sim);
 int drape_sim_collider_mesh(const drape_sim *sim, int k, int *n_vertices, int *n_tris, float *v,
                             uint32_t *tris);
+/* A capsule (axis a to b, radius r) as a closed triangle surface: `seg`
+ * points round (>= 3), `cap` rings per end cap (>= 1), two poles; the OBJ
+ * writer below and the renderer draw capsules with it. Writes
+ * DRAPE_CAPSULE_VERTICES(seg, cap) points to xyz, `stride` floats apart
+ * (NULL: none), and DRAPE_CAPSULE_TRIS(seg, cap) triangles to tris as
+ * indices from v0, wound outward (NULL: none). */
+#define DRAPE_CAPSULE_VERTICES(seg, cap) (2 * (cap) * (seg) + 2)
+#define DRAPE_CAPSULE_TRIS(seg, cap) (2 * (seg) + 2 * (2 * (cap) - 1) * (seg))
+void drape_capsule_surface(const double a[3], const double b[3], double r, int seg, int cap,
+                           float *xyz, int stride, uint32_t *tris, uint32_t v0);
 /* Writes them as an OBJ file (temporary name, then renamed): one `o` per
  * capsule ("capsule<k>", a closed triangulated surface) and per mesh
  * collider ("collider<k>"), at the sim's time. */

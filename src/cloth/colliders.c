@@ -747,57 +747,64 @@ int drape_sim_collider_mesh(const drape_sim *s, int k, int *n_vertices, int *n_t
 
 /* ---- OBJ (drape/cloth.h) --------------------------------------------------- */
 
-/* A capsule as a closed surface for the OBJ: OBJ_SEG around, OBJ_CAP rings
- * per end cap, two poles; outward winding. */
-#define OBJ_SEG 16
-#define OBJ_CAP 4
-#define OBJ_CAP_V (2 * OBJ_CAP * OBJ_SEG + 2)
-#define OBJ_CAP_T (2 * OBJ_SEG + 2 * (2 * OBJ_CAP - 1) * OBJ_SEG)
-
-static void capsule_surface(const double a[3], const double b[3], double r, float *v,
-                            uint32_t *t) {
-  double ax[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-  const double len = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
-  if (len > 0) for (int q = 0; q < 3; q++) ax[q] /= len;
-  else ax[0] = 0, ax[1] = 1, ax[2] = 0;
-  double u[3] = {0, 0, 0};
-  u[fabs(ax[0]) < 0.9 ? 0 : 1] = 1;
-  double d = u[0] * ax[0] + u[1] * ax[1] + u[2] * ax[2];
-  for (int q = 0; q < 3; q++) u[q] -= d * ax[q];
-  d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
-  for (int q = 0; q < 3; q++) u[q] /= d;
-  const double w[3] = {ax[1] * u[2] - ax[2] * u[1], ax[2] * u[0] - ax[0] * u[2],
-                       ax[0] * u[1] - ax[1] * u[0]};
-  int n = 0;
-  for (int q = 0; q < 3; q++) v[3 * n + q] = (float)(a[q] - r * ax[q]);
-  n++;
-  for (int end = 0; end < 2; end++)
-    for (int i = 1; i <= OBJ_CAP; i++) {
-      const int k = end == 0 ? i : OBJ_CAP + 1 - i;
-      const double th = 0.5 * 3.14159265358979323846 * k / OBJ_CAP, sn = sin(th), cs = cos(th);
-      const double *o = end == 0 ? a : b, sg = end == 0 ? -1 : 1;
-      for (int j = 0; j < OBJ_SEG; j++, n++) {
-        const double ph = 2 * 3.14159265358979323846 * j / OBJ_SEG;
-        for (int q = 0; q < 3; q++)
-          v[3 * n + q] = (float)(o[q] + r * (sn * (cos(ph) * u[q] + sin(ph) * w[q]) + sg * cs * ax[q]));
+/* A capsule as a closed surface (cloth.h): the a cap's pole, its rings
+ * from the pole to the equator, the b cap's from its equator to the pole,
+ * b's pole; the two caps' equators joined by the cylinder. */
+void drape_capsule_surface(const double a[3], const double b[3], double r, int seg, int cap,
+                           float *xyz, int stride, uint32_t *t, uint32_t v0) {
+  if (xyz) { /* a, b and r are read only for the points */
+    double ax[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    const double len = sqrt(ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+    if (len > 0) for (int q = 0; q < 3; q++) ax[q] /= len;
+    else ax[0] = 0, ax[1] = 1, ax[2] = 0;
+    /* two unit vectors across the axis */
+    double u[3] = {0, 0, 0};
+    u[fabs(ax[0]) < 0.9 ? 0 : 1] = 1;
+    double d = u[0] * ax[0] + u[1] * ax[1] + u[2] * ax[2];
+    for (int q = 0; q < 3; q++) u[q] -= d * ax[q];
+    d = sqrt(u[0] * u[0] + u[1] * u[1] + u[2] * u[2]);
+    for (int q = 0; q < 3; q++) u[q] /= d;
+    const double w[3] = {ax[1] * u[2] - ax[2] * u[1], ax[2] * u[0] - ax[0] * u[2],
+                         ax[0] * u[1] - ax[1] * u[0]};
+    float *v = xyz;
+    for (int q = 0; q < 3; q++) v[q] = (float)(a[q] - r * ax[q]);
+    v += stride;
+    for (int end = 0; end < 2; end++)
+      for (int i = 1; i <= cap; i++) {
+        /* a: from the pole (i = 1 near it) to the equator; b: the reverse */
+        const int k = end == 0 ? i : cap + 1 - i;
+        const double th = 0.5 * 3.14159265358979323846 * k / cap, sn = sin(th), cs = cos(th);
+        const double *o = end == 0 ? a : b, sg = end == 0 ? -1 : 1;
+        for (int j = 0; j < seg; j++, v += stride) {
+          const double ph = 2 * 3.14159265358979323846 * j / seg;
+          for (int q = 0; q < 3; q++)
+            v[q] = (float)(o[q] + r * (sn * (cos(ph) * u[q] + sin(ph) * w[q]) + sg * cs * ax[q]));
+        }
       }
-    }
-  for (int q = 0; q < 3; q++) v[3 * n + q] = (float)(b[q] + r * ax[q]);
-  const uint32_t south = 0, north = OBJ_CAP_V - 1;
-  const int rings = 2 * OBJ_CAP;
+    for (int q = 0; q < 3; q++) v[q] = (float)(b[q] + r * ax[q]);
+  }
+  if (!t) return;
+  const uint32_t south = v0, north = v0 + (uint32_t)DRAPE_CAPSULE_VERTICES(seg, cap) - 1;
+  const int rings = 2 * cap;
   int m = 0;
-#define RING(i, j) (1u + (uint32_t)((i) * OBJ_SEG + ((j) % OBJ_SEG)))
-  for (int j = 0; j < OBJ_SEG; j++) {
+#define RING(i, j) (v0 + 1u + (uint32_t)((i) * seg + ((j) % seg)))
+  for (int j = 0; j < seg; j++) {
     t[3 * m] = south, t[3 * m + 1] = RING(0, j + 1), t[3 * m + 2] = RING(0, j), m++;
     t[3 * m] = north, t[3 * m + 1] = RING(rings - 1, j), t[3 * m + 2] = RING(rings - 1, j + 1), m++;
   }
   for (int i = 0; i + 1 < rings; i++)
-    for (int j = 0; j < OBJ_SEG; j++) {
+    for (int j = 0; j < seg; j++) {
       t[3 * m] = RING(i, j), t[3 * m + 1] = RING(i, j + 1), t[3 * m + 2] = RING(i + 1, j + 1), m++;
       t[3 * m] = RING(i, j), t[3 * m + 1] = RING(i + 1, j + 1), t[3 * m + 2] = RING(i + 1, j), m++;
     }
 #undef RING
 }
+
+/* The OBJ's capsules: 16 points round, 4 rings per cap. */
+#define OBJ_SEG 16
+#define OBJ_CAP 4
+#define OBJ_CAP_V DRAPE_CAPSULE_VERTICES(OBJ_SEG, OBJ_CAP)
+#define OBJ_CAP_T DRAPE_CAPSULE_TRIS(OBJ_SEG, OBJ_CAP)
 
 int drape_sim_write_colliders_obj(drape_sim *s, const char *path, drape_err *e) {
   dr_obj o;
@@ -811,7 +818,7 @@ int drape_sim_write_colliders_obj(drape_sim *s, const char *path, drape_err *e) 
     float cv[3 * OBJ_CAP_V];
     uint32_t ct[3 * OBJ_CAP_T];
     drape_sim_get_capsule(s, k, a, b, &r);
-    capsule_surface(a, b, r, cv, ct);
+    drape_capsule_surface(a, b, r, OBJ_SEG, OBJ_CAP, cv, 3, ct, 0);
     snprintf(name, sizeof name, "capsule%d", k);
     rc = dr_obj_object(&o, "capsule", name, cv, 3, OBJ_CAP_V, NULL, ct, OBJ_CAP_T, NULL, 0, e);
   }
