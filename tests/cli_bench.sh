@@ -12,6 +12,11 @@ fail=0
 rc=$?
 [[ $rc == 0 ]] || { echo "FAIL bench exit $rc"; cat "$T/table.txt"; fail=1; }
 for f in bench.csv bench.json; do [[ -s "$T/out/$f" ]] || { echo "FAIL no $f"; fail=1; }; done
+# issue 18's measure: the stage table sets self-collision beside the rest of
+# the step, with their ratio on the self-collision rows
+grep -q "selfcol *rest *self/rest" "$T/table.txt" || { echo "FAIL stage table lacks selfcol/rest"; fail=1; }
+grep -E "^cpu-reference +12 +4x1 +on " "$T/table.txt" | tail -1 | grep -qE " [0-9]+\.[0-9]+ *$" ||
+  { echo "FAIL no self/rest ratio on a self-collision row"; fail=1; }
 python3 - "$T/out/bench.json" "$T/out/bench.csv" <<'PY' || fail=1
 import json, sys, csv
 j = json.load(open(sys.argv[1]))

@@ -571,9 +571,10 @@ static void print_row(const bench_row *r) {
  * profiled pass (OpenCL event profiling; CPU: wall clock per stage). */
 static void print_stages(const bench_row *rows, int n_rows) {
   printf("\nper stage, ms per frame (OpenCL: event profiling in a second pass; CPU: wall clock)\n");
-  printf("%-28s %5s %6s %4s %8s %8s %-15s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "backend", "n",
-         "steps", "self", "predict", "project", "  per colour", "tethers", "collide", "update",
-         "fused", "hash p.", "particle", "hash t.", "vert-tri", "normals");
+  printf("%-28s %5s %6s %4s %8s %8s %-15s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %9s %9s %9s\n",
+         "backend", "n", "steps", "self", "predict", "project", "  per colour", "tethers", "collide",
+         "update", "fused", "hash p.", "particle", "hash t.", "vert-tri", "bound", "normals",
+         "selfcol", "rest", "self/rest");
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
     if (!r->stage_valid) continue;
@@ -588,13 +589,22 @@ static void print_stages(const bench_row *rows, int n_rows) {
     const double *st = r->stage_ms, *sc = r->selfcol_ms;
     char n[16];
     snprintf(n, sizeof n, r->mesh ? "mesh" : "%d", r->n);
+    /* issue 18's measure: the self-collision stage against the rest of
+     * the step (every other stage) */
+    double rest = 0;
+    for (int k = 0; k < DRAPE_STAGE_COUNT; k++)
+      if (k != DRAPE_STAGE_SELF_COLLISION) rest += st[k];
+    const double self_ms = st[DRAPE_STAGE_SELF_COLLISION];
+    char ratio[16];
+    snprintf(ratio, sizeof ratio, rest > 0 && r->self ? "%.2f" : "-", self_ms / rest);
     printf("%-28.28s %5s %6s %4s %8.2f %8.2f %-15s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f "
-           "%8.2f\n",
+           "%8.2f %8.2f %9.2f %9.2f %9s\n",
            r->backend, n, set, r->self ? "on" : "off", st[DRAPE_STAGE_PREDICT],
            st[DRAPE_STAGE_PROJECT], col, st[DRAPE_STAGE_TETHERS], st[DRAPE_STAGE_COLLIDE],
            st[DRAPE_STAGE_UPDATE], st[DRAPE_STAGE_FUSED], sc[DRAPE_SELFCOL_HASH_PARTICLES],
            sc[DRAPE_SELFCOL_PARTICLES], sc[DRAPE_SELFCOL_HASH_TRIANGLES],
-           sc[DRAPE_SELFCOL_VERTEX_TRIANGLE], st[DRAPE_STAGE_NORMALS]);
+           sc[DRAPE_SELFCOL_VERTEX_TRIANGLE], sc[DRAPE_SELFCOL_BOUND], st[DRAPE_STAGE_NORMALS],
+           self_ms, rest, ratio);
   }
   fflush(stdout);
 }
