@@ -255,14 +255,8 @@ int drape_sim_count_crossings(drape_sim *s, long *count, drape_err *e) {
   const float *x = dr_sim_positions(s, e); /* the frame's one read-back */
   if (!x) return e ? e->code : DRAPE_EIO;
   const dr_model *m = &s->m;
-  const uint32_t *tris = m->tris;
-  if (s->any_tear) { /* torn triangles come back degenerate */
-    if (!s->htris && !(s->htris = malloc((size_t)m->n_tris * 3 * sizeof *s->htris + 4)))
-      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
-    int rc = drape_sim_read_triangles(s, s->htris, e);
-    if (rc) return rc;
-    tris = s->htris;
-  }
+  const uint32_t *tris = dr_sim_triangles(s, e); /* torn ones degenerate */
+  if (!tris) return e ? e->code : DRAPE_EIO;
   const dr_crossing_mesh cm = {x, 4, m->n_particles, tris, m->n_tris, m->lines, m->n_lines};
   return dr_count_crossings(&cm, count, e);
 }

@@ -509,6 +509,16 @@ const float *dr_sim_positions(drape_sim *s, drape_err *e) {
   return ensure_hx(s, e) ? NULL : s->hx;
 }
 
+const uint32_t *dr_sim_triangles(drape_sim *s, drape_err *e) {
+  const dr_model *m = &s->m;
+  if (!s->any_tear) return m->tris; /* nothing can tear: the model's list */
+  if (!s->htris && !(s->htris = malloc((size_t)m->n_tris * 3 * sizeof *s->htris + 4))) {
+    drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    return NULL;
+  }
+  return drape_sim_read_triangles(s, s->htris, e) ? NULL : s->htris;
+}
+
 const float *dr_sim_uv(const drape_sim *s, int ob) {
   if (ob < 0 || ob >= s->m.n_objects || !s->m.uv || !s->m.obj_uv[ob]) return NULL;
   return s->m.uv + 2 * (size_t)s->m.info[ob].first_particle;
@@ -618,13 +628,8 @@ int drape_sim_write_obj(drape_sim *s, const char *path, drape_err *e) {
   const dr_model *m = &s->m;
   int rc = ensure_hx(s, e);
   if (rc) return rc;
-  const uint32_t *tris = m->tris;
-  if (s->any_tear) {
-    if (!s->htris && !(s->htris = malloc((size_t)m->n_tris * 3 * sizeof *s->htris + 4)))
-      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
-    if ((rc = drape_sim_read_triangles(s, s->htris, e))) return rc;
-    tris = s->htris;
-  }
+  const uint32_t *tris = dr_sim_triangles(s, e);
+  if (!tris) return e ? e->code : DRAPE_EIO;
   /* The writer takes each object's own indices: the model's are global;
    * and the loader's vertex order (dr_model.perm): points gathered, the
    * triangles' corners renumbered. */

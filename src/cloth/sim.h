@@ -185,6 +185,10 @@ static inline void sim_count_d2h(drape_sim *s, size_t bytes) { s->tm.bytes_from_
  * and kept until the next step or reset (the copy stats, pick and the OBJ
  * writer share); NULL with e set when the read fails. */
 const float *dr_sim_positions(drape_sim *s, drape_err *e);
+/* The current triangle list (torn triangles degenerate, i0 i0 i0): the
+ * model's own when nothing can tear, else read back into s->htris. NULL on
+ * failure (e set). */
+const uint32_t *dr_sim_triangles(drape_sim *s, drape_err *e);
 /* Object ob's texture coordinates (2 floats per point, in the order its
  * points are read out), or NULL: only mesh cloths whose file has UVs. */
 const float *dr_sim_uv(const drape_sim *s, int ob);

@@ -119,8 +119,6 @@ int drape_frames_open(const drape_frames_def *d, const drape_scene *scene,
 
 int drape_frames_attach(drape_frames *f, drape_world *w, drape_err *e) {
   if (f->w) return drape_fail(e, DRAPE_EINVAL, "drape_frames_attach: a world is attached already");
-  if ((drape_interop_mode)f->d.interop == DRAPE_INTEROP_SHARE && !f->shared && f->cl_ready)
-    return drape_fail(e, DRAPE_EINVAL, "--interop share: the OpenCL runtime does not share GL");
   drape_world_view_def vd = {&f->look, f->shared, 0};
   int rc = drape_gl_make_current(f->gl, e);
   if (!rc) rc = drape_world_view_create(f->r, w, &vd, &f->view, e);
