@@ -32,7 +32,8 @@ static const char *const kernel_names[K_COUNT] = {
  * table). */
 static const char *const gpu_kernel_names[K_COUNT] = {
     [K_PROJECT] = "project_distance_g", [K_TETHERS] = "tethers_g", [K_COLLIDE] = "collide_g",
-    [K_FUSED] = "update_fused_g", [K_SPRINGS_FORCES] = "springs_forces_g"};
+    [K_FUSED] = "update_fused_g", [K_SPRINGS_FORCES] = "springs_forces_g",
+    [K_BEND] = "project_dihedral_g"};
 
 typedef struct cl_state {
   drape_cl *cl;
@@ -280,13 +281,14 @@ static int cl_project(drape_sim *s, int colour, int mode, drape_err *e) {
   BIND(K_PROJECT, 11, A("group0", c->group_off[colour]));
   return launch(s, K_PROJECT, ((size_t)count + DR_PROJECT_LANES - 1) / DR_PROJECT_LANES, e);
 }
-/* One item per constraint in both forms (kernels/dihedral.cl says why). */
+/* One item per constraint in the GPU form, eight in the vector form
+ * (kernels/dihedral.cl says why). */
 static int cl_project_bend(drape_sim *s, int colour, int mode, drape_err *e) {
   cl_state *c = ST(s);
   int first = s->m.bend_colour_off[colour], count = s->m.bend_colour_off[colour + 1] - first;
   BIND(K_BEND, 4, A("first", first), A("count", count));
   BIND(K_BEND, 7, A("lambda_mode", mode));
-  return launch(s, K_BEND, (size_t)count, e);
+  return launch(s, K_BEND, c->gpu ? (size_t)count : ((size_t)count + 7) / 8, e);
 }
 static int cl_tethers(drape_sim *s, drape_err *e) {
   return launch(s, K_TETHERS, particle_groups(s), e);
