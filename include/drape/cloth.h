@@ -235,6 +235,13 @@ int drape_sim_write_colliders_obj(drape_sim *sim, const char *path, drape_err *e
  * drape_sim_capsule_offset reads the offset set last. */
 int drape_sim_move_capsule(drape_sim *sim, int k, const double offset[3], drape_err *e);
 int drape_sim_capsule_offset(const drape_sim *sim, int k, double offset[3]);
+/* The same for mesh collider k: `offset` (m) on top of its keys and
+ * sequence, reached over the next frame and swept (a static mesh is then
+ * tested as a moving one); drape_sim_collider_mesh reads it moved. Refused
+ * (DRAPE_EINVAL): no such collider, a component not finite or beyond
+ * DRAPE_MAX_COORD. drape_sim_collider_offset reads the offset set last. */
+int drape_sim_move_collider(drape_sim *sim, int k, const double offset[3], drape_err *e);
+int drape_sim_collider_offset(const drape_sim *sim, int k, double offset[3]);
 
 /* ---- timings and statistics ---- */
 typedef enum {

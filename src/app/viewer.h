@@ -85,6 +85,12 @@ int vw_ray_sphere(const double o[3], const double d[3], const double center[3], 
 /* Distance from point p to the ray's line, and the ray parameter of the
  * closest point. */
 double vw_ray_point_dist(const double o[3], const double d[3], const double p[3], double *t);
+/* The mesh collider the ray (o, unit d) meets first, against its
+ * triangles where they are now (drape_sim_collider_mesh, the user's move
+ * included; exact ray-triangle tests, both faces): its index, the
+ * distance *t and the point hit; -1 when it meets none (viewer_pick.c). */
+int vw_pick_collider(const drape_sim *sim, const double o[3], const double d[3], double *t,
+                     double hit[3]);
 
 /* ---------------------------------------------------------------- */
 /* Event scripts (viewer_script.c)                                   */
@@ -155,7 +161,8 @@ typedef enum {
   VW_DRAG_PARTICLE,
   VW_DRAG_SPHERE,
   VW_DRAG_STRING,
-  VW_DRAG_CAPSULE
+  VW_DRAG_CAPSULE,
+  VW_DRAG_COLLIDER
 } vw_drag;
 
 /* Live parameters (seed 001's panel offers the same for its springs). */
@@ -243,6 +250,10 @@ typedef struct viewer {
   int drag_capsule;          /* Shift-drag of a capsule (drape_sim_move_capsule) */
   double capsule_goal[3];    /* its offset goal, reached at <= 4 m/s      */
   int capsule_goal_on;
+  int drag_collider;         /* Shift-drag of a mesh collider
+                                (drape_sim_move_collider)               */
+  double collider_goal[3];   /* its offset goal, reached at <= 4 m/s      */
+  int collider_goal_on;
   int drag_string;
   int mods;
 

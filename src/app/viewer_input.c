@@ -495,6 +495,31 @@ static void drag_capsule(viewer *v, const double o[3], const double d[3]) {
   v->capsule_goal_on = 1;
 }
 
+/* Shift-drag of a mesh collider: the one whose triangles the ray meets
+ * first; it follows the cursor in the plane through the point hit facing
+ * the camera (vw_apply_sphere_goals moves it, swept, at <= 4 m/s). */
+static int start_collider_drag(viewer *v, const double o[3], const double d[3]) {
+  double t, hit[3], f[3], r[3], u[3], off[3];
+  const int k = vw_pick_collider(v->sim, o, d, &t, hit);
+  if (k < 0) return 0;
+  vw_camera_basis(&v->cam, f, r, u);
+  memcpy(v->grab_point, hit, sizeof v->grab_point);
+  memcpy(v->grab_normal, f, sizeof f);
+  drape_sim_collider_offset(v->sim, k, off);
+  /* the ray meets the plane at the point hit: the offset follows it */
+  for (int q = 0; q < 3; q++) v->drag_offset[q] = off[q] - hit[q];
+  v->drag_collider = k;
+  v->drag = VW_DRAG_COLLIDER;
+  return 1;
+}
+
+static void drag_collider(viewer *v, const double o[3], const double d[3]) {
+  double t;
+  if (!vw_ray_plane(o, d, v->grab_point, v->grab_normal, &t)) return;
+  for (int q = 0; q < 3; q++) v->collider_goal[q] = o[q] + t * d[q] + v->drag_offset[q];
+  v->collider_goal_on = 1;
+}
+
 static void drag_sphere(viewer *v, const double o[3], const double d[3]) {
   double t;
   if (!vw_ray_plane(o, d, v->grab_point, v->grab_normal, &t)) return;
@@ -528,6 +553,7 @@ void vw_mouse_button(viewer *v, int button, int press, int mods) {
   if (button == GLFW_MOUSE_BUTTON_LEFT) {
     if ((mods & GLFW_MOD_SHIFT) && v->sim && start_sphere_drag(v, o, d)) return;
     if ((mods & GLFW_MOD_SHIFT) && v->sim && start_capsule_drag(v, o, d)) return;
+    if ((mods & GLFW_MOD_SHIFT) && v->sim && start_collider_drag(v, o, d)) return;
     if (start_string_grab(v, o, d)) return;
     if (start_particle_grab(v, o, d)) return;
     v->drag = VW_DRAG_ORBIT;
@@ -560,6 +586,10 @@ void vw_cursor(viewer *v, double x, double y) {
   case VW_DRAG_CAPSULE:
     cursor_ray(v, o, d);
     drag_capsule(v, o, d);
+    break;
+  case VW_DRAG_COLLIDER:
+    cursor_ray(v, o, d);
+    drag_collider(v, o, d);
     break;
   case VW_DRAG_STRING:
     cursor_ray(v, o, d);

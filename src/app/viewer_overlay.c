@@ -158,7 +158,7 @@ static void params_text(const viewer *v, char *b, size_t cap, int *sel_line) {
 
 static const char *HELP =
     "mouse   left drag: grab cloth / the string's orange end, else orbit\n"
-    "        Shift+left drag: move a sphere or capsule   right/middle drag: pan   wheel: zoom\n"
+    "        Shift+left drag: move a sphere, capsule or mesh   right/middle drag: pan   wheel: zoom\n"
     "Space   pause/run (string scenes: grab/release the string's end)    P  pause/run\n"
     "N       single step      R  reset        W  wind on/off     T  tearing on/off\n"
     "S       slow motion (quarter speed)      C/Home  reset view\n"

@@ -317,6 +317,17 @@ int vw_apply_sphere_goals(viewer *v, drape_err *e) {
     if (rc) return rc;
     if (len <= 1e-7) v->capsule_goal_on = 0;
   }
+  if (v->collider_goal_on) { /* a dragged mesh collider: the same */
+    double off[3], d[3], len = 0;
+    drape_sim_collider_offset(v->sim, v->drag_collider, off);
+    for (int q = 0; q < 3; q++) d[q] = v->collider_goal[q] - off[q], len += d[q] * d[q];
+    len = sqrt(len);
+    const double s = len > 4.0 * v->dt ? 4.0 * v->dt / len : 1.0;
+    for (int q = 0; q < 3; q++) off[q] += d[q] * s;
+    int rc = drape_sim_move_collider(v->sim, v->drag_collider, off, e);
+    if (rc) return rc;
+    if (len <= 1e-7) v->collider_goal_on = 0;
+  }
   return DRAPE_OK;
 }
 

@@ -41,6 +41,8 @@ typedef struct col_mesh {
   double pivot[3];              /* keys turn about this                    */
   int n_keys;
   double (*keys)[7];            /* owned copy                              */
+  double off0[3], off[3];       /* the user's move, as a capsule's
+                                   (drape_sim_move_collider)              */
 } col_mesh;
 
 typedef struct col_capsule {
@@ -72,6 +74,9 @@ struct dr_colliders {
   int *corr_scratch;            /* n_sharp ints (grid build)               */
   int any_keys;                 /* something moves: upload and refit each frame */
   int need_upload;              /* first frame after attach or reset       */
+  int moved;                    /* a user's move this frame: pose the next
+                                   one too (it starts where this one ends) */
+  int flags_dirty;              /* meshes[].flags changed: upload them     */
   double frame_time;            /* the time v0 and caps' start are of      */
   dr_col_params cp;
   /* OpenCL */
@@ -489,6 +494,7 @@ static void poses(dr_colliders *c, double t0, double t1) {
       double a[3], b[3];
       mesh_point(c, d, v, t0, a);
       mesh_point(c, d, v, t1, b);
+      for (int q = 0; q < 3; q++) a[q] += d->off0[q], b[q] += d->off[q];
       dr_float4 *o0 = &c->v0[d->vfirst + v], *o1 = &c->v1[d->vfirst + v];
       o0->x = (float)a[0], o0->y = (float)a[1], o0->z = (float)a[2], o0->w = 0.0f;
       o1->x = (float)b[0], o1->y = (float)b[1], o1->z = (float)b[2], o1->w = 0.0f;
@@ -537,6 +543,12 @@ int dr_colliders_begin(drape_sim *s, drape_err *e) {
                                            NULL));
       s->tm.bytes_to_device += 2 * sizeof(dr_int) * (size_t)c->n_sharp + 4 * (size_t)(nc + 1);
     }
+    if (c->flags_dirty) {
+      DRAPE_CL_TRY(e, clEnqueueWriteBuffer(cl->queue, c->bmeshes, CL_TRUE, 0,
+                                           sizeof(dr_mesh_col) * (size_t)c->n_meshes, c->meshes,
+                                           0, NULL, NULL));
+      s->tm.bytes_to_device += sizeof(dr_mesh_col) * (size_t)c->n_meshes;
+    }
     if (c->n_caps > 0) {
       DRAPE_CL_TRY(e, clEnqueueWriteBuffer(cl->queue, c->bcaps, CL_TRUE, 0,
                                            sizeof(dr_capsule) * (size_t)c->n_caps, c->caps, 0,
@@ -559,10 +571,15 @@ int dr_colliders_begin(drape_sim *s, drape_err *e) {
       if (rc) return rc;
     }
   }
-  c->need_upload = 0;
+  /* after a user's move, the next frame is posed again (from the new place
+   * to it), else a static collider would repeat this frame's sweep */
+  c->need_upload = c->moved;
+  c->moved = c->flags_dirty = 0;
   c->frame_time = s->time;
   for (int k = 0; k < c->n_caps; k++) /* the next frame starts where this one ends */
     memcpy(c->cdef[k].off0, c->cdef[k].off, sizeof c->cdef[k].off0);
+  for (int m = 0; m < c->n_meshes; m++)
+    memcpy(c->mdef[m].off0, c->mdef[m].off, sizeof c->mdef[m].off0);
   return DRAPE_OK;
 }
 
@@ -709,13 +726,36 @@ int drape_sim_move_capsule(drape_sim *s, int k, const double offset[3], drape_er
       return drape_fail(e, DRAPE_EINVAL, "capsule %d: offset[%d] = %g: must be within +-%g m", k,
                         q, offset[q], DRAPE_MAX_COORD);
   memcpy(s->col->cdef[k].off, offset, sizeof s->col->cdef[k].off);
-  s->col->need_upload = 1; /* this frame's poses move (swept from off0) */
+  s->col->need_upload = s->col->moved = 1; /* this frame's poses move (swept from off0) */
   return DRAPE_OK;
 }
 
 int drape_sim_capsule_offset(const drape_sim *s, int k, double offset[3]) {
   if (k < 0 || k >= drape_sim_n_capsules(s)) return DRAPE_EINVAL;
   memcpy(offset, s->col->cdef[k].off, 3 * sizeof *offset);
+  return DRAPE_OK;
+}
+
+int drape_sim_move_collider(drape_sim *s, int k, const double offset[3], drape_err *e) {
+  if (k < 0 || k >= drape_sim_n_collider_meshes(s))
+    return drape_fail(e, DRAPE_EINVAL, "mesh collider %d does not exist: the scene has %d", k,
+                      drape_sim_n_collider_meshes(s));
+  for (int q = 0; q < 3; q++)
+    if (!(fabs(offset[q]) <= DRAPE_MAX_COORD))
+      return drape_fail(e, DRAPE_EINVAL, "mesh collider %d: offset[%d] = %g: must be within +-%g m",
+                        k, q, offset[q], DRAPE_MAX_COORD);
+  dr_colliders *c = s->col;
+  memcpy(c->mdef[k].off, offset, sizeof c->mdef[k].off);
+  c->need_upload = c->moved = 1;
+  /* a static mesh is tested at its end pose only: once moved, the kernels
+   * read both poses (the sweep; the same bits while it stands still) */
+  if (!(c->meshes[k].flags & DR_MESH_MOVING)) c->meshes[k].flags |= DR_MESH_MOVING, c->flags_dirty = 1;
+  return DRAPE_OK;
+}
+
+int drape_sim_collider_offset(const drape_sim *s, int k, double offset[3]) {
+  if (k < 0 || k >= drape_sim_n_collider_meshes(s)) return DRAPE_EINVAL;
+  memcpy(offset, s->col->mdef[k].off, 3 * sizeof *offset);
   return DRAPE_OK;
 }
 
@@ -740,7 +780,7 @@ int drape_sim_collider_mesh(const drape_sim *s, int k, int *n_vertices, int *n_t
     for (int i = 0; i < d->nv; i++) {
       double o[3];
       mesh_point(c, d, i, s->time, o);
-      for (int q = 0; q < 3; q++) v[3 * i + q] = (float)o[q];
+      for (int q = 0; q < 3; q++) v[3 * i + q] = (float)(o[q] + d->off0[q]);
     }
   return DRAPE_OK;
 }
