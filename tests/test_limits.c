@@ -46,7 +46,8 @@ static const struct {
     C(DRAPE_MAX_MASS_PER_LENGTH), C(DRAPE_MAX_YM), C(DRAPE_MIN_STRING_NODES),
     C(DRAPE_MAX_STRING_NODES), C(DRAPE_MAX_STRING_LENGTH), C(DRAPE_MAX_STRING_MU),
     C(DRAPE_MAX_STRING_MODULUS), C(DRAPE_MAX_STRING_H), C(DRAPE_MAX_SPHERE_RADIUS),
-    C(DRAPE_MAX_SPHERE_SPEED),
+    C(DRAPE_MAX_SPHERE_SPEED), C(DRAPE_MAX_COLLIDER_TRIS), C(DRAPE_MAX_COLLIDER_KEYS),
+    C(DRAPE_MAX_SEQUENCE_FRAMES), C(DRAPE_MAX_SEQUENCE_FPS), C(DRAPE_MAX_SEQUENCE_FIRST),
 };
 #undef C
 #define N_CONSTS (sizeof CONSTS / sizeof CONSTS[0])
@@ -95,6 +96,45 @@ static drape_sphere_def *sphere0(drape_scene *s) {
     drape_scene_add_sphere(s, &d);
   }
   return &s->sphere[0];
+}
+
+/* A capsule from (0, 0, 0) to (0, 1, 0); a mesh collider, a tetrahedron
+ * built in code (the JSON cases read meshes/box.obj). */
+static drape_capsule_def *capsule0(drape_scene *s) {
+  if (!s->n_capsule) {
+    s->capsule = calloc(1, sizeof *s->capsule);
+    assert_non_null(s->capsule);
+    s->capsule[0] = drape_capsule_def_default();
+    s->capsule[0].b[1] = 1;
+    s->n_capsule = 1;
+  }
+  return &s->capsule[0];
+}
+static drape_collider_def *collider0(drape_scene *s) {
+  if (!s->n_collider) {
+    s->collider = calloc(1, sizeof *s->collider);
+    assert_non_null(s->collider);
+    drape_collider_def *d = &s->collider[0];
+    *d = drape_collider_def_default();
+    static const double v[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    static const int t[12] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    d->vertices = malloc(sizeof v);
+    d->tris = malloc(sizeof t);
+    assert_non_null(d->vertices);
+    assert_non_null(d->tris);
+    memcpy(d->vertices, v, sizeof v), memcpy(d->tris, t, sizeof t);
+    d->n_vertices = d->n_tris = 4;
+    d->closed = 1;
+    s->n_collider = 1;
+  }
+  return &s->collider[0];
+}
+/* one key (t, tx, ty, tz, rx, ry, rz) with column c at v */
+static void one_key(int *n, double (**keys)[7], int c, double v) {
+  *keys = calloc(1, sizeof **keys);
+  assert_non_null(*keys);
+  *n = 1;
+  (*keys)[0][c] = v;
 }
 
 #define SET(fn, stmt) \
@@ -148,6 +188,16 @@ SET(set_center, sphere0(s)->center[0] = v)
 SET(set_radius, sphere0(s)->radius = v)
 SET(set_velocity, sphere0(s)->velocity[0] = v)
 SET(set_sph_friction, sphere0(s)->friction = v)
+SET(set_cap_a, capsule0(s)->a[0] = v)
+SET(set_cap_b, capsule0(s)->b[0] = v)
+SET(set_cap_radius, capsule0(s)->radius = v)
+SET(set_cap_friction, capsule0(s)->friction = v)
+SET(set_cap_key_time, one_key(&capsule0(s)->n_keys, &capsule0(s)->keys, 0, v))
+SET(set_cap_key_move, one_key(&capsule0(s)->n_keys, &capsule0(s)->keys, 2, v))
+SET(set_col_friction, collider0(s)->friction = v)
+SET(set_col_thickness, collider0(s)->thickness = v)
+SET(set_col_key_time, one_key(&collider0(s)->n_keys, &collider0(s)->keys, 0, v))
+SET(set_col_key_move, one_key(&collider0(s)->n_keys, &collider0(s)->keys, 2, v))
 #undef SET
 /* The presentation keys are the render def's (drape/render_def.h). */
 #define SETV(fn, stmt) \
@@ -184,6 +234,8 @@ static void set_hand_time(drape_scene *s, double v) {
   d->n_hand = 1;
   d->hand[0][0] = v;
 }
+
+static char g_col_json[4][1400];
 
 static const key_case KEYS[] = {
     {"gravity[i]", "gravity[1]", 0, "{\"gravity\": [0, %s, 0]}", set_gravity, 0},
@@ -247,6 +299,27 @@ static const key_case KEYS[] = {
     {"sphere[].radius", "sphere[0].radius", 0, "{\"sphere\": [{\"radius\": %s}]}", set_radius, 0},
     {"sphere[].velocity[i]", "sphere[0].velocity[0]", 0, "{\"sphere\": [{\"velocity\": [%s, 0, 0]}]}", set_velocity, 0},
     {"sphere[].friction", "sphere[0].friction", 0, "{\"sphere\": [{\"friction\": %s}]}", set_sph_friction, 0},
+    {"capsule[].a[i]", "capsule[0].a[0]", 0,
+     "{\"capsule\": [{\"a\": [%s, 0, 0], \"b\": [0, 1, 0], \"radius\": 0.1}]}", set_cap_a, 0},
+    {"capsule[].b[i]", "capsule[0].b[0]", 0,
+     "{\"capsule\": [{\"a\": [0, 0, 0], \"b\": [%s, 1, 0], \"radius\": 0.1}]}", set_cap_b, 0},
+    {"capsule[].radius", "capsule[0].radius", 0,
+     "{\"capsule\": [{\"a\": [0, 0, 0], \"b\": [0, 1, 0], \"radius\": %s}]}", set_cap_radius, 0},
+    {"capsule[].friction", "capsule[0].friction", 0,
+     "{\"capsule\": [{\"a\": [0, 0, 0], \"b\": [0, 1, 0], \"radius\": 0.1, \"friction\": %s}]}",
+     set_cap_friction, 0},
+    {"capsule[].keys[i][0]", "capsule[0].keys[0][0]", 0,
+     "{\"capsule\": [{\"a\": [0, 0, 0], \"b\": [0, 1, 0], \"radius\": 0.1,"
+     " \"keys\": [[%s, 0, 0, 0, 0, 0, 0]]}]}", set_cap_key_time, 0},
+    {"capsule[].keys[i][1..6]", "capsule[0].keys[0][2]", 0,
+     "{\"capsule\": [{\"a\": [0, 0, 0], \"b\": [0, 1, 0], \"radius\": 0.1,"
+     " \"keys\": [[0, 0, %s, 0, 0, 0, 0]]}]}", set_cap_key_move, 0},
+    /* the collider cases' JSON names meshes/box.obj by its full path:
+     * filled in by main() */
+    {"collider[].friction", "collider[0].friction", 0, g_col_json[0], set_col_friction, 0},
+    {"collider[].thickness", "collider[0].thickness", 0, g_col_json[1], set_col_thickness, 0},
+    {"collider[].keys[i][0]", "collider[0].keys[0][0]", 0, g_col_json[2], set_col_key_time, 0},
+    {"collider[].keys[i][1..6]", "collider[0].keys[0][2]", 0, g_col_json[3], set_col_key_move, 0},
 };
 #define N_KEYS (sizeof KEYS / sizeof KEYS[0])
 
@@ -457,7 +530,7 @@ static void fmt_value(char *buf, size_t cap, double v, int is_int) {
 /* The loader's message for the JSON scene, without its "label: " prefix;
  * 0 if it loads. */
 static int load_msg(const key_case *kc, double v, char *msg, size_t cap) {
-  char num[64], json[512];
+  char num[64], json[2048];
   fmt_value(num, sizeof num, kc->per ? v / kc->per : v, kc->is_int);
   snprintf(json, sizeof json, kc->json, num);
   drape_scene s;
@@ -518,6 +591,8 @@ static int code_paths(const key_case *kc, double v, const char *want) {
   if (!strncmp(kc->path, "rope[", 5)) rc = drape_rope_def_validate(&s.rope[0], 0, &e);
   if (!strncmp(kc->path, "string[", 7)) rc = drape_string_def_validate(&s.string[0], 0, &e);
   if (!strncmp(kc->path, "sphere[", 7)) rc = drape_sphere_def_validate(&s.sphere[0], 0, &e);
+  if (!strncmp(kc->path, "capsule[", 8)) rc = drape_capsule_def_validate(&s.capsule[0], 0, &e);
+  if (!strncmp(kc->path, "collider[", 9)) rc = drape_collider_def_validate(&s.collider[0], 0, &e);
   if (rc != -1 && (want ? (rc != DRAPE_EINVAL || strcmp(e.msg, want) != 0) : rc != 0)) {
     fprintf(stderr, "%s = %.17g: the def's validator gave %d \"%s\", the loader \"%s\"\n", kc->key, v,
             rc, rc ? e.msg : "", want ? want : "(loads)");
@@ -707,6 +782,14 @@ static void test_solver_name(void **state) {
 }
 
 int main(void) {
+  /* "%s" here is copied into the JSON as text: the value's place */
+  static const char *const col[4] = {"\"friction\": %s", "\"thickness\": %s",
+                                     "\"keys\": [[%s, 0, 0, 0, 0, 0, 0]]",
+                                     "\"keys\": [[0, 0, %s, 0, 0, 0, 0]]"};
+  for (int k = 0; k < 4; k++)
+    snprintf(g_col_json[k], sizeof g_col_json[k],
+             "{\"collider\": [{\"mesh\": {\"file\": \"%s/meshes/box.obj\"}, %s}]}",
+             drape_test_source_dir(), col[k]);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_docs_match_header),
       cmocka_unit_test(test_validators_at_bounds),

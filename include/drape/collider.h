@@ -13,6 +13,7 @@
 #define DRAPE_COLLIDER_H
 
 #include "drape/base.h"
+#include "drape/limits.h" /* DRAPE_MAX_COLLIDER_TRIS, _KEYS, DRAPE_MAX_SEQUENCE_* */
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,7 +54,6 @@ typedef struct drape_collider_def {
 } drape_collider_def;
 
 drape_capsule_def drape_capsule_def_default(void);
-#define DRAPE_MAX_SEQUENCE_FRAMES 100000
 
 drape_collider_def drape_collider_def_default(void);
 void drape_capsule_def_free(drape_capsule_def *d);

@@ -95,7 +95,18 @@
 #define DRAPE_MAX_STRING_H 0.01
 
 /* ---- sphere ---------------------------------------------------------- */
-#define DRAPE_MAX_SPHERE_RADIUS 1e4 /* m                                      */
+#define DRAPE_MAX_SPHERE_RADIUS 1e4 /* m (and a capsule's radius)             */
 #define DRAPE_MAX_SPHERE_SPEED 1e4  /* m/s per velocity component             */
+
+/* ---- capsules and mesh colliders (drape/collider.h) ------------------- */
+/* Their ends, key translations and rotations are coordinates
+ * (DRAPE_MAX_COORD), key times DRAPE_MAX_KEY_TIME, friction
+ * DRAPE_MAX_FRICTION, a mesh's thickness DRAPE_MAX_THICKNESS, a capsule's
+ * radius DRAPE_MAX_SPHERE_RADIUS. */
+#define DRAPE_MAX_COLLIDER_TRIS (1 << 22) /* triangles of one mesh collider (4 194 304) */
+#define DRAPE_MAX_COLLIDER_KEYS 1000000   /* keys of one capsule or collider  */
+#define DRAPE_MAX_SEQUENCE_FRAMES 100000  /* files of one sequence read at most */
+#define DRAPE_MAX_SEQUENCE_FPS 10000.0    /* sequence.fps, frames per second  */
+#define DRAPE_MAX_SEQUENCE_FIRST 1000000000 /* sequence.first, the first file's number */
 
 #endif

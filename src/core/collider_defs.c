@@ -15,9 +15,6 @@
 #include "drape/scene.h"
 
 #define DEG (3.14159265358979323846 / 180.0)
-/* Triangles of one mesh collider (docs/scenes.md "Mesh colliders"); kept
- * here until tests/test_limits.c probes the collider keys. */
-#define DRAPE_MAX_COLLIDER_TRIS (1 << 22)
 
 drape_capsule_def drape_capsule_def_default(void) {
   drape_capsule_def d;
@@ -72,6 +69,9 @@ void dr_collider_scene_free(drape_scene *s) {
 
 static int keys_check(drape_err *e, const char *base, const double (*k)[7], int n) {
   char p[160];
+  if (n > DRAPE_MAX_COLLIDER_KEYS)
+    return drape_fail(e, DRAPE_EINVAL, "%s.keys: %d keys, more than %d (DRAPE_MAX_COLLIDER_KEYS)",
+                      base, n, DRAPE_MAX_COLLIDER_KEYS);
   for (int i = 0; i < n; i++) {
     dr_pathf(p, sizeof p, "%s.keys[%d][0]", base, i);
     if (vd_range(e, p, k[i][0], 0, 1, DRAPE_MAX_KEY_TIME, 1)) return DRAPE_EINVAL;
@@ -132,7 +132,9 @@ int drape_collider_def_validate(const drape_collider_def *d, int i, drape_err *e
     return drape_fail(e, DRAPE_EINVAL, "%s.keys: %d keys without an array", base, d->n_keys);
   if (d->seq_files) {
     dr_pathf(p, sizeof p, "%s.sequence.fps", base);
-    if (vd_range(e, p, d->seq_fps, 0, 0, 10000, 1)) return DRAPE_EINVAL;
+    if (vd_range(e, p, d->seq_fps, 0, 0, DRAPE_MAX_SEQUENCE_FPS, 1)) return DRAPE_EINVAL;
+    dr_pathf(p, sizeof p, "%s.sequence.first", base);
+    if (vd_range(e, p, d->seq_first, 0, 1, DRAPE_MAX_SEQUENCE_FIRST, 1)) return DRAPE_EINVAL;
     if (d->seq_n < 1 || !d->seq_vertices)
       return drape_fail(e, DRAPE_EINVAL, "%s.sequence: no frames loaded", base);
     for (size_t v = 0; v < 3 * (size_t)d->n_vertices * (size_t)d->seq_n; v++)
@@ -303,13 +305,21 @@ static int parse_collider(drape_err *e, const char *path, const cJSON *o, drape_
           }
         } else if (!strcmp(g->string, "fps")) {
           r = num(e, q, g, &d->seq_fps);
-          if (!r && !(d->seq_fps > 0 && d->seq_fps <= 10000))
-            r = failj(e, q, g, "must be > 0 and <= 10000 (frames of the sequence per second)");
+          if (!r && !(d->seq_fps > 0 && d->seq_fps <= DRAPE_MAX_SEQUENCE_FPS)) {
+            char why[128];
+            dr_pathf(why, sizeof why, "must be > 0 and <= %s (frames of the sequence per second)",
+                     dr_num(DRAPE_MAX_SEQUENCE_FPS));
+            r = failj(e, q, g, why);
+          }
         } else {
           double f;
           r = num(e, q, g, &f);
-          if (!r && !(f >= 0 && f <= 1e9 && f == floor(f)))
-            r = failj(e, q, g, "expected a whole number >= 0 (the first file's number)");
+          if (!r && !(f >= 0 && f <= DRAPE_MAX_SEQUENCE_FIRST && f == floor(f))) {
+            char why[128];
+            dr_pathf(why, sizeof why, "expected a whole number >= 0 and <= %d (the first file's "
+                     "number)", DRAPE_MAX_SEQUENCE_FIRST);
+            r = failj(e, q, g, why);
+          }
           if (!r) d->seq_first = (int)f;
         }
       }
