@@ -84,9 +84,10 @@ typedef struct dr_mesh_col {
  * overlaps. */
 typedef struct dr_vt_grid {
   dr_float4 origin;   /* xyz the grid's corner in m, w the cell size in m  */
+  dr_float4 top;      /* xyz the vertices' largest coordinates in m        */
   dr_int nx, ny, nz;
   dr_float reach;     /* m                                                 */
-} dr_vt_grid;         /* 32 bytes */
+} dr_vt_grid;         /* 48 bytes */
 
 /* Per-frame parameters of the stage. */
 typedef struct dr_col_params {
@@ -97,8 +98,11 @@ typedef struct dr_col_params {
   dr_int n_meshes;
   dr_int n_sharp;     /* sharp collider vertices (vertex-triangle pass)    */
   dr_int n_tris;      /* cloth triangles                                   */
-  dr_int pad0;
-} dr_col_params;      /* 32 bytes */
+  dr_int rebuild;     /* 1: the colliders moved, every candidate list is
+                         rebuilt at this substep (drc_cand_update)         */
+  dr_float max_thickness; /* m: the largest mesh collider thickness       */
+  dr_int pad1, pad2, pad3;
+} dr_col_params;      /* 48 bytes */
 
 /* Triangles per BVH leaf and the traversal stack (depth of a median-split
  * tree of 2^24 leaves is 24; the stack holds one pending sibling a level). */
@@ -411,19 +415,188 @@ static inline int drc_rescue(drc_v3 *x_, const dr_mesh_col mc, __global const dr
   return 2;
 }
 
+/* The search state of one mesh collider for one particle: the nearest
+ * triangle within T at the substep end (prox) and the earliest crossing
+ * (cross), with their barycentric weights. */
+typedef struct drc_found {
+  float best_d2, best_tau, pv, pw, cv, cw, cside;
+  int prox, cross;
+} drc_found;
+
+/* Triangle t against the particle's path p -> x (query box lo..hi, the
+ * path inflated by T). The tree walk and the candidate list both call it,
+ * in the same order (the tree's depth-first order, which is the order of
+ * the triangle array: build_trees lays the leaves out left to right), so
+ * they give the same bits. */
+static inline void drc_tri_test(drc_found *f, const int t, const drc_v3 x, const drc_v3 p,
+                                const drc_v3 lo, const drc_v3 hi, const float T, const int closed,
+                                const int moving, __global const dr_col_tri *tris,
+                                __global const dr_float4 *v0, __global const dr_float4 *v1,
+                                const float al_s, const float al_e) {
+  const dr_col_tri tr = tris[t];
+  drc_v3 a = drc_xyz(v1[tr.a]), b = drc_xyz(v1[tr.b]), c = drc_xyz(v1[tr.c]);
+  drc_v3 as = a, bs = b, cs = c;
+  if (moving) {
+    const drc_v3 a0 = drc_xyz(v0[tr.a]), b0 = drc_xyz(v0[tr.b]), c0 = drc_xyz(v0[tr.c]);
+    as = drc_lerp(a0, a, al_s), bs = drc_lerp(b0, b, al_s), cs = drc_lerp(c0, c, al_s);
+    a = drc_lerp(a0, a, al_e), b = drc_lerp(b0, b, al_e), c = drc_lerp(c0, c, al_e);
+  }
+  /* the triangle's own box over the substep against the query: most
+   * triangles end here, before the closest point */
+  {
+    const float mnx = drc_min6(a.x, b.x, c.x, as.x, bs.x, cs.x);
+    const float mxx = drc_max6(a.x, b.x, c.x, as.x, bs.x, cs.x);
+    const float mny = drc_min6(a.y, b.y, c.y, as.y, bs.y, cs.y);
+    const float mxy = drc_max6(a.y, b.y, c.y, as.y, bs.y, cs.y);
+    const float mnz = drc_min6(a.z, b.z, c.z, as.z, bs.z, cs.z);
+    const float mxz = drc_max6(a.z, b.z, c.z, as.z, bs.z, cs.z);
+    if (mnx > hi.x || mxx < lo.x || mny > hi.y || mxy < lo.y || mnz > hi.z || mxz < lo.z) return;
+  }
+  float v, w;
+  drc_closest_tri(x, a, b, c, &v, &w);
+  const drc_v3 g = drc_sub(x, drc_bary(a, b, c, v, w));
+  const float d2 = drc_dot(g, g);
+  if (d2 < f->best_d2) {
+    f->best_d2 = d2;
+    f->prox = t;
+    f->pv = v;
+    f->pw = w;
+  }
+  /* continuous: planes at the start and the end of the substep; the
+   * signs first (unnormalised), the lengths only for a sign change */
+  const drc_v3 ne = drc_cross(drc_sub(b, a), drc_sub(c, a));
+  const drc_v3 ns = moving ? drc_cross(drc_sub(bs, as), drc_sub(cs, as)) : ne;
+  const float dsu = drc_dot(drc_sub(p, as), ns), deu = drc_dot(drc_sub(x, a), ne);
+  /* closed: only from the outside in; open: from either side */
+  const int front = dsu >= 0.0f && deu < 0.0f;
+  const int back = !closed && dsu <= 0.0f && deu > 0.0f;
+  if (!front && !back) return;
+  const float ls = DRC_SQRT(drc_dot(ns, ns)), le = DRC_SQRT(drc_dot(ne, ne));
+  if (!(ls > 0.0f) || !(le > 0.0f)) return;
+  const float ds = dsu / ls, de = deu / le;
+  const float tau = ds / (ds - de);
+  if (!(tau < f->best_tau)) return;
+  /* the crossing point in the triangle of that moment */
+  const drc_v3 q = drc_lerp(p, x, tau);
+  const drc_v3 at = drc_lerp(as, a, tau), bt = drc_lerp(bs, b, tau), ct = drc_lerp(cs, c, tau);
+  float qv, qw;
+  drc_closest_tri(q, at, bt, ct, &qv, &qw);
+  const drc_v3 gq = drc_sub(q, drc_bary(at, bt, ct, qv, qw));
+  /* in the triangle up to a thousandth of T (rounding of the plane) */
+  if (!(drc_dot(gq, gq) <= 1e-6f * T * T)) return;
+  f->best_tau = tau;
+  f->cross = t;
+  f->cv = qv;
+  f->cw = qw;
+  f->cside = front ? 1.0f : -1.0f;
+}
+
+/* Whether box a (alo..ahi) misses box b; a NaN bound misses everything. */
+static inline int drc_box_miss(const dr_float4 alo, const dr_float4 ahi, const drc_v3 blo,
+                               const drc_v3 bhi) {
+  return alo.x > bhi.x || alo.y > bhi.y || alo.z > bhi.z || ahi.x < blo.x || ahi.y < blo.y ||
+         ahi.z < blo.z || !(blo.x <= bhi.x && blo.y <= bhi.y && blo.z <= bhi.z);
+}
+
+/* Candidate lists (docs/solver.md "Candidate lists"). A particle keeps a
+ * box B and the mesh triangles that may touch it while it stays in B: the
+ * list is built by one tree walk over B and serves every later substep
+ * whose query box lies inside B, until the particle leaves B, the list
+ * overflows its K slots, or the colliders move (a new frame of a moving
+ * collider: the tree's bounds are the frame's). The list holds, for each
+ * mesh in order, a header (its entry count) then its entries in the tree's
+ * order: a static mesh's triangles whose box meets B (a triangle's box at
+ * any substep is its box, the vertices do not move), a moving mesh's leaves
+ * whose frame bounds meet B (their triangles are tested as the walk tests
+ * them: the leaf's box against the query first). Every triangle the walk
+ * would test against a query inside B is on the list, in the walk's order,
+ * and the ones the walk would not reach fail the same box tests: same
+ * bits. */
+#define DR_CAND_NONE -2 /* no list: build one at the next substep              */
+#define DR_CAND_OVER -1 /* more than K entries met B: walk the tree            */
+/* default K (slots per particle, headers included); DRAPE_COLLIDER_SLOTS
+ * overrides it, 0 makes every particle walk the tree (the tests' switch) */
+#define DR_CAND_SLOTS 48
+#define DR_CAND_MAX_SLOTS 4096
+/* meshes whose inside state a list can hold (bits of an int) */
+#define DR_CAND_MESH_BITS 30
+
+/* Appends mesh mc's entries that meet B to list[n..] (up to k slots in
+ * all); returns how many met B (written or not), or, with probe, 1 at the
+ * first one (nothing written). */
+static inline int drc_cand_walk(const dr_mesh_col mc, const drc_v3 blo, const drc_v3 bhi,
+                                __global const dr_bvh_node *nodes, __global const dr_col_tri *tris,
+                                __global const dr_float4 *v1, __global dr_int *list, const int n,
+                                const int k, const int probe) {
+  const int moving = (mc.flags & DR_MESH_MOVING) != 0;
+  int stack[DR_BVH_STACK];
+  int top = 0, found = 0;
+  stack[top++] = mc.root;
+  while (top > 0) {
+    const int ni = stack[--top];
+    const dr_bvh_node nd = nodes[ni];
+    if (drc_box_miss(nd.lo, nd.hi, blo, bhi)) continue;
+    if (nd.left >= 0) {
+      if (top + 2 <= DR_BVH_STACK) {
+        stack[top++] = nd.left + 1;
+        stack[top++] = nd.left;
+      }
+      continue;
+    }
+    if (moving) {
+      if (probe) return 1;
+      if (n + found < k) list[n + found] = ni;
+      found++;
+      continue;
+    }
+    for (int t = nd.first; t < nd.first + nd.count; t++) {
+      const dr_col_tri tr = tris[t];
+      const dr_float4 a = v1[tr.a], b = v1[tr.b], c = v1[tr.c];
+      dr_float4 lo = a, hi = a;
+      lo.x = drc_min2(drc_min2(a.x, b.x), c.x), hi.x = drc_max2(drc_max2(a.x, b.x), c.x);
+      lo.y = drc_min2(drc_min2(a.y, b.y), c.y), hi.y = drc_max2(drc_max2(a.y, b.y), c.y);
+      lo.z = drc_min2(drc_min2(a.z, b.z), c.z), hi.z = drc_max2(drc_max2(a.z, b.z), c.z);
+      if (drc_box_miss(lo, hi, blo, bhi)) continue;
+      if (probe) return 1;
+      if (n + found < k) list[n + found] = t;
+      found++;
+    }
+  }
+  return found;
+}
+
+/* The particle's candidate state: B (box[0] low corner, box[1] high),
+ * info[0] the list's length (or DR_CAND_NONE / DR_CAND_OVER), info[1] the
+ * meshes with nothing in B (bit m), info[2] which of those B lies inside
+ * (closed meshes: the parity test at the list's build; with no surface in B
+ * over the frame, every point of B has the same answer), info[3] unused. */
+typedef struct drc_cand {
+  __global dr_float4 *box;
+  __global dr_int *info;
+  __global dr_int *list;
+  int k;
+} drc_cand;
+
 /* One mesh collider against particle x from p. T is the distance to keep
  * (the larger of the particle's and the collider's thickness). Candidate
- * triangles are the leaves whose frame bounds overlap the particle's path
- * inflated by T. Two tests over them, in the BVH's order:
+ * triangles: the candidate list when the query box (the path inflated by
+ * T) lies in the list's box B, else the leaves of the tree whose frame
+ * bounds overlap the query. Two tests over them (drc_tri_test), in the
+ * tree's order:
  *  - continuous: the earliest sign change of the signed distance to a
  *    triangle's plane (start: triangle at the substep start, end: at the
  *    end) whose crossing point lies in the triangle at that time;
  *  - proximity: the nearest triangle at the end, within T.
- * A crossing wins; it is answered on the side the particle came from. */
+ * A crossing wins; it is answered on the side the particle came from.
+ * With nothing within reach, a particle inside a closed mesh goes out
+ * (drc_rescue): known from the list when B holds no triangle of the mesh,
+ * else tested at the first substep of a frame (the continuous test keeps
+ * particles from getting deep inside between). */
 static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, const dr_mesh_col mc,
-                            __global const dr_bvh_node *nodes, __global const dr_col_tri *tris,
-                            __global const dr_float4 *v0, __global const dr_float4 *v1,
-                            const float al_s, const float al_e) {
+                            const int m, __global const dr_bvh_node *nodes,
+                            __global const dr_col_tri *tris, __global const dr_float4 *v0,
+                            __global const dr_float4 *v1, const float al_s, const float al_e,
+                            const drc_cand cd, int *pos) {
   drc_v3 x = *x_;
   const float T = margin > mc.thickness ? margin : mc.thickness;
   const int closed = (mc.flags & DR_MESH_CLOSED) != 0, moving = (mc.flags & DR_MESH_MOVING) != 0;
@@ -431,95 +604,71 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
                           (p.z < x.z ? p.z : x.z) - T);
   const drc_v3 hi = drc_v((p.x > x.x ? p.x : x.x) + T, (p.y > x.y ? p.y : x.y) + T,
                           (p.z > x.z ? p.z : x.z) + T);
-  /* NaN: no box overlaps a NaN query, so the particle is left NaN */
-  int stack[DR_BVH_STACK];
-  int top = 0;
-  stack[top++] = mc.root;
-  float best_d2 = T * T, best_tau = 2.0f;
-  int prox = -1, cross = -1;
-  float pv = 0.0f, pw = 0.0f, cv = 0.0f, cw = 0.0f, cside = 1.0f;
-  while (top > 0) {
-    const dr_bvh_node nd = nodes[stack[--top]];
-    if (nd.lo.x > hi.x || nd.lo.y > hi.y || nd.lo.z > hi.z || nd.hi.x < lo.x ||
-        nd.hi.y < lo.y || nd.hi.z < lo.z || !(lo.x <= hi.x))
-      continue;
-    if (nd.left >= 0) {
-      /* the second child below the first, so the first is tested first */
-      if (top + 2 <= DR_BVH_STACK) {
-        stack[top++] = nd.left + 1;
-        stack[top++] = nd.left;
+  drc_found f;
+  f.best_d2 = T * T, f.best_tau = 2.0f;
+  f.prox = -1, f.cross = -1;
+  f.pv = 0.0f, f.pw = 0.0f, f.cv = 0.0f, f.cw = 0.0f, f.cside = 1.0f;
+  /* the list serves this query when it exists and B holds the query box
+   * (NaN: not inside, so the walk answers as before) */
+  const int len = cd.info[0];
+  const dr_float4 blo = cd.box[0], bhi = cd.box[1];
+  const int in_b = lo.x >= blo.x && lo.y >= blo.y && lo.z >= blo.z && hi.x <= bhi.x &&
+                   hi.y <= bhi.y && hi.z <= bhi.z;
+  const int known = len != DR_CAND_NONE && in_b && m < DR_CAND_MESH_BITS &&
+                    ((cd.info[1] >> m) & 1) != 0;
+  const int from_list = len >= 0 && in_b;
+  /* the mesh's entries in the list (skipped over even when unused) */
+  int e0 = 0, ne = 0;
+  if (len >= 0) {
+    ne = cd.list[*pos];
+    e0 = *pos + 1;
+    *pos = e0 + ne;
+  }
+  if (known) {
+    /* nothing of this mesh in B: no contact; inside as found at the build */
+  } else if (from_list) {
+    for (int j = e0; j < e0 + ne; j++) {
+      const int id = cd.list[j];
+      if (!moving) {
+        drc_tri_test(&f, id, x, p, lo, hi, T, closed, moving, tris, v0, v1, al_s, al_e);
+        continue;
       }
-      continue;
+      const dr_bvh_node nd = nodes[id];
+      if (drc_box_miss(nd.lo, nd.hi, lo, hi)) continue;
+      for (int t = nd.first; t < nd.first + nd.count; t++)
+        drc_tri_test(&f, t, x, p, lo, hi, T, closed, moving, tris, v0, v1, al_s, al_e);
     }
-    for (int t = nd.first; t < nd.first + nd.count; t++) {
-      const dr_col_tri tr = tris[t];
-      drc_v3 a = drc_xyz(v1[tr.a]), b = drc_xyz(v1[tr.b]), c = drc_xyz(v1[tr.c]);
-      drc_v3 as = a, bs = b, cs = c;
-      if (moving) {
-        const drc_v3 a0 = drc_xyz(v0[tr.a]), b0 = drc_xyz(v0[tr.b]), c0 = drc_xyz(v0[tr.c]);
-        as = drc_lerp(a0, a, al_s), bs = drc_lerp(b0, b, al_s), cs = drc_lerp(c0, c, al_s);
-        a = drc_lerp(a0, a, al_e), b = drc_lerp(b0, b, al_e), c = drc_lerp(c0, c, al_e);
+  } else {
+    /* NaN: no box overlaps a NaN query, so the particle is left NaN */
+    int stack[DR_BVH_STACK];
+    int top = 0;
+    stack[top++] = mc.root;
+    while (top > 0) {
+      const dr_bvh_node nd = nodes[stack[--top]];
+      if (drc_box_miss(nd.lo, nd.hi, lo, hi)) continue;
+      if (nd.left >= 0) {
+        /* the second child below the first, so the first is tested first */
+        if (top + 2 <= DR_BVH_STACK) {
+          stack[top++] = nd.left + 1;
+          stack[top++] = nd.left;
+        }
+        continue;
       }
-      /* the triangle's own box over the substep against the query: most
-       * of a leaf's triangles end here, before the closest point */
-      {
-        const float mnx = drc_min6(a.x, b.x, c.x, as.x, bs.x, cs.x);
-        const float mxx = drc_max6(a.x, b.x, c.x, as.x, bs.x, cs.x);
-        const float mny = drc_min6(a.y, b.y, c.y, as.y, bs.y, cs.y);
-        const float mxy = drc_max6(a.y, b.y, c.y, as.y, bs.y, cs.y);
-        const float mnz = drc_min6(a.z, b.z, c.z, as.z, bs.z, cs.z);
-        const float mxz = drc_max6(a.z, b.z, c.z, as.z, bs.z, cs.z);
-        if (mnx > hi.x || mxx < lo.x || mny > hi.y || mxy < lo.y || mnz > hi.z || mxz < lo.z)
-          continue;
-      }
-      float v, w;
-      drc_closest_tri(x, a, b, c, &v, &w);
-      const drc_v3 g = drc_sub(x, drc_bary(a, b, c, v, w));
-      const float d2 = drc_dot(g, g);
-      if (d2 < best_d2) {
-        best_d2 = d2;
-        prox = t;
-        pv = v;
-        pw = w;
-      }
-      /* continuous: planes at the start and the end of the substep; the
-       * signs first (unnormalised), the lengths only for a sign change */
-      const drc_v3 ne = drc_cross(drc_sub(b, a), drc_sub(c, a));
-      const drc_v3 ns = moving ? drc_cross(drc_sub(bs, as), drc_sub(cs, as)) : ne;
-      const float dsu = drc_dot(drc_sub(p, as), ns), deu = drc_dot(drc_sub(x, a), ne);
-      /* closed: only from the outside in; open: from either side */
-      const int front = dsu >= 0.0f && deu < 0.0f;
-      const int back = !closed && dsu <= 0.0f && deu > 0.0f;
-      if (!front && !back) continue;
-      const float ls = DRC_SQRT(drc_dot(ns, ns)), le = DRC_SQRT(drc_dot(ne, ne));
-      if (!(ls > 0.0f) || !(le > 0.0f)) continue;
-      const float ds = dsu / ls, de = deu / le;
-      const float tau = ds / (ds - de);
-      if (!(tau < best_tau)) continue;
-      /* the crossing point in the triangle of that moment */
-      const drc_v3 q = drc_lerp(p, x, tau);
-      const drc_v3 at = drc_lerp(as, a, tau), bt = drc_lerp(bs, b, tau), ct = drc_lerp(cs, c, tau);
-      float qv, qw;
-      drc_closest_tri(q, at, bt, ct, &qv, &qw);
-      const drc_v3 gq = drc_sub(q, drc_bary(at, bt, ct, qv, qw));
-      /* in the triangle up to a thousandth of T (rounding of the plane) */
-      if (!(drc_dot(gq, gq) <= 1e-6f * T * T)) continue;
-      best_tau = tau;
-      cross = t;
-      cv = qv;
-      cw = qw;
-      cside = front ? 1.0f : -1.0f;
+      for (int t = nd.first; t < nd.first + nd.count; t++)
+        drc_tri_test(&f, t, x, p, lo, hi, T, closed, moving, tris, v0, v1, al_s, al_e);
     }
   }
-  int t = cross >= 0 ? cross : prox;
+  const int cross = f.cross;
+  int t = cross >= 0 ? cross : f.prox;
   if (t < 0) {
-    /* nothing within reach: deep inside a closed mesh? (first substep of a
-     * frame only: the continuous test keeps particles from getting there) */
-    if (!closed || !(al_s <= 0.0f) || !drc_inside(x, mc.root, nodes, tris, v0, v1, al_e, moving))
-      return 0;
+    /* nothing within reach: deep inside a closed mesh? */
+    if (!closed) return 0;
+    const int inside = known ? (cd.info[2] >> m) & 1
+                             : al_s <= 0.0f && drc_inside(x, mc.root, nodes, tris, v0, v1, al_e, moving);
+    if (!inside) return 0;
     return drc_rescue(x_, mc, nodes, tris, v0, v1, al_e, moving, T);
   }
-  const float v = cross >= 0 ? cv : pv, w = cross >= 0 ? cw : pw;
+  const float v = cross >= 0 ? f.cv : f.pv, w = cross >= 0 ? f.cw : f.pw;
   const dr_col_tri tr = tris[t];
   const drc_v3 a = drc_lerp(drc_xyz(v0[tr.a]), drc_xyz(v1[tr.a]), al_e);
   const drc_v3 b = drc_lerp(drc_xyz(v0[tr.b]), drc_xyz(v1[tr.b]), al_e);
@@ -528,18 +677,18 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
   const drc_v3 bs = drc_lerp(drc_xyz(v0[tr.b]), drc_xyz(v1[tr.b]), al_s);
   const drc_v3 cs = drc_lerp(drc_xyz(v0[tr.c]), drc_xyz(v1[tr.c]), al_s);
   const drc_v3 C = drc_bary(a, b, c, v, w);
-  const drc_v3 ne = drc_cross(drc_sub(b, a), drc_sub(c, a));
-  const float le = DRC_SQRT(drc_dot(ne, ne));
+  const drc_v3 nev = drc_cross(drc_sub(b, a), drc_sub(c, a));
+  const float le = DRC_SQRT(drc_dot(nev, nev));
   if (!(le > 0.0f)) return 0;
-  const drc_v3 nf = drc_mul(ne, 1.0f / le);
+  const drc_v3 nf = drc_mul(nev, 1.0f / le);
   drc_v3 n;
   if (cross >= 0) {
-    n = drc_mul(nf, cside);
+    n = drc_mul(nf, f.cside);
   } else {
     /* nearest point: away from it, on the side the face's normal gives;
      * behind a closed mesh's face is inside, out through that face */
     const drc_v3 g = drc_sub(x, C);
-    const float gl = DRC_SQRT(best_d2);
+    const float gl = DRC_SQRT(f.best_d2);
     const float side = drc_dot(g, nf);
     if (!(gl > 0.0f)) n = nf;
     else if (closed && side < 0.0f) n = drc_mul(g, -1.0f / gl);
@@ -551,6 +700,80 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
   return 1;
 }
 
+/* Builds the particle's list when it has none, the colliders moved
+ * (cp.rebuild: the first substep of such a frame), or the query box of
+ * the widest mesh (x after the capsules, p, the largest T) left B. The new
+ * B is that query box grown by a slack s: a quarter of T plus three times
+ * the particle's motion over this substep, so a settled particle keeps its
+ * list for many frames and a falling one rebuilds every few substeps. Far
+ * from every mesh, a box grown by 16 s is tried first: when it holds no
+ * triangle (a walk that stops at the first one) it is B, with an empty
+ * list, and lasts sixteen times longer.
+ * The inside state of a mesh with nothing in B: the old B's when that one
+ * was empty of the mesh too, held p (so the two boxes overlap: their union
+ * is connected and free of the surface, one answer for all of it) and
+ * the trees did not change since; else the parity test at x. */
+static inline void drc_cand_update(const drc_v3 x, const drc_v3 p, const float margin,
+                                   const dr_col_params cp, __global const dr_mesh_col *meshes,
+                                   __global const dr_bvh_node *nodes,
+                                   __global const dr_col_tri *tris, __global const dr_float4 *v0,
+                                   __global const dr_float4 *v1, const float al_e,
+                                   const drc_cand cd) {
+  const float T = margin > cp.max_thickness ? margin : cp.max_thickness;
+  const drc_v3 lo = drc_v((p.x < x.x ? p.x : x.x) - T, (p.y < x.y ? p.y : x.y) - T,
+                          (p.z < x.z ? p.z : x.z) - T);
+  const drc_v3 hi = drc_v((p.x > x.x ? p.x : x.x) + T, (p.y > x.y ? p.y : x.y) + T,
+                          (p.z > x.z ? p.z : x.z) + T);
+  const dr_float4 blo = cd.box[0], bhi = cd.box[1];
+  const int had = !cp.rebuild && cd.info[0] != DR_CAND_NONE;
+  if (had && lo.x >= blo.x && lo.y >= blo.y && lo.z >= blo.z && hi.x <= bhi.x && hi.y <= bhi.y &&
+      hi.z <= bhi.z)
+    return;
+  const int p_in_old = had && p.x >= blo.x && p.y >= blo.y && p.z >= blo.z && p.x <= bhi.x &&
+                       p.y <= bhi.y && p.z <= bhi.z;
+  const int old_empty = p_in_old ? cd.info[1] : 0, old_inside = cd.info[2];
+  const drc_v3 d = drc_sub(x, p);
+  const float dm = drc_max2(drc_max2(d.x < 0.0f ? -d.x : d.x, d.y < 0.0f ? -d.y : d.y),
+                            d.z < 0.0f ? -d.z : d.z);
+  const float s = 0.25f * T + 3.0f * dm;
+  /* the wide box first: empty of every mesh? */
+  const float sw = 16.0f * s;
+  drc_v3 Blo = drc_v(lo.x - sw, lo.y - sw, lo.z - sw), Bhi = drc_v(hi.x + sw, hi.y + sw, hi.z + sw);
+  int wide = 1;
+  for (int m = 0; m < cp.n_meshes && wide; m++)
+    wide = !drc_cand_walk(meshes[m], Blo, Bhi, nodes, tris, v1, cd.list, 0, 0, 1);
+  if (!wide) {
+    Blo = drc_v(lo.x - s, lo.y - s, lo.z - s);
+    Bhi = drc_v(hi.x + s, hi.y + s, hi.z + s);
+  }
+  int n = 0, empty = 0, inside = 0;
+  for (int m = 0; m < cp.n_meshes; m++) {
+    const dr_mesh_col mc = meshes[m];
+    const int h = n;
+    n++; /* the header */
+    const int found = wide ? 0 : drc_cand_walk(mc, Blo, Bhi, nodes, tris, v1, cd.list, n, cd.k, 0);
+    if (h < cd.k) cd.list[h] = found;
+    n += found;
+    if (found == 0 && m < DR_CAND_MESH_BITS) {
+      empty |= 1 << m;
+      const int in = ((old_empty >> m) & 1) != 0
+                         ? (old_inside >> m) & 1
+                         : (mc.flags & DR_MESH_CLOSED) != 0 &&
+                               drc_inside(x, mc.root, nodes, tris, v0, v1, al_e,
+                                          (mc.flags & DR_MESH_MOVING) != 0);
+      inside |= in << m;
+    }
+  }
+  dr_float4 nlo = blo, nhi = bhi;
+  nlo.x = Blo.x, nlo.y = Blo.y, nlo.z = Blo.z, nlo.w = 0.0f;
+  nhi.x = Bhi.x, nhi.y = Bhi.y, nhi.z = Bhi.z, nhi.w = 0.0f;
+  cd.box[0] = nlo;
+  cd.box[1] = nhi;
+  cd.info[0] = n <= cd.k ? n : DR_CAND_OVER;
+  cd.info[1] = empty;
+  cd.info[2] = inside;
+}
+
 /* Every capsule, then every mesh collider, for one free particle: x (end
  * of substep, updated) and p (start). Returns whether one touched. */
 static inline int colliders1(dr_float4 *xi_, dr_float4 *pi_, const float margin,
@@ -558,15 +781,17 @@ static inline int colliders1(dr_float4 *xi_, dr_float4 *pi_, const float margin,
                              __global const dr_mesh_col *meshes,
                              __global const dr_bvh_node *nodes, __global const dr_col_tri *tris,
                              __global const dr_float4 *v0, __global const dr_float4 *v1,
-                             const float t_end) {
+                             const float t_end, const drc_cand cd) {
   drc_v3 x = drc_xyz(*xi_);
   drc_v3 p = drc_xyz(*pi_);
   const float al_e = t_end * cp.inv_dt, al_s = (t_end - cp.h) * cp.inv_dt;
   int hit = 0;
   for (int k = 0; k < cp.n_capsules; k++) hit |= drc_capsule1(&x, p, margin, caps[k], al_s, al_e);
+  if (cp.n_meshes > 0) drc_cand_update(x, p, margin, cp, meshes, nodes, tris, v0, v1, al_e, cd);
+  int pos = 0;
   for (int k = 0; k < cp.n_meshes; k++) {
     const drc_v3 before = x;
-    const int h = drc_mesh1(&x, p, margin, meshes[k], nodes, tris, v0, v1, al_s, al_e);
+    const int h = drc_mesh1(&x, p, margin, meshes[k], k, nodes, tris, v0, v1, al_s, al_e, cd, &pos);
     if (h == 2) { /* rescued from inside: the start moves along (no velocity) */
       p = drc_add(p, drc_sub(x, before));
       dr_float4 q = *pi_;
@@ -655,13 +880,22 @@ static inline void vt_tri1(__global const dr_float4 *x, __global const dr_float4
     const dr_float4 X0 = x[i0], X1 = x[i1], X2 = x[i2];
     const drc_v3 a = drc_xyz(X0), b = drc_xyz(X1), c = drc_xyz(X2);
     const drc_v3 as = drc_xyz(p[i0]), bs = drc_xyz(p[i1]), cs = drc_xyz(p[i2]);
+    /* the triangle's box grown by reach misses every vertex's box (most
+     * of the cloth): no vertex can pass the box test below */
+    const int away =
+        drc_min2(drc_min2(a.x, b.x), c.x) - grid.reach > grid.top.x ||
+        drc_max2(drc_max2(a.x, b.x), c.x) + grid.reach < grid.origin.x ||
+        drc_min2(drc_min2(a.y, b.y), c.y) - grid.reach > grid.top.y ||
+        drc_max2(drc_max2(a.y, b.y), c.y) + grid.reach < grid.origin.y ||
+        drc_min2(drc_min2(a.z, b.z), c.z) - grid.reach > grid.top.z ||
+        drc_max2(drc_max2(a.z, b.z), c.z) + grid.reach < grid.origin.z;
     const float margin = objects[obj[i0]].thickness;
     const float al_e = t_end * cp.inv_dt, al_s = (t_end - cp.h) * cp.inv_dt;
     const drc_v3 ne0 = drc_cross(drc_sub(b, a), drc_sub(c, a));
     const drc_v3 ns0 = drc_cross(drc_sub(bs, as), drc_sub(cs, as));
-    const float le = DRC_SQRT(drc_dot(ne0, ne0));
+    const float le = away ? 0.0f : DRC_SQRT(drc_dot(ne0, ne0));
     const float wsum = X0.w + X1.w + X2.w;
-    if (le > 0.0f && wsum > 0.0f) {
+    if (!away && le > 0.0f && wsum > 0.0f) {
       const drc_v3 ne = drc_mul(ne0, 1.0f / le);
       const float cs_ = grid.origin.w;
       const int ix0 = drc_cell(drc_min2(drc_min2(a.x, b.x), c.x) - grid.reach, grid.origin.x, cs_, grid.nx);
@@ -781,17 +1015,24 @@ __kernel void colliders(__global float4 *x, __global float4 *p, __global const i
                         __global const dr_object *objects, __global const dr_capsule *caps,
                         __global const dr_mesh_col *meshes, __global const dr_bvh_node *nodes,
                         __global const dr_col_tri *tris, __global const float4 *v0,
-                        __global const float4 *v1, const dr_col_params cp, const float t_end) {
+                        __global const float4 *v1, const dr_col_params cp, const float t_end,
+                        __global float4 *cbox, __global int *cinfo, __global int *clist,
+                        const int k) {
   const int i0 = get_global_id(0) * DR_PARTICLE_LANES;
   if (i0 >= cp.n_particles) return;
   for (int l = 0; l < DR_PARTICLE_LANES; l++) {
     const int i = i0 + l;
     if (i >= cp.n_particles) break;
     float4 xi = x[i];
-    if (xi.w == 0.0f) continue;
+    if (xi.w == 0.0f) { /* pinned: a list of older poses must not survive */
+      if (cp.rebuild) cinfo[4 * i] = DR_CAND_NONE;
+      continue;
+    }
     float4 pi = p[i];
+    drc_cand cd;
+    cd.box = cbox + 2 * i, cd.info = cinfo + 4 * i, cd.list = clist + i * k, cd.k = k;
     const int hit = colliders1(&xi, &pi, objects[obj[i]].thickness, cp, caps, meshes, nodes, tris,
-                               v0, v1, t_end);
+                               v0, v1, t_end, cd);
     if (hit) x[i] = xi;
     if (hit & 2) p[i] = pi;
   }
@@ -802,14 +1043,21 @@ __kernel void colliders_g(__global float4 *x, __global float4 *p, __global const
                           __global const dr_object *objects, __global const dr_capsule *caps,
                           __global const dr_mesh_col *meshes, __global const dr_bvh_node *nodes,
                           __global const dr_col_tri *tris, __global const float4 *v0,
-                          __global const float4 *v1, const dr_col_params cp, const float t_end) {
+                          __global const float4 *v1, const dr_col_params cp, const float t_end,
+                          __global float4 *cbox, __global int *cinfo, __global int *clist,
+                          const int k) {
   const int i = get_global_id(0);
   if (i >= cp.n_particles) return;
   float4 xi = x[i];
-  if (xi.w == 0.0f) return;
+  if (xi.w == 0.0f) {
+    if (cp.rebuild) cinfo[4 * i] = DR_CAND_NONE;
+    return;
+  }
   float4 pi = p[i];
+  drc_cand cd;
+  cd.box = cbox + 2 * i, cd.info = cinfo + 4 * i, cd.list = clist + i * k, cd.k = k;
   const int hit = colliders1(&xi, &pi, objects[obj[i]].thickness, cp, caps, meshes, nodes, tris,
-                             v0, v1, t_end);
+                             v0, v1, t_end, cd);
   if (hit) x[i] = xi;
   if (hit & 2) p[i] = pi;
 }

@@ -2,6 +2,10 @@
  * colliders", docs/testing.md "Colliders"):
  *  - the CPU reference and OpenCL in both kernel forms give the same bits
  *    (moving capsule and moving box, a cloth and a rope, 40 frames);
+ *  - candidate lists: with the default K, with K = 4 (most particles near
+ *    the box overflow and walk the tree) and with K = 0 (every particle
+ *    walks the tree), a static and a moving box, CPU and both OpenCL forms:
+ *    the same bits as the CPU reference walking the tree;
  *  - a capsule swept through a hanging cloth at 5 m/s with one substep a
  *    frame (83 mm a substep, more than the capsule's 50 mm diameter): no
  *    particle of the band the capsule sweeps ends a frame behind its axis;
@@ -88,6 +92,78 @@ static void test_same_bits(void **state) {
   assert_true(above_floor > 0);
   free(xr);
   drape_sim_destroy(ref);
+  drape_scene_free(&s);
+}
+
+/* A cloth dropped onto a static box (lists that last across frames). */
+static const char *STATIC_BOX =
+    "{ \"dt\": 0.016666, \"substeps\": 5,"
+    "  \"cloth\": [{ \"name\": \"sheet\", \"grid\": { \"cols\": 16, \"rows\": 16, \"spacing\": 0.03,"
+    "     \"origin\": [-0.2, 0.45, -0.25], \"plane\": \"xz\" }, \"thickness\": 0.01 }],"
+    "  \"collider\": [{ \"mesh\": { \"file\": \"box.obj\", \"scale\": 0.3, \"translate\": [0.1, 0.2, 0],"
+    "     \"rotate_deg\": [10, 20, 5] }, \"friction\": 0.3, \"thickness\": 0.005 }],"
+    "  \"floor\": { \"height\": 0 } }";
+
+/* Positions after `frames` with DRAPE_COLLIDER_SLOTS = slots ("" = the
+ * default) on backend be (kernel form k on OpenCL). */
+static float *run_slots(const drape_scene *s, const char *slots, drape_backend be, int k,
+                        int frames) {
+  if (*slots) setenv("DRAPE_COLLIDER_SLOTS", slots, 1);
+  else unsetenv("DRAPE_COLLIDER_SLOTS");
+  test_kernel_form = be == DRAPE_BACKEND_CL ? test_form(k) : DRAPE_KERNEL_FORM_AUTO;
+  drape_sim *sim = make_sim(s, be);
+  step_frames(sim, frames);
+  float *x = read_x(sim);
+  drape_sim_destroy(sim);
+  unsetenv("DRAPE_COLLIDER_SLOTS");
+  test_kernel_form = DRAPE_KERNEL_FORM_AUTO;
+  return x;
+}
+
+static void test_candidate_lists(void **state) {
+  const char *scenes[2] = {STATIC_BOX, SMALL};
+  for (int sc = 0; sc < 2; sc++) {
+    drape_scene s;
+    load(scenes[sc], &s);
+    const int frames = 40;
+    float *walk = run_slots(&s, "0", DRAPE_BACKEND_CPU, 0, frames);
+    drape_sim *probe = make_sim(&s, DRAPE_BACKEND_CPU);
+    const int n = drape_sim_mesh(probe)->n_particles;
+    drape_sim_destroy(probe);
+    const char *slots[3] = {"", "4", "0"};
+    for (int q = 0; q < 3; q++)
+      for (int b = 0; b < 3; b++) {
+        if (q == 2 && b == 0) continue; /* the reference itself */
+        const drape_backend be = b == 0 ? DRAPE_BACKEND_CPU : DRAPE_BACKEND_CL;
+        float *x = run_slots(&s, slots[q], be, b - 1, frames);
+        int differ = 0;
+        for (int i = 0; i < 4 * n; i++) differ += memcmp(&walk[i], &x[i], 4) != 0;
+        print_message("scene %d, K %s, %s: %d of %d floats differ from the tree walk\n", sc,
+                      *slots[q] ? slots[q] : "default", b == 0 ? "cpu" : test_form_name(b - 1),
+                      differ, 4 * n);
+        assert_int_equal(differ, 0);
+        free(x);
+      }
+    /* the box held the cloth: some particle rests on it, above the floor */
+    int on_box = 0;
+    for (int i = 0; i < n; i++) on_box += walk[4 * i + 1] > 0.1f;
+    assert_true(on_box > 0);
+    free(walk);
+    drape_scene_free(&s);
+  }
+  /* a bad K is refused, naming the variable */
+  drape_scene s;
+  load(STATIC_BOX, &s);
+  setenv("DRAPE_COLLIDER_SLOTS", "-3", 1);
+  drape_sim *bad = NULL;
+  drape_err e = {0};
+  drape_sim_opts o = drape_sim_opts_default();
+  o.backend = DRAPE_BACKEND_CPU;
+  const int rc = drape_sim_create(&s, &o, &bad, &e);
+  unsetenv("DRAPE_COLLIDER_SLOTS");
+  assert_int_not_equal(rc, 0);
+  assert_non_null(strstr(e.msg, "DRAPE_COLLIDER_SLOTS"));
+  if (bad) drape_sim_destroy(bad);
   drape_scene_free(&s);
 }
 
@@ -673,6 +749,7 @@ static void test_cape_on_walking_body(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_same_bits, setup),
+      cmocka_unit_test_setup(test_candidate_lists, setup),
       cmocka_unit_test_setup(test_capsule_sweep, setup),
       cmocka_unit_test_setup(test_friction_threshold, setup),
       cmocka_unit_test_setup(test_corner_does_not_poke, setup),

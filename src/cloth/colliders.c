@@ -22,9 +22,10 @@ _Static_assert(sizeof(dr_capsule) == 64, "dr_capsule layout");
 _Static_assert(sizeof(dr_bvh_node) == 48 && offsetof(dr_bvh_node, left) == 32, "dr_bvh_node layout");
 _Static_assert(sizeof(dr_col_tri) == 16, "dr_col_tri layout");
 _Static_assert(sizeof(dr_mesh_col) == 16 && offsetof(dr_mesh_col, flags) == 12, "dr_mesh_col layout");
-_Static_assert(sizeof(dr_col_params) == 32 && offsetof(dr_col_params, n_tris) == 24,
+_Static_assert(sizeof(dr_col_params) == 48 && offsetof(dr_col_params, n_tris) == 24 &&
+                   offsetof(dr_col_params, max_thickness) == 32,
                "dr_col_params layout");
-_Static_assert(sizeof(dr_vt_grid) == 32 && offsetof(dr_vt_grid, reach) == 28, "dr_vt_grid layout");
+_Static_assert(sizeof(dr_vt_grid) == 48 && offsetof(dr_vt_grid, reach) == 44, "dr_vt_grid layout");
 
 void dr_backend_cl_particles(const drape_sim *s, drape_cl **cl, cl_mem *x, cl_mem *p, cl_mem *obj,
                              cl_mem *mat, dr_cl_prof **prof, int *gpu);
@@ -86,6 +87,13 @@ struct dr_colliders {
   size_t local[CK_COUNT];
   cl_mem bcaps, bmeshes, bnodes, btris, bv0, bv1, bsharp, bcorr, bcells;
   uint64_t bytes;
+  /* candidate lists (colliders.cl, drc_cand_update): per particle B (2
+   * float4), the state (4 ints) and K slots; lists_stale: the poses moved,
+   * rebuild every list at the next substep */
+  int cand_k, cand_n, lists_stale;
+  dr_float4 *cbox;              /* CPU reference                           */
+  dr_int *cinfo, *clist;
+  cl_mem bcbox, bcinfo, bclist;
 };
 
 /* ---- building ------------------------------------------------------------ */
@@ -247,6 +255,7 @@ static void build_vt_grid(dr_colliders *c, float max_cloth_thickness) {
     if (n[q] > VT_SIDE + 1) n[q] = VT_SIDE + 1;
   }
   c->grid.origin = (dr_float4){lo[0], lo[1], lo[2], cell};
+  c->grid.top = (dr_float4){hi[0], hi[1], hi[2], 0.0f};
   c->grid.nx = n[0], c->grid.ny = n[1], c->grid.nz = n[2];
   c->grid.reach = motion + fmaxf(tcol, max_cloth_thickness) * 1.01f;
   const int nc = n[0] * n[1] * n[2];
@@ -426,7 +435,7 @@ int dr_colliders_create(const drape_scene *sc, dr_colliders **out, drape_err *e)
 static void cl_free(dr_colliders *c) {
   for (int k = 0; k < CK_COUNT; k++) dr_cl_kern_release(&c->k[k]);
   cl_mem *all[] = {&c->bcaps, &c->bmeshes, &c->bnodes, &c->btris, &c->bv0, &c->bv1, &c->bsharp,
-                   &c->bcorr, &c->bcells};
+                   &c->bcorr, &c->bcells, &c->bcbox, &c->bcinfo, &c->bclist};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dr_cl_buffer_release(all[i]);
   c->bytes = 0;
   c->on_cl = 0;
@@ -440,6 +449,7 @@ void dr_colliders_destroy(dr_colliders *c) {
   free(c->cdef), free(c->mdef), free(c->caps), free(c->meshes), free(c->nodes), free(c->tris);
   free(c->rest), free(c->v0), free(c->v1), free(c->level_off), free(c->sharp), free(c->corr);
   free(c->sorted), free(c->cells), free(c->corr_scratch);
+  free(c->cbox), free(c->cinfo), free(c->clist);
   free(c);
 }
 
@@ -524,6 +534,7 @@ int dr_colliders_begin(drape_sim *s, drape_err *e) {
   for (int ob = 0; ob < s->m.n_objects; ob++) tcloth = fmaxf(tcloth, s->mat[ob].thickness);
   build_vt_grid(c, tcloth);
   const int refit = c->n_meshes > 0;
+  c->lists_stale |= refit; /* the trees' bounds change: every list is rebuilt */
   if (!c->on_cl) {
     if (refit)
       for (int l = c->n_levels - 1; l >= 0; l--)
@@ -590,15 +601,25 @@ int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
   c->cp.h = s->sp.h;
   c->cp.n_particles = s->m.n_particles;
   c->cp.n_tris = s->m.n_tris;
+  c->cp.rebuild = c->lists_stale;
+  c->cp.max_thickness = 0.0f;
+  for (int m = 0; m < c->n_meshes; m++)
+    c->cp.max_thickness = fmaxf(c->cp.max_thickness, c->meshes[m].thickness);
+  c->lists_stale = 0;
   if (!c->on_cl) {
     dr_float4 *x, *p;
     const dr_object *mat;
     dr_backend_cpu_particles(s, &x, &p, &mat);
     for (int i = 0; i < s->m.n_particles; i++) {
       dr_float4 xi = x[i], pi = p[i];
-      if (xi.w == 0.0f) continue;
+      if (xi.w == 0.0f) { /* as the kernels: a pinned particle drops its list */
+        if (c->cp.rebuild) c->cinfo[4 * i] = DR_CAND_NONE;
+        continue;
+      }
+      const drc_cand cd = {c->cbox + 2 * i, c->cinfo + 4 * i, c->clist + (size_t)i * (size_t)c->cand_k,
+                           c->cand_k};
       const int hit = colliders1(&xi, &pi, mat[s->m.obj[i]].thickness, c->cp, c->caps, c->meshes,
-                                 c->nodes, c->tris, c->v0, c->v1, t_end);
+                                 c->nodes, c->tris, c->v0, c->v1, t_end, cd);
       if (hit) x[i] = xi;
       if (hit & 2) p[i] = pi;
     }
@@ -622,7 +643,9 @@ int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
                          DRAPE_CL_ARG("caps", c->bcaps), DRAPE_CL_ARG("meshes", c->bmeshes),
                          DRAPE_CL_ARG("nodes", c->bnodes), DRAPE_CL_ARG("tris", c->btris),
                          DRAPE_CL_ARG("v0", c->bv0), DRAPE_CL_ARG("v1", c->bv1),
-                         DRAPE_CL_ARG("cp", c->cp), DRAPE_CL_ARG("t_end", t_end));
+                         DRAPE_CL_ARG("cp", c->cp), DRAPE_CL_ARG("t_end", t_end),
+                         DRAPE_CL_ARG("cbox", c->bcbox), DRAPE_CL_ARG("cinfo", c->bcinfo),
+                         DRAPE_CL_ARG("clist", c->bclist), DRAPE_CL_ARG("k", c->cand_k));
   if (rc) return rc;
   prof->stage = s->cur_stage, prof->colour = -1, prof->part = -1;
   const size_t n = (size_t)s->m.n_particles;
@@ -652,10 +675,41 @@ int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
 
 /* ---- set-up on a backend ------------------------------------------------------ */
 
+/* The candidate lists' host side: K (DRAPE_COLLIDER_SLOTS, a tuning and
+ * testing switch: 0 sends every particle through the tree walk), every
+ * state "no list", and on the CPU reference the boxes and slots. */
+static int cand_alloc(const drape_sim *s, dr_colliders *c, drape_err *e) {
+  int k = DR_CAND_SLOTS;
+  const char *env = getenv("DRAPE_COLLIDER_SLOTS");
+  if (env && *env) {
+    char *end;
+    const long v = strtol(env, &end, 10);
+    if (*end || v < 0 || v > DR_CAND_MAX_SLOTS)
+      return drape_fail(e, DRAPE_EINVAL, "DRAPE_COLLIDER_SLOTS = %s: must be an integer in 0..%d",
+                        env, DR_CAND_MAX_SLOTS);
+    k = (int)v;
+  }
+  const int n = c->n_meshes > 0 ? s->m.n_particles : 0;
+  free(c->cbox), free(c->cinfo), free(c->clist);
+  c->cbox = NULL, c->cinfo = NULL, c->clist = NULL;
+  c->cand_k = k, c->cand_n = n;
+  c->cinfo = malloc(4 * sizeof *c->cinfo * (size_t)(n + 1));
+  if (!c->cinfo) return drape_fail(e, DRAPE_ENOMEM, "out of memory (collider candidate lists)");
+  for (int i = 0; i < 4 * (n + 1); i++) c->cinfo[i] = i % 4 == 0 ? DR_CAND_NONE : 0;
+  if (s->be == &dr_backend_cl) return DRAPE_OK;
+  c->cbox = calloc(2 * (size_t)(n + 1), sizeof *c->cbox);
+  c->clist = malloc(sizeof *c->clist * ((size_t)n * (size_t)k + 1));
+  if (!c->cbox || !c->clist)
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory (collider candidate lists)");
+  return DRAPE_OK;
+}
+
 int dr_colliders_attach(drape_sim *s, drape_err *e) {
   dr_colliders *c = s->col;
   if (!c) return DRAPE_OK;
   c->need_upload = 1;
+  const int rc_cand = cand_alloc(s, c, e);
+  if (rc_cand) return rc_cand;
   if (s->be != &dr_backend_cl && c->n_sharp > 0 && !c->corr) {
     c->corr = calloc(3 * (size_t)s->m.n_tris + 1, sizeof *c->corr);
     if (!c->corr) return drape_fail(e, DRAPE_ENOMEM, "out of memory (vertex-triangle pass)");
@@ -694,7 +748,13 @@ int dr_colliders_attach(drape_sim *s, drape_err *e) {
       (rc = dr_cl_buffer(cl, sizeof(dr_int) * (c->n_sharp ? VT_CELLS + 1 : 0), c->cells,
                          "sharp vertex grid", &c->bytes, &up, &c->bcells, e)) ||
       (rc = dr_cl_buffer(cl, 3 * f4 * (size_t)(c->n_sharp ? s->m.n_tris : 0), NULL,
-                         "vertex-triangle corrections", &c->bytes, &up, &c->bcorr, e)))
+                         "vertex-triangle corrections", &c->bytes, &up, &c->bcorr, e)) ||
+      (rc = dr_cl_buffer(cl, 2 * f4 * (size_t)c->cand_n, NULL, "collider candidate boxes",
+                         &c->bytes, &up, &c->bcbox, e)) ||
+      (rc = dr_cl_buffer(cl, 4 * sizeof(dr_int) * (size_t)c->cand_n, c->cinfo,
+                         "collider candidate states", &c->bytes, &up, &c->bcinfo, e)) ||
+      (rc = dr_cl_buffer(cl, sizeof(dr_int) * (size_t)c->cand_n * (size_t)c->cand_k, NULL,
+                         "collider candidate lists", &c->bytes, &up, &c->bclist, e)))
     return rc;
   s->tm.bytes_to_device += up;
   return DRAPE_CL_BIND(&c->k[CK_REFIT], 0, e, DRAPE_CL_ARG("nodes", c->bnodes),
