@@ -39,8 +39,10 @@
 #define __global
 #define __kernel
 #define DRD_SQRT sqrtf
+#define DRD_FABS fabsf
 #else
 #define DRD_SQRT sqrt
+#define DRD_FABS fabs
 #endif
 
 #define DRD_PI 3.14159265358979323846f
@@ -81,9 +83,11 @@
     const T ax = SEL(x < 0.0f, -x, x), ay = SEL(y < 0.0f, -y, y);                                \
     const T mx = SEL(ax > ay, ax, ay), mn = SEL(ax > ay, ay, ax);                                \
     const T t = mn / mx;                                                                         \
-    T r = SEL(t > 0.41421356f,                                                                   \
-              0.25f * DRD_PI + drd_atan_small##S((t - 1.0f) / (t + 1.0f)),                      \
-              drd_atan_small##S(t));                                                             \
+    /* one polynomial, on the folded or the plain ratio (x + 0 = x: the                          \
+     * same value as a branch to either) */                                                      \
+    const I fold = t > 0.41421356f;                                                              \
+    T r = drd_atan_small##S(SEL(fold, (t - 1.0f) / (t + 1.0f), t)) +                             \
+          SEL(fold, (T)(0.25f * DRD_PI), (T)(0.0f));                                             \
     r = SEL(ay > ax, 0.5f * DRD_PI - r, r);                                                      \
     r = SEL(x < 0.0f, DRD_PI - r, r);                                                            \
     r = SEL(y < 0.0f, -r, r);                                                                    \
@@ -171,6 +175,33 @@
     *dy = SEL(*act, *dy + dw * dl * gdy, *dy);                                                   \
     *dz = SEL(*act, *dz + dw * dl * gdz, *dz);                                                   \
     return dl;                                                                                   \
+  }                                                                                              \
+  /* The unit's stretch link a-b, XPBD as project.cl and the CPU                                \
+   * reference's cpu_project_distance compute it, in their order: s =                            \
+   * (-C - alpha lambda) / ((w_a + w_b + alpha) |d|), x_a += w_a d s,                            \
+   * x_b -= w_b d s. A tension-only link (rest < 0) that is slack moves                          \
+   * nothing and its lambda becomes 0 (*slack). Returns the new lambda. */                       \
+  static inline T drd_stretch##S(T *ax, T *ay, T *az, const T aw, T *bx, T *by, T *bz,           \
+                                 const T bw, const T rest, const T alpha, const T lam,           \
+                                 const I ok, I *act, I *slack) {                                 \
+    const T denom = aw + bw + alpha;                                                             \
+    const T dx = *ax - *bx, dy = *ay - *by, dz = *az - *bz;                                      \
+    const T len2 = dx * dx + dy * dy + dz * dz;                                                  \
+    const I live = ok & (denom != 0.0f) & (len2 != 0.0f);                                        \
+    const T len = DRD_SQRT(len2);                                                                \
+    const T C = len - DRD_FABS(rest);                                                            \
+    *slack = live & (rest < 0.0f) & (C < 0.0f);                                                  \
+    *act = live & !*slack;                                                                       \
+    const T num = -C - alpha * lam;                                                              \
+    const T s = num / (denom * len);                                                             \
+    const T gx = dx * s, gy = dy * s, gz = dz * s;                                               \
+    *ax = SEL(*act, *ax + aw * gx, *ax);                                                         \
+    *ay = SEL(*act, *ay + aw * gy, *ay);                                                         \
+    *az = SEL(*act, *az + aw * gz, *az);                                                         \
+    *bx = SEL(*act, *bx - bw * gx, *bx);                                                         \
+    *by = SEL(*act, *by - bw * gy, *by);                                                         \
+    *bz = SEL(*act, *bz - bw * gz, *bz);                                                         \
+    return SEL(*slack, (T)(0.0f), lam + num / denom);                                            \
   }
 
 #define DRD_SEL1(m, a, b) ((m) ? (a) : (b))
@@ -183,92 +214,134 @@ static inline float dr_dihedral_angle(const dr_float4 a, const dr_float4 b, cons
   return drd_angle1(a.x, a.y, a.z, b.x, b.y, b.z, c.x, c.y, c.z, d.x, d.y, d.z).theta;
 }
 
-/* Projects constraint q, number k (its lambda slot), unless its edge is
- * torn (the caller looks: the kernel and the reference hold the distance
- * constraints' compliances differently). */
-static inline void dihedral1(__global dr_float4 *x, const dr_dihedral q, __global float *lambda,
-                             const int k, const float inv_h2, const int lambda_mode) {
-  const dr_float4 xa = x[q.a], xb = x[q.b], xc = x[q.c], xd = x[q.d];
-  /* scalars: OpenCL C takes no address of a vector's component */
+/* Projects edge unit q, number k (its bending lambda slot): the hinge
+ * across the edge, if it has one (c >= 0), then the edge's stretch link
+ * q.edge with its current rest length and compliance (the distance
+ * constraints' arrays: stitches and tearing change them). The stretch
+ * comes last so that the unit ends on the link that carries the load, as
+ * a sweep of the distance colours does. A torn link (compliance < 0)
+ * stops the whole unit. */
+static inline void edge_unit1(__global dr_float4 *x, const dr_dihedral q, const float rest,
+                              const float comp, __global float *blambda,
+                              __global float *dlambda, const int k, const float inv_h2,
+                              const int lambda_mode) {
+  if (!(comp >= 0.0f)) return; /* torn */
+  int act, slack;
+  if (q.c >= 0) {
+    const dr_float4 xa = x[q.a], xb = x[q.b], xc = x[q.c], xd = x[q.d];
+    /* scalars: OpenCL C takes no address of a vector's component */
+    float ax = xa.x, ay = xa.y, az = xa.z, bx = xb.x, by = xb.y, bz = xb.z;
+    float cx = xc.x, cy = xc.y, cz = xc.z, dx = xd.x, dy = xd.y, dz = xd.z;
+    const float lam = lambda_mode == DR_LAMBDA_KEEP ? blambda[k] : 0.0f;
+    const float dl = drd_solve1(&ax, &ay, &az, xa.w, &bx, &by, &bz, xb.w, &cx, &cy, &cz, xc.w, &dx,
+                                &dy, &dz, xd.w, q.rest, q.compliance * inv_h2, lam, 1, &act);
+    if (act) {
+      if (lambda_mode != DR_LAMBDA_NONE) blambda[k] = lam + dl;
+      x[q.a].x = ax, x[q.a].y = ay, x[q.a].z = az;
+      x[q.b].x = bx, x[q.b].y = by, x[q.b].z = bz;
+      x[q.c].x = cx, x[q.c].y = cy, x[q.c].z = cz;
+      x[q.d].x = dx, x[q.d].y = dy, x[q.d].z = dz;
+    }
+  }
+  const dr_float4 xa = x[q.a], xb = x[q.b];
   float ax = xa.x, ay = xa.y, az = xa.z, bx = xb.x, by = xb.y, bz = xb.z;
-  float cx = xc.x, cy = xc.y, cz = xc.z, dx = xd.x, dy = xd.y, dz = xd.z;
-  const float lam = lambda_mode == DR_LAMBDA_KEEP ? lambda[k] : 0.0f;
-  int act;
-  const float dl = drd_solve1(&ax, &ay, &az, xa.w, &bx, &by, &bz, xb.w, &cx, &cy, &cz, xc.w, &dx,
-                              &dy, &dz, xd.w, q.rest, q.compliance * inv_h2, lam, 1, &act);
+  const float lam = lambda_mode == DR_LAMBDA_KEEP ? dlambda[q.edge] : 0.0f;
+  const float lnew = drd_stretch1(&ax, &ay, &az, xa.w, &bx, &by, &bz, xb.w, rest, comp * inv_h2,
+                                  lam, 1, &act, &slack);
+  if ((act || slack) && lambda_mode != DR_LAMBDA_NONE) dlambda[q.edge] = lnew;
   if (!act) return;
-  if (lambda_mode != DR_LAMBDA_NONE) lambda[k] = lam + dl;
   x[q.a].x = ax, x[q.a].y = ay, x[q.a].z = az;
   x[q.b].x = bx, x[q.b].y = by, x[q.b].z = bz;
-  x[q.c].x = cx, x[q.c].y = cy, x[q.c].z = cz;
-  x[q.d].x = dx, x[q.d].y = dy, x[q.d].z = dz;
 }
 
 #ifdef __OPENCL_VERSION__
-#define DRD_SEL8(m, a, b) select((b), (a), (m))
-DRD_DEFINE(8, float8, int8, DRD_SEL8)
+#define DRD_SELV(m, a, b) select((b), (a), (m))
+DRD_DEFINE(8, float8, int8, DRD_SELV)
 
-/* GPU form: one constraint of colour [first, first + count) per work item.
- * No two constraints of a colour share a particle (src/core/model.c
- * colours them), so the work items never write the same particle. */
+/* GPU form: one edge unit of colour [first, first + count) per work item.
+ * No two units of a colour share a particle (src/core/model.c colours
+ * them), so the work items never write the same particle. */
 __kernel void project_dihedral_g(__global float4 *x, __global const dr_dihedral *bend,
-                                 __global const float *ccomp, __global float *lambda,
+                                 __global const float *crest, __global const float *ccomp,
+                                 __global float *blambda, __global float *dlambda,
                                  const int first, const int count, const float inv_h2,
                                  const int lambda_mode) {
   const int k = get_global_id(0);
   if (k >= count) return;
   const dr_dihedral q = bend[first + k];
-  if (q.edge >= 0 && ccomp[q.edge] < 0.0f) return; /* its edge is torn */
-  dihedral1(x, q, lambda, first + k, inv_h2, lambda_mode);
+  edge_unit1(x, q, crest[q.edge], ccomp[q.edge], blambda, dlambda, first + k, inv_h2,
+             lambda_mode);
 }
 
-/* Vector form: eight constraints of the colour per work item, the lanes
- * past the colour's end repeating its last constraint and storing
- * nothing. The four corners are gathered float4 by float4 (a hinge's
- * particles are seldom consecutive) and turned into x, y, z, w columns. */
+/* Lane L (a number) and its vector component suffix S. */
+#define DRD_LANES(F) F(0, 0) F(1, 1) F(2, 2) F(3, 3) F(4, 4) F(5, 5) F(6, 6) F(7, 7)
+
+/* Vector form: DR_BEND_LANES (16) edge units of the colour per work item,
+ * the lanes past the colour's end repeating its last unit and storing
+ * nothing. Sixteen, not eight: the hinge is one long chain of dependent
+ * operations (three divisions, a square root, a degree-17 polynomial),
+ * and two float8 halves give the core two chains to overlap (perf on
+ * PoCL: the eight-lane kernel stalled on the polynomial). The four
+ * corners are gathered float4 by float4 (a hinge's particles are seldom
+ * consecutive) into x, y, z, w columns; a unit without a hinge reads its
+ * edge's corner a in place of c and d and its hinge lane does not act. */
 __kernel void project_dihedral(__global float4 *x, __global const dr_dihedral *bend,
-                               __global const float *ccomp, __global float *lambda,
+                               __global const float *crest, __global const float *ccomp,
+                               __global float *blambda, __global float *dlambda,
                                const int first, const int count, const float inv_h2,
                                const int lambda_mode) {
-  const int k0 = get_global_id(0) * 8;
+  const int k0 = get_global_id(0) * DR_BEND_LANES;
   if (k0 >= count) return;
-  const int n = min(count - k0, 8); /* live lanes */
-  /* lane L: its constraint (clamped to the colour), corners, and whether
-   * it may act (live, its edge not torn); plain variables, not arrays, so
-   * that PoCL keeps them in registers */
-#define DRD_LOAD(L)                                                                               \
-  const int kk##L = first + min(k0 + L, count - 1);                                               \
-  const dr_dihedral q##L = bend[kk##L];                                                           \
-  const float4 pa##L = x[q##L.a], pb##L = x[q##L.b], pc##L = x[q##L.c], pd##L = x[q##L.d];       \
-  const int ok##L = L < n && !(q##L.edge >= 0 && ccomp[q##L.edge] < 0.0f) ? -1 : 0;
-  DR_LANES8(DRD_LOAD)
+  const int n = min(count - k0, DR_BEND_LANES); /* live lanes */
+  /* lane L: its unit (clamped to the colour), corners, its edge's rest
+   * and compliance, and whether it may act (live, not torn); plain
+   * variables, not arrays, so that PoCL keeps them in registers */
+#define DRD_LOAD(L, S)                                                                            \
+  const int kk##S = first + min(k0 + L, count - 1);                                              \
+  const dr_dihedral q##S = bend[kk##S];                                                          \
+  const int hc##S = q##S.c >= 0 ? q##S.c : q##S.a, hd##S = q##S.c >= 0 ? q##S.d : q##S.a;        \
+  const float4 pa##S = x[q##S.a], pb##S = x[q##S.b], pc##S = x[hc##S], pd##S = x[hd##S];         \
+  const float er##S = crest[q##S.edge], ec##S = ccomp[q##S.edge];                                \
+  const int ok##S = L < n && ec##S >= 0.0f ? -1 : 0;                                             \
+  const int oh##S = ok##S & (q##S.c >= 0 ? -1 : 0);
+  DRD_LANES(DRD_LOAD)
 #undef DRD_LOAD
-#define DRD_COL(P, C)                                                                             \
-  (float8)((P##0).C, (P##1).C, (P##2).C, (P##3).C, (P##4).C, (P##5).C, (P##6).C, (P##7).C)
-  float8 ax = DRD_COL(pa, x), ay = DRD_COL(pa, y), az = DRD_COL(pa, z);
-  float8 bx = DRD_COL(pb, x), by = DRD_COL(pb, y), bz = DRD_COL(pb, z);
-  float8 cx = DRD_COL(pc, x), cy = DRD_COL(pc, y), cz = DRD_COL(pc, z);
-  float8 dx = DRD_COL(pd, x), dy = DRD_COL(pd, y), dz = DRD_COL(pd, z);
-  float8 lam = (float8)(0.0f);
-  if (lambda_mode == DR_LAMBDA_KEEP)
-    lam = (float8)(lambda[kk0], lambda[kk1], lambda[kk2], lambda[kk3], lambda[kk4], lambda[kk5],
-                   lambda[kk6], lambda[kk7]);
-  const int8 ok = (int8)(ok0, ok1, ok2, ok3, ok4, ok5, ok6, ok7);
-  int8 act;
-  const float8 dl = drd_solve8(&ax, &ay, &az, DRD_COL(pa, w), &bx, &by, &bz, DRD_COL(pb, w), &cx,
-                               &cy, &cz, DRD_COL(pc, w), &dx, &dy, &dz, DRD_COL(pd, w),
-                               DRD_COL(q, rest), DRD_COL(q, compliance) * inv_h2, lam, ok, &act);
-  const float8 lnew = lam + dl;
-#define DRD_STORE(L)                                                                              \
-  if (act.s##L) {                                                                                \
-    if (lambda_mode != DR_LAMBDA_NONE) lambda[kk##L] = lnew.s##L;                                 \
-    x[q##L.a] = (float4)(ax.s##L, ay.s##L, az.s##L, pa##L.w);                                    \
-    x[q##L.b] = (float4)(bx.s##L, by.s##L, bz.s##L, pb##L.w);                                    \
-    x[q##L.c] = (float4)(cx.s##L, cy.s##L, cz.s##L, pc##L.w);                                    \
-    x[q##L.d] = (float4)(dx.s##L, dy.s##L, dz.s##L, pd##L.w);                                    \
+#define DRD_V(P, C) (float8)(P##0 C, P##1 C, P##2 C, P##3 C, P##4 C, P##5 C, P##6 C, P##7 C)
+#define DRD_I(P) (int8)(P##0, P##1, P##2, P##3, P##4, P##5, P##6, P##7)
+  float8 ax = DRD_V(pa, .x), ay = DRD_V(pa, .y), az = DRD_V(pa, .z);
+  float8 bx = DRD_V(pb, .x), by = DRD_V(pb, .y), bz = DRD_V(pb, .z);
+  float8 cx = DRD_V(pc, .x), cy = DRD_V(pc, .y), cz = DRD_V(pc, .z);
+  float8 dx = DRD_V(pd, .x), dy = DRD_V(pd, .y), dz = DRD_V(pd, .z);
+  const float8 aw = DRD_V(pa, .w), bw = DRD_V(pb, .w);
+  float8 hlam = (float8)(0.0f), slam = (float8)(0.0f);
+  if (lambda_mode == DR_LAMBDA_KEEP) {
+    hlam = DRD_V(blambda[kk, ]);
+    slam = DRD_V(dlambda[q, .edge]);
   }
-  DR_LANES8(DRD_STORE)
+  int8 hact, sact, slack;
+  const float8 dl = drd_solve8(&ax, &ay, &az, aw, &bx, &by, &bz, bw, &cx, &cy, &cz,
+                                 DRD_V(pc, .w), &dx, &dy, &dz, DRD_V(pd, .w), DRD_V(q, .rest),
+                                 DRD_V(q, .compliance) * inv_h2, hlam, DRD_I(oh), &hact);
+  const float8 hnew = hlam + dl;
+  const float8 snew = drd_stretch8(&ax, &ay, &az, aw, &bx, &by, &bz, bw, DRD_V(er, ),
+                                     DRD_V(ec, ) * inv_h2, slam, DRD_I(ok), &sact, &slack);
+  /* c and d are stored only where the hinge acted (elsewhere they may be
+   * a read in place of c, d), a and b where either part acted */
+#define DRD_STORE(L, S)                                                                           \
+  if (hact.s##S) {                                                                               \
+    if (lambda_mode != DR_LAMBDA_NONE) blambda[kk##S] = hnew.s##S;                               \
+    x[q##S.c] = (float4)(cx.s##S, cy.s##S, cz.s##S, pc##S.w);                                    \
+    x[q##S.d] = (float4)(dx.s##S, dy.s##S, dz.s##S, pd##S.w);                                    \
+  }                                                                                              \
+  if ((sact.s##S | slack.s##S) && lambda_mode != DR_LAMBDA_NONE)                                 \
+    dlambda[q##S.edge] = snew.s##S;                                                              \
+  if (hact.s##S | sact.s##S) {                                                                   \
+    x[q##S.a] = (float4)(ax.s##S, ay.s##S, az.s##S, pa##S.w);                                    \
+    x[q##S.b] = (float4)(bx.s##S, by.s##S, bz.s##S, pb##S.w);                                    \
+  }
+  DRD_LANES(DRD_STORE)
 #undef DRD_STORE
-#undef DRD_COL
+#undef DRD_V
+#undef DRD_I
 }
 #endif

@@ -60,6 +60,8 @@ typedef uint32_t dr_uint;
 /* Constraints one work item of project_distance projects (float8 lanes);
  * the constraint and lambda buffers carry this many padding entries. */
 #define DR_PROJECT_LANES 8
+/* Dihedral constraints per work item in the vector form (dihedral.cl). */
+#define DR_BEND_LANES 8
 /* Entries the host appends to each constraint array (and lambda) so that
  * a colour's last, partial group reads inside the buffer. */
 #define DR_PROJECT_PAD DR_PROJECT_LANES

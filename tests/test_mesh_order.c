@@ -373,11 +373,15 @@ static void reorder_invisible(void **state) {
     const int in = v[0] >= 0.2 && v[0] <= 0.3 && v[1] >= 0.9 && v[1] <= 1.1 && v[2] >= 0.2 && v[2] <= 0.3;
     if (in) assert_true(dist3f(x + 3 * i, x0 + 3 * i) == 0);
     in_box += in;
-    free_moved += !in && i != 0 && i != 5 && i != 9 && x[3 * i + 1] < x0[3 * i + 1] - 0.01f;
+    free_moved += !in && i != 0 && i != 5 && i != 9 && dist3f(x + 3 * i, x0 + 3 * i) > 0.01f;
   }
-  printf("%d vertices in the pin box, %d others fell > 1 cm\n", in_box, free_moved);
+  printf("%d vertices in the pin box, %d others moved > 1 cm\n", in_box, free_moved);
   assert_true(in_box >= 1);
-  assert_true(free_moved > n / 2); /* the rest fell */
+  /* the rest is free: it sags between the four holds, is dragged by the
+   * path and pulled by the stitch (held at four places with bending
+   * compliance 1e2 the sheet is stiff enough that near the holds it moves
+   * less than 1 cm) */
+  assert_true(free_moved > n / 2);
   const float want9[3] = {(float)(me->vertices[27] + 0.1), (float)me->vertices[28], (float)me->vertices[29]};
   assert_near(dist3f(x + 27, want9), 0, 1e-6);
   printf("stitched pair 20-40: %.3g m apart (started %.3g m)\n", dist3f(x + 60, x + 120),

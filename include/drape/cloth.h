@@ -120,8 +120,11 @@ typedef struct drape_mesh {
   const drape_object_info *objects;
   int n_constraints, n_colours, tether_slots;
   /* Colour balance: the fewest and the most distance constraints one
-   * colour has; the mesh cloths' dihedral bending constraints (0 without
-   * mesh cloths), coloured apart, and theirs. */
+   * colour has (a mesh cloth's edges are not among them: see below); the
+   * mesh cloths' dihedral bending constraints (0 without mesh cloths),
+   * and the colours of their edge units (each edge's stretch link with
+   * the hinge across it, projected together), with their fewest and most
+   * units. */
   int colour_min, colour_max;
   int n_bend_constraints, n_bend_colours, bend_colour_min, bend_colour_max;
 } drape_mesh;

@@ -104,7 +104,8 @@ static int set_static_args(drape_sim *s, drape_err *e) {
   BIND(K_DRIVE, 0, A("x", c->x), A("kin", c->kin));
   cl_mem blam = c->bend_lambda ? c->bend_lambda : c->x; /* never touched in NONE mode */
   if (c->bend)
-    BIND(K_BEND, 0, A("x", c->x), A("bend", c->bend), A("ccomp", c->ccomp), A("lambda", blam));
+    BIND(K_BEND, 0, A("x", c->x), A("bend", c->bend), A("crest", c->crest), A("ccomp", c->ccomp),
+         A("blambda", blam), A("dlambda", lam));
   BIND(K_PROJECT, 0, A("x", c->x), A("ca", c->ca), A("cb", c->cb), A("crest", c->crest),
        A("ccomp", c->ccomp), A("lambda", lam));
   if (!c->gpu) BIND(K_PROJECT, 10, A("pattern", c->cpat));
@@ -243,7 +244,7 @@ static int cl_begin(drape_sim *s, drape_err *e) {
   BIND(K_WIND_TRI, 4, A("sp", sp));
   BIND(K_WIND_GATHER, 5, A("sp", sp));
   BIND(K_PROJECT, 8, A("inv_h2", sp.inv_h2));
-  if (c->bend) BIND(K_BEND, 6, A("inv_h2", sp.inv_h2));
+  if (c->bend) BIND(K_BEND, 8, A("inv_h2", sp.inv_h2));
   BIND(K_DRIVE, 2, A("n_kin", nk));
   BIND(K_VERLET, 4, A("sp", sp));
   if (c->sp_div) {
@@ -281,14 +282,15 @@ static int cl_project(drape_sim *s, int colour, int mode, drape_err *e) {
   BIND(K_PROJECT, 11, A("group0", c->group_off[colour]));
   return launch(s, K_PROJECT, ((size_t)count + DR_PROJECT_LANES - 1) / DR_PROJECT_LANES, e);
 }
-/* One item per constraint in the GPU form, eight in the vector form
+/* One item per constraint in the GPU form, DR_BEND_LANES in the vector form
  * (kernels/dihedral.cl says why). */
 static int cl_project_bend(drape_sim *s, int colour, int mode, drape_err *e) {
   cl_state *c = ST(s);
   int first = s->m.bend_colour_off[colour], count = s->m.bend_colour_off[colour + 1] - first;
-  BIND(K_BEND, 4, A("first", first), A("count", count));
-  BIND(K_BEND, 7, A("lambda_mode", mode));
-  return launch(s, K_BEND, c->gpu ? (size_t)count : ((size_t)count + 7) / 8, e);
+  BIND(K_BEND, 6, A("first", first), A("count", count));
+  BIND(K_BEND, 9, A("lambda_mode", mode));
+  return launch(s, K_BEND,
+                c->gpu ? (size_t)count : ((size_t)count + DR_BEND_LANES - 1) / DR_BEND_LANES, e);
 }
 static int cl_tethers(drape_sim *s, drape_err *e) {
   return launch(s, K_TETHERS, particle_groups(s), e);

@@ -95,7 +95,8 @@ static int cpu_project(drape_sim *s, int colour, int mode, drape_err *e) {
 static int cpu_project_bend(drape_sim *s, int colour, int mode, drape_err *e) {
   cpu_state *c = ST(s);
   int first = s->m.bend_colour_off[colour], count = s->m.bend_colour_off[colour + 1] - first;
-  cpu_project_dihedral(c->x, s->m.bend, c->cons, c->bend_lambda, first, count, s->sp.inv_h2, mode);
+  cpu_project_dihedral(c->x, s->m.bend, c->cons, c->bend_lambda, c->lambda, first, count,
+                       s->sp.inv_h2, mode);
   return DRAPE_OK;
 }
 static int cpu_tethers_stage(drape_sim *s, drape_err *e) {

@@ -4,7 +4,7 @@
 
 #include <math.h>
 
-#include "dihedral.cl" /* kernels/: dihedral1, the kernel's own code */
+#include "dihedral.cl" /* kernels/: edge_unit1, the kernel's own code */
 
 void cpu_predict(dr_float4 *x, dr_float4 *p, const dr_float4 *v, const dr_int *obj,
                  const dr_object *objects, const dr_step_params *sp) {
@@ -72,11 +72,12 @@ void cpu_project_distance(dr_float4 *x, const dr_distance *c, float *lambda, int
 }
 
 void cpu_project_dihedral(dr_float4 *x, const dr_dihedral *bend, const dr_distance *cons,
-                          float *lambda, int first, int count, float inv_h2, int lambda_mode) {
+                          float *blambda, float *dlambda, int first, int count, float inv_h2,
+                          int lambda_mode) {
   for (int k = first; k < first + count; k++) {
     const dr_dihedral q = bend[k];
-    if (q.edge >= 0 && cons[q.edge].compliance < 0.0f) continue; /* its edge is torn */
-    dihedral1(x, q, lambda, k, inv_h2, lambda_mode);
+    edge_unit1(x, q, cons[q.edge].rest, cons[q.edge].compliance, blambda, dlambda, k, inv_h2,
+               lambda_mode);
   }
 }
 

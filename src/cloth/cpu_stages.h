@@ -15,11 +15,13 @@ void cpu_drive_kinematic(dr_float4 *x, const dr_kinematic *kin, int n_kin, float
 /* kernels/project.cl: one colour range [first, first + count). */
 void cpu_project_distance(dr_float4 *x, const dr_distance *c, float *lambda, int first, int count,
                           float inv_h2, int lambda_mode);
-/* kernels/dihedral.cl: one colour [first, first + count) of the bending
- * constraints; ccomp: the distance constraints (a torn edge stops its
- * bending). */
+/* kernels/dihedral.cl: one colour [first, first + count) of the edge
+ * units (a mesh edge's hinge, then its stretch link, whose rest length,
+ * compliance and lambda are the distance constraints' cons[edge] and
+ * dlambda[edge]; a torn edge stops the unit). */
 void cpu_project_dihedral(dr_float4 *x, const dr_dihedral *bend, const dr_distance *cons,
-                          float *lambda, int first, int count, float inv_h2, int lambda_mode);
+                          float *blambda, float *dlambda, int first, int count, float inv_h2,
+                          int lambda_mode);
 /* kernels/tethers.cl */
 void cpu_tethers(dr_float4 *x, const dr_int *pin, const float *rest, int slots, int n);
 /* kernels/collide.cl */

@@ -178,7 +178,7 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   s->mesh.objects = m->info;
   s->mesh.n_constraints = m->n_cons;
   s->mesh.n_colours = m->n_colours;
-  s->mesh.n_bend_constraints = m->n_bend;
+  s->mesh.n_bend_constraints = m->n_hinges;
   s->mesh.n_bend_colours = m->n_bend_colours;
   for (int k = 0; k < m->n_colours; k++) {
     const int n = m->colour_off[k + 1] - m->colour_off[k];

@@ -238,7 +238,7 @@ static int substep_jakobsen(drape_sim *s, frame_plan *f, int k, drape_err *e) {
       if (be->host_timed && c < DRAPE_TIMING_COLOURS) s->tm.colour_ms[c] += s->last_stage_ms;
     }
     s->cur_colour = -1;
-    s->tm.projections += (uint64_t)s->m.n_cons + (uint64_t)s->m.n_bend;
+    s->tm.projections += (uint64_t)s->m.n_cons + (uint64_t)s->m.n_hinges;
   }
   if (s->col) STAGE(DRAPE_STAGE_COLLIDERS, dr_colliders_run(s, substep_end(s, k), e));
   if (f->contacts) STAGE(DRAPE_STAGE_COLLIDE, be->collide(s, substep_end(s, k), e));
@@ -290,7 +290,7 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   f.contacts = s->n_spheres > 0 || s->has_floor;
   f.tear = pr->tearing_enabled && s->any_tear;
   f.drive = s->n_kin > 0;
-  f.per_iteration = (uint64_t)s->m.n_cons + (uint64_t)s->m.n_bend + (f.tethers ? (uint64_t)s->m.n_tethers : 0);
+  f.per_iteration = (uint64_t)s->m.n_cons + (uint64_t)s->m.n_hinges + (f.tethers ? (uint64_t)s->m.n_tethers : 0);
   /* Which per-particle stages join update_fused (pr->fuse_stages): the
    * last iteration's tethers unless self-collision or the colliders' stage
    * runs between them, the

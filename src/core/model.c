@@ -575,7 +575,8 @@ static int colour_bends(dr_model *m, drape_err *e) {
   }
   for (int i = 0; i < n; i++) {
     const dr_dihedral *d = &m->bend[i];
-    const unsigned long long busy = used[d->a] | used[d->b] | used[d->c] | used[d->d];
+    const unsigned long long busy =
+        used[d->a] | used[d->b] | (d->c >= 0 ? used[d->c] | used[d->d] : 0ULL);
     int k = 0;
     while (k < DRAPE_MAX_COLOURS && (busy >> k & 1ULL)) k++;
     if (k == DRAPE_MAX_COLOURS) {
@@ -587,7 +588,8 @@ static int colour_bends(dr_model *m, drape_err *e) {
     }
     col[i] = k;
     if (k + 1 > nk) nk = k + 1;
-    used[d->a] |= 1ULL << k, used[d->b] |= 1ULL << k, used[d->c] |= 1ULL << k, used[d->d] |= 1ULL << k;
+    used[d->a] |= 1ULL << k, used[d->b] |= 1ULL << k;
+    if (d->c >= 0) used[d->c] |= 1ULL << k, used[d->d] |= 1ULL << k;
   }
   m->n_bend_colours = nk;
   if (!ALLOC(m->bend_colour_off, nk + 1)) {
@@ -729,7 +731,16 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
    * bending stiffness, not a per-edge one: refining a mesh keeps its
    * stiffness. */
   for (int ed = 0; ed < t->n_edges; ed++) {
-    if (t->edge_n_tris[ed] != 2) continue;
+    dr_dihedral *d = &m->bend[*bi];
+    d->edge = first_c + ed; /* mapped to the sorted index after colouring */
+    d->pad = 0;
+    m->bend_obj[*bi] = oi;
+    (*bi)++;
+    if (t->edge_n_tris[ed] != 2) { /* a border or seam edge: its stretch link only */
+      d->a = first + t->edge[ed][0], d->b = first + t->edge[ed][1], d->c = d->d = -1;
+      d->rest = 0, d->compliance = 0;
+      continue;
+    }
     const int t0 = t->edge_tri[ed][0], t1 = t->edge_tri[ed][1];
     int a = t->edge[ed][0], b = t->edge[ed][1];
     for (int q = 0; q < 3; q++)
@@ -747,16 +758,12 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
       const double nx = u[1] * w[2] - u[2] * w[1], ny = u[2] * w[0] - u[0] * w[2], nz = u[0] * w[1] - u[1] * w[0];
       area2 += 0.5 * sqrt(nx * nx + ny * ny + nz * nz);
     }
-    dr_dihedral *d = &m->bend[*bi];
     d->a = first + a, d->b = first + b, d->c = first + p, d->d = first + q;
     /* a doubled face (p == q) or a zero-length edge: nothing to bend;
      * the kernel skips it (zero normal) */
     d->rest = dr_dihedral_angle(m->x0[d->a], m->x0[d->b], m->x0[d->c], m->x0[d->d]);
     d->compliance = el > 0 ? (float)(cb * area2 / (3.0 * el * el)) : 0.0f;
-    d->edge = first_c + ed; /* mapped to the sorted index after colouring */
-    d->pad = 0;
-    m->bend_obj[*bi] = oi;
-    (*bi)++;
+    m->n_hinges++;
   }
   for (int j = 0; j < n; j++) m->cons_obj[first_c + j] = oi;
   *ci += n;
@@ -987,7 +994,7 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
       }
       np += c->mesh.n_vertices;
       nc += topo[i].n_edges;
-      nbend += topo[i].n_bend;
+      nbend += topo[i].n_edges; /* an edge unit per edge (colour_bends) */
       nt += c->mesh.n_tris;
       npaths += c->n_pin_paths;
       continue;
@@ -1227,11 +1234,26 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
 
   /* colour, then sort constraints (and their per-constraint tags) */
   {
+    /* A mesh cloth's edges are projected by their edge units (colour_bends,
+     * kernels/dihedral.cl) with the hinge across them, so they take no
+     * distance colour: they go to one trailing bucket that no launch
+     * covers (colour_off[n_colours] .. n_cons), where tearing, strain and
+     * the springs solver still find them. */
     int *order = colour_order(m);
-    if (!order) { rc = drape_fail(e, DRAPE_ENOMEM, "out of memory"); goto fail; }
-    rc = dr_colour_greedy_ordered(m->cons, m->n_cons, m->n_particles, order, colour,
-                                     &m->n_colours, e);
-    free(order);
+    unsigned char *owned = calloc((size_t)(m->n_cons > 0 ? m->n_cons : 1), 1);
+    if (!order || !owned) {
+      free(order), free(owned);
+      rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+      goto fail;
+    }
+    for (int i = 0; i < m->n_bend; i++) owned[m->bend[i].edge] = 1;
+    int n_free = 0;
+    for (int j = 0; j < m->n_cons; j++)
+      if (!owned[order[j]]) order[n_free++] = order[j];
+    rc = dr_colour_greedy_ordered(m->cons, n_free, m->n_particles, order, colour, &m->n_colours, e);
+    for (int i = 0; i < m->n_cons; i++)
+      if (owned[i]) colour[i] = -1;
+    free(order), free(owned);
     if (rc) goto fail;
   }
   /* Launch order: greedy gave the structural links (emitted first) the
@@ -1241,9 +1263,10 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
    * cloth (20 x 1) this lowers the mean stretch by about a third
    * (docs/solver.md). Alternating the direction every
    * substep was measured too: it pumps energy into the cloth. */
-  for (int i = 0; i < m->n_cons; i++) colour[i] = m->n_colours - 1 - colour[i];
-  if (!ALLOC(m->colour_off, m->n_colours + 1)) { rc = drape_fail(e, DRAPE_ENOMEM, "out of memory"); goto fail; }
-  if ((rc = dr_colour_sort(m->cons, m->n_cons, colour, m->n_colours, m->colour_off, new_index, e)))
+  for (int i = 0; i < m->n_cons; i++)
+    colour[i] = colour[i] < 0 ? m->n_colours : m->n_colours - 1 - colour[i];
+  if (!ALLOC(m->colour_off, m->n_colours + 2)) { rc = drape_fail(e, DRAPE_ENOMEM, "out of memory"); goto fail; }
+  if ((rc = dr_colour_sort(m->cons, m->n_cons, colour, m->n_colours + 1, m->colour_off, new_index, e)))
     goto fail;
   {
     unsigned char *tt = malloc((size_t)(nc > 0 ? nc : 1));
@@ -1262,6 +1285,36 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   for (int i = 0; i < m->n_stitch; i++) m->stitch_con[i] = new_index[m->stitch_con[i]];
   for (int i = 0; i < m->n_bend; i++) m->bend[i].edge = new_index[m->bend[i].edge];
   if ((rc = colour_bends(m, e))) goto fail;
+  /* The edges' trailing bucket in the units' order: unit k's link at
+   * colour_off[n_colours] + k, so that a launch of one unit colour reads
+   * the links' rest lengths, compliances and multipliers as runs, not
+   * scattered over the whole bucket (on the 65k-vertex mesh the scattered
+   * reads doubled the kernel's time on PoCL). */
+  if (m->n_bend > 0) {
+    const int off = m->colour_off[m->n_colours];
+    dr_distance *tc = malloc(sizeof *tc * (size_t)m->n_bend);
+    unsigned char *tt = malloc((size_t)m->n_bend);
+    int *to = malloc(sizeof *to * (size_t)m->n_bend);
+    int *moved = malloc(sizeof *moved * (size_t)m->n_cons);
+    if (!tc || !tt || !to || !moved) {
+      free(tc), free(tt), free(to), free(moved);
+      rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+      goto fail;
+    }
+    for (int i = 0; i < m->n_cons; i++) moved[i] = i;
+    for (int k = 0; k < m->n_bend; k++) {
+      const int old = m->bend[k].edge;
+      tc[k] = m->cons[old], tt[k] = m->cons_type[old], to[k] = m->cons_obj[old];
+      moved[old] = off + k;
+      m->bend[k].edge = off + k;
+    }
+    memcpy(m->cons + off, tc, sizeof *tc * (size_t)m->n_bend);
+    memcpy(m->cons_type + off, tt, (size_t)m->n_bend);
+    memcpy(m->cons_obj + off, to, sizeof *to * (size_t)m->n_bend);
+    for (int i = 0; i < 3 * m->n_tris; i++) m->tri_edge[i] = moved[m->tri_edge[i]];
+    for (int i = 0; i < m->n_stitch; i++) m->stitch_con[i] = moved[m->stitch_con[i]];
+    free(tc), free(tt), free(to), free(moved);
+  }
 
   /* stretch links per object, for strain statistics */
   {

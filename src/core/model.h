@@ -35,9 +35,14 @@ typedef struct dr_model {
   unsigned char *cons_type; /* DR_C_* of each (sorted) constraint            */
   int *cons_obj;            /* object of each (sorted) constraint            */
   int n_colours;
-  int *colour_off;          /* n_colours + 1                                */
+  int *colour_off;          /* n_colours + 2: colour k is [off[k], off[k+1]);
+                               [off[n_colours], n_cons) are the edges of
+                               mesh cloths, projected by their edge units  */
 
-  int n_bend;               /* dihedral bending constraints (mesh cloths)   */
+  int n_bend;               /* edge units of mesh cloths: each edge's stretch
+                               link and, on an edge of two triangles, its
+                               dihedral hinge (c >= 0)                      */
+  int n_hinges;             /* units with a hinge: bending constraints      */
   dr_dihedral *bend;        /* sorted by colour (kernels/dihedral.cl)        */
   int *bend_obj;            /* object of each (sorted) one                   */
   int n_bend_colours;
