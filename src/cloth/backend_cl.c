@@ -12,6 +12,7 @@
 
 #include "cl/launch.h"
 #include "core/colour.h"
+#include "cloth/crossings.h"
 #include "cloth/selfcol_cl.h"
 #include "cloth/sim.h"
 
@@ -62,6 +63,8 @@ typedef struct cl_state {
   dr_cl_prof prof;       /* launch events with their stage and colour  */
   selfcol_cl sc;            /* self-collision stage (selfcol_cl.c)        */
   int has_sc;
+  dr_crossings_cl *cross;   /* the crossing counter (crossings_cl.c), made
+                               at the first drape_sim_count_crossings       */
 } cl_state;
 
 #define ST(s) ((cl_state *)(s)->bs)
@@ -527,6 +530,7 @@ static void cl_destroy(drape_sim *s) {
   if (!c) return;
   if (c->cl && c->cl->queue) clFinish(c->cl->queue);
   if (c->has_sc) selfcol_cl_destroy(&c->sc);
+  dr_crossings_cl_destroy(c->cross);
   dr_cl_prof_free(&c->prof);
   free(c->stage_i);
   for (int k = 0; k < K_COUNT; k++) dr_cl_kern_release(&c->k[k]);
@@ -540,6 +544,15 @@ static void cl_destroy(drape_sim *s) {
   if (c->owns_cl) drape_cl_release(&c->own);
   free(c);
   s->bs = NULL;
+}
+
+int dr_backend_cl_crossings(drape_sim *s, dr_crossings_cl **k, cl_mem *x, drape_err *e) {
+  cl_state *c = ST(s);
+  int rc;
+  if (!c->cross && (rc = dr_crossings_cl_create(c->cl, &c->cross, e))) return rc;
+  *k = c->cross;
+  *x = c->x;
+  return DRAPE_OK;
 }
 
 int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e);

@@ -6,7 +6,12 @@
  * the two boxes share (so once). A triangle or edge whose box spans more
  * than MAX_CELLS cells (a blown-up mesh) is tested against everything
  * instead, so the count stays exact whatever the state. Narrow phase: the
- * five orientation signs of the segment-triangle test (core/exact.h). */
+ * five orientation signs of the segment-triangle test (core/exact.h).
+ *
+ * This is the reference. On the OpenCL backend drape_sim_count_crossings
+ * counts on the device (crossings_cl.c, kernels/crossings.cl) and comes
+ * here only when the device flags a state it cannot count within its
+ * fixed buffers (or DRAPE_CROSSINGS=host asks). */
 #include "cloth/crossings.h"
 
 #include <math.h>
@@ -250,13 +255,62 @@ done:
 
 /* ---- the sim's cloths and ropes ---- */
 
+static const float *sim_host_x(void *ctx, drape_err *e) { return dr_sim_positions(ctx, e); }
+
+/* DRAPE_CROSSINGS=host counts on the host on every backend (comparisons,
+ * timing); "device" or unset: the device where the backend is OpenCL. */
+static int host_forced(int *forced, drape_err *e) {
+  const char *v = getenv("DRAPE_CROSSINGS");
+  *forced = 0;
+  if (!v || !*v || !strcmp(v, "device")) return DRAPE_OK;
+  if (!strcmp(v, "host")) {
+    *forced = 1;
+    return DRAPE_OK;
+  }
+  return drape_fail(e, DRAPE_EINVAL, "DRAPE_CROSSINGS = %s: must be host or device", v);
+}
+
 int drape_sim_count_crossings(drape_sim *s, long *count, drape_err *e) {
   *count = 0;
+  const dr_model *m = &s->m;
+  int forced, rc;
+  if ((rc = host_forced(&forced, e))) return rc;
+  dr_crossings_last *last = NULL;
+  if (s->be == &dr_backend_cl) {
+    dr_crossings_cl *k;
+    cl_mem xd;
+    if ((rc = dr_backend_cl_crossings(s, &k, &xd, e))) return rc;
+    last = dr_crossings_cl_last(k);
+    memset(last, 0, sizeof *last);
+    last->host = 1;
+    if (!forced) {
+      const uint32_t *tris = dr_sim_triangles(s, e); /* torn ones degenerate */
+      if (!tris) return e ? e->code : DRAPE_EIO;
+      const dr_crossing_mesh cm = {NULL, 4, m->n_particles, tris, m->n_tris, m->lines, m->n_lines};
+      if ((rc = dr_crossings_cl_count(k, &cm, xd, sim_host_x, s, count, &last->info, e)))
+        return rc;
+      if (last->info.device) {
+        last->host = 0;
+        return DRAPE_OK;
+      }
+      *count = 0; /* a flag: the host's count is the answer */
+    }
+  }
   const float *x = dr_sim_positions(s, e); /* the frame's one read-back */
   if (!x) return e ? e->code : DRAPE_EIO;
-  const dr_model *m = &s->m;
   const uint32_t *tris = dr_sim_triangles(s, e); /* torn ones degenerate */
   if (!tris) return e ? e->code : DRAPE_EIO;
   const dr_crossing_mesh cm = {x, 4, m->n_particles, tris, m->n_tris, m->lines, m->n_lines};
   return dr_count_crossings(&cm, count, e);
+}
+
+int dr_sim_crossings_last(drape_sim *s, dr_crossings_last *out, drape_err *e) {
+  memset(out, 0, sizeof *out);
+  out->host = 1;
+  if (s->be != &dr_backend_cl) return DRAPE_OK;
+  dr_crossings_cl *k;
+  cl_mem xd;
+  int rc = dr_backend_cl_crossings(s, &k, &xd, e);
+  if (!rc) *out = *dr_crossings_cl_last(k);
+  return rc;
 }
