@@ -293,55 +293,65 @@ __kernel void project_dihedral(__global float4 *x, __global const dr_dihedral *b
   const int k0 = get_global_id(0) * DR_BEND_LANES;
   if (k0 >= count) return;
   const int n = min(count - k0, DR_BEND_LANES); /* live lanes */
-  /* lane L: its unit (clamped to the colour), corners, its edge's rest
-   * and compliance, and whether it may act (live, not torn); plain
-   * variables, not arrays, so that PoCL keeps them in registers */
+  /* Lane by lane into vectors: the units' indices and constants, then the
+   * corners as x, y, z, w columns. Nothing per lane stays alive past its
+   * load (the stores rebuild each float4 from the columns): with the
+   * gathered float4s kept for the stores, PoCL spilled a quarter of the
+   * kernel's instructions to the stack. */
+  int8 ia, ib, ic, id, ie, hok;
+  float8 hrest, hcomp;
 #define DRD_LOAD(L, S)                                                                            \
-  const int kk##S = first + min(k0 + L, count - 1);                                              \
-  const dr_dihedral q##S = bend[kk##S];                                                          \
-  const int hc##S = q##S.c >= 0 ? q##S.c : q##S.a, hd##S = q##S.c >= 0 ? q##S.d : q##S.a;        \
-  const float4 pa##S = x[q##S.a], pb##S = x[q##S.b], pc##S = x[hc##S], pd##S = x[hd##S];         \
-  const float er##S = crest[q##S.edge], ec##S = ccomp[q##S.edge];                                \
-  const int ok##S = L < n && ec##S >= 0.0f ? -1 : 0;                                             \
-  const int oh##S = ok##S & (q##S.c >= 0 ? -1 : 0);
+  {                                                                                              \
+    const dr_dihedral q = bend[first + min(k0 + L, count - 1)];                                  \
+    const int h = q.c >= 0; /* a hinge; else c, d read a in their place */                       \
+    ia.s##S = q.a, ib.s##S = q.b, ic.s##S = h ? q.c : q.a, id.s##S = h ? q.d : q.a;              \
+    ie.s##S = q.edge, hok.s##S = h ? -1 : 0, hrest.s##S = q.rest, hcomp.s##S = q.compliance;     \
+  }
   DRD_LANES(DRD_LOAD)
 #undef DRD_LOAD
-#define DRD_V(P, C) (float8)(P##0 C, P##1 C, P##2 C, P##3 C, P##4 C, P##5 C, P##6 C, P##7 C)
-#define DRD_I(P) (int8)(P##0, P##1, P##2, P##3, P##4, P##5, P##6, P##7)
-  float8 ax = DRD_V(pa, .x), ay = DRD_V(pa, .y), az = DRD_V(pa, .z);
-  float8 bx = DRD_V(pb, .x), by = DRD_V(pb, .y), bz = DRD_V(pb, .z);
-  float8 cx = DRD_V(pc, .x), cy = DRD_V(pc, .y), cz = DRD_V(pc, .z);
-  float8 dx = DRD_V(pd, .x), dy = DRD_V(pd, .y), dz = DRD_V(pd, .z);
-  const float8 aw = DRD_V(pa, .w), bw = DRD_V(pb, .w);
+  float8 ax, ay, az, aw, bx, by, bz, bw, cx, cy, cz, cw, dx, dy, dz, dw, er, ec;
+#define DRD_COLS(I, X, Y, Z, W, S)                                                                \
+  {                                                                                              \
+    const float4 t = x[I.s##S];                                                                  \
+    X.s##S = t.x, Y.s##S = t.y, Z.s##S = t.z, W.s##S = t.w;                                      \
+  }
+#define DRD_GATHER(L, S)                                                                          \
+  DRD_COLS(ia, ax, ay, az, aw, S)                                                                \
+  DRD_COLS(ib, bx, by, bz, bw, S)                                                                \
+  DRD_COLS(ic, cx, cy, cz, cw, S)                                                                \
+  DRD_COLS(id, dx, dy, dz, dw, S)                                                                \
+  er.s##S = crest[ie.s##S], ec.s##S = ccomp[ie.s##S];
+  DRD_LANES(DRD_GATHER)
+#undef DRD_GATHER
+#undef DRD_COLS
+  /* live (inside the colour) and not torn */
+  const int8 ok = ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < n) & (ec >= 0.0f);
   float8 hlam = (float8)(0.0f), slam = (float8)(0.0f);
   if (lambda_mode == DR_LAMBDA_KEEP) {
-    hlam = DRD_V(blambda[kk, ]);
-    slam = DRD_V(dlambda[q, .edge]);
+#define DRD_LAM(L, S) hlam.s##S = blambda[first + min(k0 + L, count - 1)], slam.s##S = dlambda[ie.s##S];
+    DRD_LANES(DRD_LAM)
+#undef DRD_LAM
   }
   int8 hact, sact, slack;
-  const float8 dl = drd_solve8(&ax, &ay, &az, aw, &bx, &by, &bz, bw, &cx, &cy, &cz,
-                                 DRD_V(pc, .w), &dx, &dy, &dz, DRD_V(pd, .w), DRD_V(q, .rest),
-                                 DRD_V(q, .compliance) * inv_h2, hlam, DRD_I(oh), &hact);
+  const float8 dl = drd_solve8(&ax, &ay, &az, aw, &bx, &by, &bz, bw, &cx, &cy, &cz, cw, &dx, &dy,
+                               &dz, dw, hrest, hcomp * inv_h2, hlam, ok & hok, &hact);
   const float8 hnew = hlam + dl;
-  const float8 snew = drd_stretch8(&ax, &ay, &az, aw, &bx, &by, &bz, bw, DRD_V(er, ),
-                                     DRD_V(ec, ) * inv_h2, slam, DRD_I(ok), &sact, &slack);
+  const float8 snew = drd_stretch8(&ax, &ay, &az, aw, &bx, &by, &bz, bw, er, ec * inv_h2, slam, ok,
+                                   &sact, &slack);
   /* c and d are stored only where the hinge acted (elsewhere they may be
    * a read in place of c, d), a and b where either part acted */
 #define DRD_STORE(L, S)                                                                           \
   if (hact.s##S) {                                                                               \
-    if (lambda_mode != DR_LAMBDA_NONE) blambda[kk##S] = hnew.s##S;                               \
-    x[q##S.c] = (float4)(cx.s##S, cy.s##S, cz.s##S, pc##S.w);                                    \
-    x[q##S.d] = (float4)(dx.s##S, dy.s##S, dz.s##S, pd##S.w);                                    \
+    if (lambda_mode != DR_LAMBDA_NONE) blambda[first + k0 + L] = hnew.s##S;                      \
+    x[ic.s##S] = (float4)(cx.s##S, cy.s##S, cz.s##S, cw.s##S);                                   \
+    x[id.s##S] = (float4)(dx.s##S, dy.s##S, dz.s##S, dw.s##S);                                   \
   }                                                                                              \
-  if ((sact.s##S | slack.s##S) && lambda_mode != DR_LAMBDA_NONE)                                 \
-    dlambda[q##S.edge] = snew.s##S;                                                              \
+  if ((sact.s##S | slack.s##S) && lambda_mode != DR_LAMBDA_NONE) dlambda[ie.s##S] = snew.s##S;   \
   if (hact.s##S | sact.s##S) {                                                                   \
-    x[q##S.a] = (float4)(ax.s##S, ay.s##S, az.s##S, pa##S.w);                                    \
-    x[q##S.b] = (float4)(bx.s##S, by.s##S, bz.s##S, pb##S.w);                                    \
+    x[ia.s##S] = (float4)(ax.s##S, ay.s##S, az.s##S, aw.s##S);                                   \
+    x[ib.s##S] = (float4)(bx.s##S, by.s##S, bz.s##S, bw.s##S);                                   \
   }
   DRD_LANES(DRD_STORE)
 #undef DRD_STORE
-#undef DRD_V
-#undef DRD_I
 }
 #endif

@@ -554,6 +554,135 @@ static int *colour_order(const dr_model *m) {
   return order;
 }
 
+/* ---- fewer unit colours: tabu search (Hertz and de Werra 1987) ---- */
+
+/* The particles of edge unit u: 2 or 4. */
+static int unit_particles(const dr_dihedral *d, int p[4]) {
+  p[0] = d->a, p[1] = d->b;
+  if (d->c < 0) return 2;
+  p[2] = d->c, p[3] = d->d;
+  return 4;
+}
+
+/* Counts, per colour, unit u's neighbours (units sharing a particle; one
+ * sharing two counts twice, which changes no zero) into cnt[0..K). */
+static void unit_colour_counts(const dr_dihedral *bend, const int *off, const int *list,
+                               const int *col, int u, int K, int *cnt) {
+  int p[4];
+  const int np = unit_particles(&bend[u], p);
+  for (int k = 0; k < K; k++) cnt[k] = 0;
+  for (int q = 0; q < np; q++)
+    for (int j = off[p[q]]; j < off[p[q] + 1]; j++)
+      if (list[j] != u) cnt[col[list[j]]]++;
+}
+
+/* Tries to colour the units with K colours, starting from col (greedy,
+ * maybe more colours: those are folded into [0, K) first): the tabu
+ * search of Hertz and de Werra ("Using tabu search techniques for graph
+ * coloring", Computing 39, 1987) on the conflicts, a unit at a time, with
+ * a fixed-seed generator so that the model, and so the bits, are the
+ * same every run. Why: greedy leaves a mesh of valence up to 8 at 18
+ * colours where 16 (the units meeting at its busiest particle) suffice,
+ * and each colour is a launch per iteration. same[u] counts u's
+ * neighbours (by shared particle) of its own colour, kept up to date at
+ * each move; conf holds the units with same > 0. Returns 1 and leaves
+ * the colouring in col when it succeeds within `budget` moves; else col
+ * is unspecified (the caller keeps a copy). */
+static int tabu_colour(const dr_dihedral *bend, int n, const int *off, const int *list, int K,
+                       long long budget, int *col) {
+  int *conf = malloc(sizeof *conf * (size_t)n), *pos = malloc(sizeof *pos * (size_t)n);
+  int *same = calloc((size_t)n, sizeof *same);
+  long long *tabu = calloc((size_t)n * (size_t)K, sizeof *tabu);
+  int cnt[DRAPE_MAX_COLOURS];
+  int ok = 0, nconf = 0;
+  uint64_t rng = 0x9e3779b97f4a7c15ULL;
+  if (!conf || !pos || !same || !tabu) goto out;
+  for (int u = 0; u < n; u++)
+    if (col[u] >= K) col[u] = (int)(dr_splitmix64(&rng) % (uint64_t)K);
+  for (int u = 0; u < n; u++) {
+    unit_colour_counts(bend, off, list, col, u, K, cnt);
+    same[u] = cnt[col[u]];
+    pos[u] = -1;
+    if (same[u] > 0) pos[u] = nconf, conf[nconf++] = u;
+  }
+  for (long long it = 1; nconf > 0 && it <= budget; it++) {
+    const int u = conf[dr_splitmix64(&rng) % (uint64_t)nconf];
+    unit_colour_counts(bend, off, list, col, u, K, cnt);
+    int best = -1;
+    for (int k = 0; k < K; k++) {
+      if (k == col[u] || (tabu[(size_t)u * K + k] > it && cnt[k] > 0)) continue;
+      if (best < 0 || cnt[k] < cnt[best]) best = k;
+    }
+    if (best < 0) continue;
+    const int from = col[u];
+    tabu[(size_t)u * K + from] = it + 10 + (long long)(dr_splitmix64(&rng) % 10);
+    col[u] = best;
+    same[u] = cnt[best];
+    int p[4];
+    const int np = unit_particles(&bend[u], p);
+    for (int q = 0; q < np; q++)
+      for (int j = off[p[q]]; j < off[p[q] + 1]; j++) {
+        const int v = list[j];
+        if (v == u || (col[v] != from && col[v] != best)) continue;
+        same[v] += col[v] == best ? 1 : -1;
+        if (same[v] > 0 && pos[v] < 0) {
+          pos[v] = nconf, conf[nconf++] = v;
+        } else if (same[v] == 0 && pos[v] >= 0) {
+          const int last = conf[--nconf];
+          conf[pos[v]] = last, pos[last] = pos[v], pos[v] = -1;
+        }
+      }
+    if (same[u] > 0 && pos[u] < 0) {
+      pos[u] = nconf, conf[nconf++] = u;
+    } else if (same[u] == 0 && pos[u] >= 0) {
+      const int last = conf[--nconf];
+      conf[pos[u]] = last, pos[last] = pos[u], pos[u] = -1;
+    }
+  }
+  ok = nconf == 0;
+out:
+  free(conf), free(pos), free(same), free(tabu);
+  return ok;
+}
+
+/* Lowers the units' colour count *nk from greedy's towards the bound no
+ * colouring can beat, the most units at one particle: tries that bound,
+ * then one more, ... (each within a budget of moves), keeps the first
+ * that works. */
+static void fewer_unit_colours(const dr_model *m, int *col, int *nk) {
+  const int n = m->n_bend, np = m->n_particles;
+  int *off = calloc((size_t)np + 1, sizeof *off), *list = malloc(sizeof *list * (size_t)(4 * (size_t)n + 1));
+  int *fill = calloc((size_t)np + 1, sizeof *fill), *trial = malloc(sizeof *trial * (size_t)n);
+  if (!off || !list || !fill || !trial) goto out;
+  for (int u = 0; u < n; u++) {
+    int p[4];
+    const int k = unit_particles(&m->bend[u], p);
+    for (int q = 0; q < k; q++) off[p[q] + 1]++;
+  }
+  int bound = 0;
+  for (int i = 0; i < np; i++) {
+    if (off[i + 1] > bound) bound = off[i + 1];
+    off[i + 1] += off[i];
+  }
+  for (int u = 0; u < n; u++) {
+    int p[4];
+    const int k = unit_particles(&m->bend[u], p);
+    for (int q = 0; q < k; q++) list[off[p[q]] + fill[p[q]]++] = u;
+  }
+  /* about 25k moves take the 65k-vertex square from 18 to 16 colours */
+  const long long budget = 200000 + 2LL * n;
+  for (int K = bound; K < *nk; K++) {
+    memcpy(trial, col, sizeof *trial * (size_t)n);
+    if (tabu_colour(m->bend, n, off, list, K, budget, trial)) {
+      memcpy(col, trial, sizeof *col * (size_t)n);
+      *nk = K;
+      break;
+    }
+  }
+out:
+  free(off), free(list), free(fill), free(trial);
+}
+
 /* The dihedral constraints' own colouring: greedy, each takes the lowest
  * colour none of the constraints already coloured at any of its four
  * particles has, visited in the order they were built (edge by edge,
@@ -591,6 +720,7 @@ static int colour_bends(dr_model *m, drape_err *e) {
     used[d->a] |= 1ULL << k, used[d->b] |= 1ULL << k;
     if (d->c >= 0) used[d->c] |= 1ULL << k, used[d->d] |= 1ULL << k;
   }
+  fewer_unit_colours(m, col, &nk);
   m->n_bend_colours = nk;
   if (!ALLOC(m->bend_colour_off, nk + 1)) {
     rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");

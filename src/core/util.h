@@ -20,4 +20,14 @@ const char *dr_num_f(float v);
 /* snprintf for key paths in messages: a too-long path is cut, never overflows. */
 void dr_pathf(char *dst, size_t cap, const char *fmt, ...) DRAPE_PRINTF(3, 4);
 
+/* splitmix64 (Steele, Lea and Flood, OOPSLA 2014; Vigna's constants): the
+ * next output of the generator whose state is *s. Fixed seeds give the
+ * same draws on every machine (the model builder's choices, so the bits). */
+static inline uint64_t dr_splitmix64(uint64_t *s) {
+  uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+  z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+  z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+  return z ^ (z >> 31);
+}
+
 #endif
