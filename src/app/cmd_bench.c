@@ -74,6 +74,7 @@ typedef struct bench_row {
   int particles, constraints, colours;
   int colour_min, colour_max;   /* fewest and most constraints in a colour */
   int bend_constraints, bend_colours; /* mesh cloths' dihedral bending  */
+  int bend_colour_min, bend_colour_max; /* and their edge units' colours */
   double ms_median, ms_p10, ms_p90, ms_substep;
   double stage_ms[DRAPE_STAGE_COUNT];
   double colour_ms[DRAPE_TIMING_COLOURS];       /* project, per colour  */
@@ -452,6 +453,8 @@ static int simulate(const backend_sel *b, int n, setting st, int self, const dra
   row->colour_max = mesh->colour_max;
   row->bend_constraints = mesh->n_bend_constraints;
   row->bend_colours = mesh->n_bend_colours;
+  row->bend_colour_min = mesh->bend_colour_min;
+  row->bend_colour_max = mesh->bend_colour_max;
   p->stage_valid = 1;
   for (int f = 0; f < warmup + frames && rc == 0; f++) {
     /* SIGINT/SIGTERM: stop at this frame boundary (cmd_bench reports it). */
@@ -552,12 +555,21 @@ static void print_row(const bench_row *r) {
   char set[16], spread[32];
   snprintf(set, sizeof set, "%dx%d", r->substeps, r->iterations);
   snprintf(spread, sizeof spread, "%.1f-%.1f", r->ms_p10, r->ms_p90);
-  /* colour balance: the most constraints in one colour over the fewest */
+  /* colours: the launches of one iteration, the distance colours and the
+   * mesh cloths' edge-unit colours; balance: the most constraints (or
+   * units) in one of them over the fewest */
+  const int colours = r->colours + r->bend_colours;
+  int cmin = r->colours > 0 ? r->colour_min : r->bend_colour_min;
+  int cmax = r->colours > 0 ? r->colour_max : r->bend_colour_max;
+  if (r->colours > 0 && r->bend_colours > 0) {
+    if (r->bend_colour_min < cmin) cmin = r->bend_colour_min;
+    if (r->bend_colour_max > cmax) cmax = r->bend_colour_max;
+  }
   char n[16];
   snprintf(n, sizeof n, r->mesh ? "mesh" : "%d", r->n); /* the mesh: its particles say its size */
   printf("%-28.28s %-6.6s %5s %6s %4s %9d %9.2f %9s %8.3f %7d %7.2f %9.0f %9.1f %8.4f %8.5f %7ld %8.1f %4s\n",
          r->backend, r->kernel_form[0] == 'c' ? "-" : r->kernel_form, n, set, r->self ? "on" : "off", r->particles, r->ms_median, spread,
-         r->ms_substep, r->colours, r->colour_min > 0 ? (double)r->colour_max / r->colour_min : 0.0, r->launches, r->projections_per_s * 1e-6, r->max_strain,
+         r->ms_substep, colours, cmin > 0 ? (double)cmax / cmin : 0.0, r->launches, r->projections_per_s * 1e-6, r->max_strain,
          r->mean_strain, r->crossings, r->device_mb, r->ok ? "yes" : r->diverged ? "DIVERGED" : "FAIL");
   if (r->has_peer)
     printf("%-28.28s %-6s %5d %6s %4s %9d %9.2f %9s %8s %7s %7s %9s %9s %8.4f %8.5f %7s %8s %4s"

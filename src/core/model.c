@@ -471,24 +471,6 @@ static int cmp_pin_dist(const void *a, const void *b) {
  * diagonal families a wedge growing from the edge ends up alternating by
  * column: half of those colours then lose the runs of consecutive
  * particles that project_distance loads as vectors (colour.c). */
-/* The order a mesh cloth's constraints are coloured in: by the larger of
- * their two particles' constraint counts, most first (then by vertex).
- * Why: a particle with k constraints needs k colours, so the greedy bound
- * is the largest such k only if the busiest particles are coloured while
- * their neighbours still leave every colour free. Measured on the 65k
- * irregular square (scripts/make_meshes.py --square 256; busiest particle:
- * 16 constraints): 16 colours in this order, 17 in vertex order (stretch,
- * then bend, or both together by lowest vertex), 19 by the sum of the two
- * counts. */
-typedef struct { int busy, lo, hi, i; } busy_key;
-static int cmp_busiest(const void *x, const void *y) {
-  const busy_key *a = x, *b = y;
-  if (a->busy != b->busy) return b->busy - a->busy;
-  if (a->lo != b->lo) return a->lo - b->lo;
-  if (a->hi != b->hi) return a->hi - b->hi;
-  return a->i - b->i;
-}
-
 static int *colour_order(const dr_model *m) {
   const int n = m->n_cons, buckets = 16 * (m->n_objects > 0 ? m->n_objects : 1);
   int *order = malloc(sizeof *order * (size_t)(n > 0 ? n : 1));
@@ -507,9 +489,7 @@ static int *colour_order(const dr_model *m) {
     } else if (inf->kind == DRAPE_OBJ_ROPE) {
       k = (a < b ? a : b) & 1;
     } else if (inf->cols == 0) {
-      /* a mesh cloth: edges and bends together, busiest particles first
-       * (cmp_busiest) */
-      k = 1; /* then sorted: cmp_busiest */
+      k = 1; /* a mesh cloth's edges: its edge units colour them (colour_bends) */
     } else {
       const int ra = a / inf->cols, ca = a % inf->cols, rb = b / inf->cols, cb = b % inf->cols;
       const int r0 = ra < rb ? ra : rb, c0 = ca < cb ? ca : cb;
@@ -526,29 +506,6 @@ static int *colour_order(const dr_model *m) {
   }
   for (int k = 0; k < buckets; k++) start[k + 1] += start[k];
   for (int i = 0; i < n; i++) order[start[key[i]]++] = i;
-  int any_mesh = 0;
-  for (int o = 0; o < m->n_objects; o++) any_mesh |= m->info[o].kind == DRAPE_OBJ_CLOTH && m->info[o].cols == 0;
-  if (any_mesh) {
-    int *inc = calloc((size_t)(m->n_particles > 0 ? m->n_particles : 1), sizeof *inc);
-    if (!inc) { free(order); free(key); free(start); return NULL; }
-    for (int i = 0; i < n; i++) inc[m->cons[i].a]++, inc[m->cons[i].b]++;
-    busy_key *bk = malloc(sizeof *bk * (size_t)(n > 0 ? n : 1));
-    if (!bk) { free(inc); free(order); free(key); free(start); return NULL; }
-    for (int lo = 0, hi; lo < n; lo = hi) {
-      for (hi = lo; hi < n && key[order[hi]] == key[order[lo]]; hi++) {}
-      const drape_object_info *inf = &m->info[key[order[lo]] / 16];
-      if (key[order[lo]] % 16 != 1 || inf->kind != DRAPE_OBJ_CLOTH || inf->cols != 0) continue;
-      for (int j = lo; j < hi; j++) {
-        const dr_distance *c = &m->cons[order[j]];
-        bk[j] = (busy_key){inc[c->a] > inc[c->b] ? inc[c->a] : inc[c->b], c->a < c->b ? c->a : c->b,
-                           c->a < c->b ? c->b : c->a, order[j]};
-      }
-      qsort(bk + lo, (size_t)(hi - lo), sizeof *bk, cmp_busiest);
-      for (int j = lo; j < hi; j++) order[j] = bk[j].i;
-    }
-    free(bk);
-    free(inc);
-  }
   free(key);
   free(start);
   return order;
