@@ -918,3 +918,212 @@ __kernel void selfcol_bound_clamp(__global float4 *x, __global const float4 *p,
     x[i] = xi;
   }
 }
+
+/* ---- edge-edge contacts (issue 18) ----------------------------------------
+ * Two edges of bounded cloths (self_collision_bounds) that share no particle
+ * and are closer than the pair thickness d are pushed apart to d along the
+ * line between their closest points: Bridson, Fedkiw and Anderson, "Robust
+ * treatment of collisions, contact and friction for cloth animation"
+ * (SIGGRAPH 2002), §7.1 (the edge-edge proximity: closest points
+ * x1 + s (x2 - x1), x3 + t (x4 - x3), their normal, and the impulse shared
+ * by the weights 1-s, s, 1-t, t), projected as a PBD inequality (Müller et
+ * al. 2007): C = n·(P1 - P2) - d >= 0, P1 = (1-s) x_a + s x_b,
+ * P2 = (1-t) x_c + t x_d, so end k of an edge with weight b_k moves by
+ * ±b_k w_k (d - n·(P1 - P2)) / S, S = Σ b_k² w_k. The normal is oriented to
+ * the side the closest points were on at the start of the substep (p), so
+ * two edges that crossed inside the band go back the way they came, like
+ * the vertex-triangle pass. Without it two edges only stopped crossing
+ * (the step bounds) and crept together until they held each other still.
+ *
+ * Jacobi and deterministic like the particle pass: one work item per
+ * particle q finds every contact of the edges at q (from its triangles,
+ * adj[adj_start[q] .. adj_start[q+1]), in the order the model lists them;
+ * an edge seen in an earlier triangle of that list is skipped) and combines
+ * its own share of each (sc_request) into delta[q]; selfcol_apply adds it.
+ * Each of the four particles of a pair computes the same contact from the
+ * same numbers: both edges are taken with their ends in index order and
+ * the pair with the edge of the lower first end first, so the four shares
+ * are those of one constraint. The other edge is an edge of
+ * a triangle met in the triangle hash (the vertex-triangle pass's, boxes
+ * grown by the largest thickness) in the cells of q's edge's box (at most
+ * 2 per axis), once per triangle (in the first cell the two share); an
+ * edge of two such triangles gives the same request twice, which
+ * sc_request takes once. Bounded work: the first `cap` entries of each
+ * bucket (their index order), at most `cap_n` contacts per particle.
+ * Supported particles weigh nothing (selfcol_clamp) unless all four are,
+ * then the true masses; kinematic ones (w = 0) never move, their partners
+ * take the whole correction. No friction on edge-edge contacts. */
+
+/* Closest points of segments p1q1, p2q2: P1 = p1 + s (q1 - p1),
+ * P2 = p2 + t (q2 - p2) (Ericson, "Real-Time Collision Detection", §5.1.9;
+ * same operations in selfcol_cpu.c). */
+inline void sc_seg_closest(float3 p1, float3 q1, float3 p2, float3 q2, float *ps, float *pt) {
+  float3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
+  float a = sc_dot(d1, d1), e = sc_dot(d2, d2), f = sc_dot(d2, r);
+  float s = 0.0f, t = 0.0f;
+  if (a > 0.0f || e > 0.0f) {
+    if (!(a > 0.0f)) {
+      t = clamp(f / e, 0.0f, 1.0f);
+    } else {
+      float c = sc_dot(d1, r);
+      if (!(e > 0.0f)) {
+        s = clamp(-c / a, 0.0f, 1.0f);
+      } else {
+        float b = sc_dot(d1, d2);
+        float den = a * e - b * b;
+        s = den > 0.0f ? clamp((b * f - c * e) / den, 0.0f, 1.0f) : 0.0f;
+        t = (b * s + f) / e;
+        if (t < 0.0f) {
+          t = 0.0f;
+          s = clamp(-c / a, 0.0f, 1.0f);
+        } else if (t > 1.0f) {
+          t = 1.0f;
+          s = clamp((b - c) / a, 0.0f, 1.0f);
+        }
+      }
+    }
+  }
+  *ps = s;
+  *pt = t;
+}
+
+/* 1 when triangle t (current list) has corner v. */
+inline int sc_has(__global const uint *tris, uint t, uint v) {
+  return tris[3 * t] == v || tris[3 * t + 1] == v || tris[3 * t + 2] == v;
+}
+
+__kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 *p,
+                                __global const float *wsc, __global const float4 *rest,
+                                __global const int *sobj, __global const int *objf,
+                                __global const float4 *objp, __global const uint *tris,
+                                __global const int *tobj, __global const float4 *tbox,
+                                __global const uint *maxbits, __global const uint *start,
+                                __global const uint *vals, __global const uint *adj_start,
+                                __global const uint *adj, __global float4 *delta, const int n,
+                                const uint mask, const uint cap, const int cap_n,
+                                __global uint *caps) {
+  const int q = get_global_id(0);
+  if (q >= n) return;
+  float3 D = (float3)(0.0f);
+  const int oq = sobj[q];
+  const float inv = sc_tri_inv_cell(maxbits);
+  const float4 xq4 = x[q];
+  int cnt = 0;
+  uint most = 0u;
+  if (oq >= 0 && (objf[oq] & SELFCOL_F_BOUND) && inv > 0.0f && xq4.w != 0.0f) {
+    const float tq = objp[oq].x;
+    const uint a0 = adj_start[q], a1 = adj_start[q + 1];
+    for (uint ia = a0; ia < a1 && cnt < cap_n; ia++) {
+      const uint t = adj[ia];
+      uint3 v;
+      if (!sc_tri_ok(tris, tobj, (int)t, &v) || !sc_has(tris, t, (uint)q)) continue;
+      for (int c = 0; c < 3 && cnt < cap_n; c++) {
+        const uint o = c == 0 ? v.x : c == 1 ? v.y : v.z;
+        if (o == (uint)q) continue;
+        int dup = 0; /* the edge (q, o) in an earlier triangle of q's list */
+        for (uint ib = a0; ib < ia && !dup; ib++) {
+          uint3 w;
+          dup = sc_tri_ok(tris, tobj, (int)adj[ib], &w) && sc_has(tris, adj[ib], (uint)q) &&
+                sc_has(tris, adj[ib], o);
+        }
+        if (dup) continue;
+        /* the edge with its ends in index order */
+        const uint e0 = min((uint)q, o), e1 = max((uint)q, o);
+        const float4 x0 = x[e0], x1 = x[e1];
+        const float3 elo = fmin(x0.xyz, x1.xyz), ehi = fmax(x0.xyz, x1.xyz);
+        int3 c0 = (int3)(sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv));
+        int3 c1 = (int3)(sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv));
+        c1 = min(c1, c0 + (int3)(1));
+        for (int z = c0.z; z <= c1.z && cnt < cap_n; z++)
+          for (int y = c0.y; y <= c1.y && cnt < cap_n; y++)
+            for (int xx = c0.x; xx <= c1.x && cnt < cap_n; xx++) {
+              const uint h = sc_hash(xx, y, z, mask);
+              const uint lo = start[h], full = start[h + 1u];
+              const uint hi = full - lo > cap ? lo + cap : full;
+              if (full - lo > cap) most = max(most, full - lo);
+              for (uint en = lo; en < hi && cnt < cap_n; en++) {
+                const uint t2 = vals[en];
+                const int ot = tobj[t2];
+                if (ot < 0 || !(objf[ot] & SELFCOL_F_BOUND)) continue;
+                const float4 b0 = tbox[2 * t2], b1 = tbox[2 * t2 + 1];
+                if (b0.w == 0.0f) continue;
+                if (!all(elo <= b1.xyz) || !all(ehi >= b0.xyz)) continue; /* NaN: skipped */
+                int3 d0 = (int3)(sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv));
+                int3 first = max(c0, d0);
+                if (first.x != xx || first.y != y || first.z != z) continue;
+                uint3 u;
+                if (!sc_tri_ok(tris, tobj, (int)t2, &u)) continue;
+                const uint U[3] = {u.x, u.y, u.z};
+                const int same = ot == oq;
+                for (int j = 0; j < 3 && cnt < cap_n; j++) {
+                  const uint ua = U[j], ub = U[j == 2 ? 0 : j + 1];
+                  const uint f0 = min(ua, ub), f1 = max(ua, ub);
+                  if (f0 == e0 || f0 == e1 || f1 == e0 || f1 == e1) continue;
+                  /* the pair in a fixed order (the edge with the lower first
+                   * end is A), so every particle of it computes the same
+                   * numbers */
+                  const int sw = f0 < e0;
+                  const uint id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
+                  const float4 xa = x[id[0]], xb = x[id[1]], xc = x[id[2]], xd = x[id[3]];
+                  float s, tt;
+                  sc_seg_closest(xa.xyz, xb.xyz, xc.xyz, xd.xyz, &s, &tt);
+                  const float3 P1 = xa.xyz + (xb.xyz - xa.xyz) * s;
+                  const float3 P2 = xc.xyz + (xd.xyz - xc.xyz) * tt;
+                  const float3 ev = P1 - P2;
+                  const float l2 = sc_dot(ev, ev);
+                  float d = sc_pair_thickness(tq, objp[ot].x, same);
+                  if (!(l2 < d * d)) continue;
+                  if (same) { /* not closer than in the rest mesh */
+                    float r = sc_seg_dist(rest[id[0]].xyz, rest[id[1]].xyz, rest[id[2]].xyz,
+                                          rest[id[3]].xyz);
+                    if (!(l2 < r * r)) continue;
+                    d = fmin(d, r);
+                  }
+                  /* the side at the start of the substep */
+                  const float3 pa = p[id[0]].xyz, pc = p[id[2]].xyz;
+                  const float3 Q1 = pa + (p[id[1]].xyz - pa) * s;
+                  const float3 Q2 = pc + (p[id[3]].xyz - pc) * tt;
+                  const float3 ep = Q1 - Q2;
+                  const float len = sqrt(l2);
+                  float3 nrm;
+                  float depth;
+                  if (len > 0.0f) {
+                    const float side = sc_dot(ep, ev);
+                    nrm = ev * ((side >= 0.0f ? 1.0f : -1.0f) / len);
+                    depth = side >= 0.0f ? d - len : d + len;
+                  } else {
+                    const float lp = sqrt(sc_dot(ep, ep));
+                    if (!(lp > 0.0f)) continue;
+                    nrm = ep / lp;
+                    depth = d;
+                  }
+                  if (!(depth > 0.0f)) continue;
+                  const float bs[4] = {1.0f - s, s, 1.0f - tt, tt};
+                  float S = 0.0f, Sm = 0.0f;
+                  float wk[4], wm[4];
+                  int mine = 0;
+                  for (int k = 0; k < 4; k++) {
+                    wk[k] = wsc[id[k]];
+                    wm[k] = x[id[k]].w;
+                    S = S + bs[k] * bs[k] * wk[k];
+                    Sm = Sm + bs[k] * bs[k] * wm[k];
+                    if (id[k] == (uint)q) mine = k;
+                  }
+                  float wq = wk[mine];
+                  if (S == 0.0f) {
+                    S = Sm;
+                    wq = wm[mine];
+                  }
+                  if (!(S > 0.0f) || wq == 0.0f) continue;
+                  const float sg = mine < 2 ? bs[mine] : -bs[mine];
+                  D = sc_request(D, nrm * (sg * wq * depth / S));
+                  cnt++;
+                }
+              }
+            }
+      }
+    }
+  }
+  if (most > 0u && oq >= 0) sc_cap_hit(caps, oq, 6, most);
+  delta[q] = (float4)(D, 0.0f);
+}

@@ -55,6 +55,9 @@
 /* Contact slots per vertex in the vertex-triangle pass (6 triangles around
  * a vertex of the other layer, plus room for a second layer). */
 #define SELFCOL_SLOTS 8
+/* Edge-edge contacts a particle combines per substep (its ~6 edges against
+ * the edges of a layer on either side). */
+#define SELFCOL_CAP_E 32
 /* Object flags (objf). */
 #define SELFCOL_F_ROPE 1
 #define SELFCOL_F_BOUND 2 /* its free particles get the step bound (below) */
@@ -107,6 +110,8 @@ enum {
   SELFCOL_CAPC_T_MAX,
   SELFCOL_CAPC_C,        /* corners that hit cap_c                       */
   SELFCOL_CAPC_C_MAX,
+  SELFCOL_CAPC_E,        /* edge-edge queries that met a bucket over cap_t */
+  SELFCOL_CAPC_E_MAX,
   SELFCOL_CAPC_STRIDE = 8
 };
 
@@ -149,6 +154,11 @@ typedef struct selfcol_desc {
   int bound_off;
 } selfcol_desc;
 
+/* 1: stages created from now on run without the edge-edge contacts (the
+ * stage before them; tests and measurements compare with it); 0, the
+ * default: they run for the bounded cloths. */
+void selfcol_set_edge_off(int off);
+
 /* The static colliders, for the support rule (the solver's floor and
  * spheres; a sphere's centre at the end of the substep is
  * center + velocity * t_end, as in kernels/collide.cl). */
@@ -166,7 +176,7 @@ typedef enum {
   SELFCOL_T_HASH_PARTICLES,
   SELFCOL_T_PARTICLES,
   SELFCOL_T_HASH_TRIANGLES,
-  SELFCOL_T_VERTEX_TRIANGLE,
+  SELFCOL_T_VERTEX_TRIANGLE, /* and the edge-edge contacts (issue 18)    */
   SELFCOL_T_BOUND,       /* step bounds: hash on p, pairs, final clamp    */
   SELFCOL_T_COUNT
 } selfcol_part;
@@ -195,6 +205,10 @@ typedef struct selfcol_tables {
   uint32_t cap_p, cap_t, cap_c; /* the caps (see the top)                  */
   uint32_t cap_n;        /* contacts a particle query keeps (tests may
                             raise it after create)                        */
+  int edge;              /* edge-edge contacts run (bounded cloths)        */
+  uint32_t cap_e;        /* edge-edge contacts a particle keeps            */
+  uint32_t *adj_start;   /* n + 1: each particle's triangles (CSR) ...     */
+  uint32_t *adj;         /* ... in the model's triangle order              */
   char (*name)[64];      /* n_objects: names for the warning               */
   int *warned;           /* n_objects: the cap warning was given            */
 } selfcol_tables;
@@ -262,6 +276,9 @@ void cpu_selfcol_vt_gather(selfcol_cpu *s, dr_float4 *x, const dr_uint *tris);
 void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
                        const dr_uint *tris);
 void cpu_selfcol_bound_clamp(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p);
+/* Edge-edge contacts of bounded cloths (selfcol_edge_edge + selfcol_apply),
+ * on the triangle hash of cpu_hash_triangles. */
+void cpu_selfcol_edge_edge(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_uint *tris);
 /* Distance between segments (same arithmetic as sc_seg_dist), for tests. */
 float selfcol_seg_dist(const float p1[3], const float q1[3], const float p2[3], const float q2[3]);
 

@@ -15,7 +15,7 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_corner_count", "selfcol_corner_scatter", "selfcol_vt_gather",
     "hash_scan_chunks",     "hash_scan_totals",       "hash_scan_chunks_add",
     "selfcol_bound_init",   "selfcol_bound_pairs",    "selfcol_bound_clamp",
-    "selfcol_bound_extent", "selfcol_bound_overflow"};
+    "selfcol_bound_extent", "selfcol_bound_overflow", "selfcol_edge_edge"};
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
@@ -209,6 +209,8 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->kin, n * sizeof(float), NULL, "kinematic moves", e)) ||
       (rc = mk(s, &s->big, nt * u, NULL, "wide triangles", e)) ||
       (rc = mk(s, &s->nbig, u, NULL, "wide triangle count", e)) ||
+      (rc = mk(s, &s->adj_start, (n + 1) * u, t->adj_start, "particle triangles start", e)) ||
+      (rc = mk(s, &s->adj, 3 * nt * u, t->adj, "particle triangles", e)) ||
       (rc = mk(s, &s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, NULL, "cap counters",
                e)) ||
       (rc = scan_plan(s, &s->scan_p, Bp + 1, e)) || (rc = scan_plan(s, &s->scan_t, Bt + 1, e)) ||
@@ -242,7 +244,8 @@ void selfcol_cl_destroy(selfcol_cl *s) {
                    &s->prank,  &s->pcount, &s->pvals, &s->delta, &s->wsc,  &s->ncon,  &s->maxbits,
                    &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
                    &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals,
-                   &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->kin,   &s->big,   &s->nbig};
+                   &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->kin,   &s->big,   &s->nbig,
+                   &s->adj_start, &s->adj};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   scan_free(&s->scan_p);
   scan_free(&s->scan_t);
@@ -388,6 +391,24 @@ int selfcol_cl_bound_clamp(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
   return rc ? rc : launch(s, SK_BOUND_CLAMP, (size_t)n, 0, e);
 }
 
+int selfcol_cl_edge_edge(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e) {
+  part(s, SELFCOL_T_VERTEX_TRIANGLE);
+  const selfcol_tables *t = &s->tb;
+  const cl_int n = t->n, cap_n = (cl_int)t->cap_e;
+  const cl_uint mask = t->mask_t, cap = t->cap_t;
+  int rc;
+  if ((rc = BIND(SK_EDGE_EDGE, A("x", x), A("p", p), A("wsc", s->wsc), A("rest", s->rest),
+                 A("sobj", s->sobj), A("objf", s->objf), A("objp", s->objp), A("tris", tris),
+                 A("tobj", s->tobj), A("tbox", s->tbox), A("maxbits", s->maxbits),
+                 A("start", s->tcount), A("vals", s->tvals), A("adj_start", s->adj_start),
+                 A("adj", s->adj), A("delta", s->delta), A("n", n), A("mask", mask),
+                 A("cap", cap), A("cap_n", cap_n), A("caps", s->caps))) ||
+      (rc = launch(s, SK_EDGE_EDGE, (size_t)n, 0, e)) ||
+      (rc = BIND(SK_APPLY, A("x", x), A("delta", s->delta), A("n", n))))
+    return rc;
+  return launch(s, SK_APPLY, (size_t)n, 0, e);
+}
+
 int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e) {
   part(s, SELFCOL_T_VERTEX_TRIANGLE);
   const selfcol_tables *t = &s->tb;
@@ -474,6 +495,7 @@ int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol
   if (s->tb.any_tris && ((rc = selfcol_cl_hash_triangles(s, x, tris, e)) ||
                          (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e))))
     return rc;
+  if (s->tb.edge && (rc = selfcol_cl_edge_edge(s, x, p, tris, e))) return rc;
   if (bound && (rc = selfcol_cl_bound_clamp(s, x, p, e))) return rc;
   return caps_read(s, e);
 }

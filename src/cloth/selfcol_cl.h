@@ -16,7 +16,8 @@ enum {
   SK_SCAN_BLOCK, SK_SCAN_ADD, SK_SORT, SK_CLAMP, SK_COUNT_P, SK_SCATTER_P, SK_PARTICLES,
   SK_APPLY, SK_TRI_EXTENT, SK_COUNT_T, SK_SCATTER_T, SK_VT, SK_CORNER_COUNT,
   SK_CORNER_SCATTER, SK_VT_GATHER, SK_SCAN_CHUNKS, SK_SCAN_TOTALS, SK_SCAN_CHUNKS_ADD,
-  SK_BOUND_INIT, SK_BOUND_PAIRS, SK_BOUND_CLAMP, SK_BOUND_EXTENT, SK_BOUND_OVERFLOW, SK_COUNT
+  SK_BOUND_INIT, SK_BOUND_PAIRS, SK_BOUND_CLAMP, SK_BOUND_EXTENT, SK_BOUND_OVERFLOW,
+  SK_EDGE_EDGE, SK_COUNT
 };
 
 #define SELFCOL_SCAN_LEVELS 8
@@ -59,6 +60,7 @@ typedef struct selfcol_cl {
   cl_mem rb, kin;               /* step bounds: bits of r per particle, and
                                    each kinematic particle's move            */
   cl_mem big, nbig;             /* triangles too wide for the bounds' hash   */
+  cl_mem adj_start, adj;        /* edge-edge: each particle's triangles (CSR) */
   uint32_t *caps_host;
   cl_event caps_ev;
   selfcol_scan scan_p, scan_t, scan_c;
@@ -97,6 +99,9 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
  * p grown by bound_r, then r per particle; and the final clamp (run last). */
 int selfcol_cl_bound(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e);
 int selfcol_cl_bound_clamp(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e);
+/* Edge-edge contacts of bounded cloths (after the vertex-triangle pass, on
+ * its triangle hash): selfcol_edge_edge + selfcol_apply. */
+int selfcol_cl_edge_edge(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e);
 
 /* The cap counters (n_objects x SELFCOL_CAPC_STRIDE) after the queue has
  * run everything enqueued so far (blocking), warning once per capped

@@ -127,6 +127,9 @@ static uint32_t pow2_at_least(uint64_t n) {
   return b;
 }
 
+static int g_edge_off;
+void selfcol_set_edge_off(int off) { g_edge_off = off; }
+
 int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e) {
   memset(t, 0, sizeof *t);
   if (d->n_particles < 0 || d->n_tris < 0 || d->n_objects < 1)
@@ -251,12 +254,59 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     if (side > widest) widest = side;
   }
   t->bound_limit = 2.0f * widest;
+  /* Edge-edge contacts (issue 18): for the bounded cloths, each
+   * particle's triangles in the model's order (CSR), built once from the
+   * desc's list; a run reads the current corners of these triangles. */
+  t->edge = t->bound && !g_edge_off && ntri > 0;
+  t->cap_e = SELFCOL_CAP_E;
+  t->adj_start = calloc(n + 1u, sizeof *t->adj_start);
+  t->adj = calloc(3u * nt, sizeof *t->adj);
+  if (!t->adj_start || !t->adj) {
+    selfcol_tables_free(t);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision tables)");
+  }
+  for (int k = 0; k < t->n_tris; k++)
+    for (int c = 0; c < 3; c++) {
+      uint32_t v = d->tris[3 * k + c];
+      if (v < (uint32_t)t->n) t->adj_start[v + 1u]++;
+    }
+  for (int i = 0; i < t->n; i++) t->adj_start[i + 1] += t->adj_start[i];
+  {
+    /* fill in order: a cursor per particle */
+    uint32_t *cur = malloc(n * sizeof *cur);
+    if (!cur) {
+      selfcol_tables_free(t);
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision tables)");
+    }
+    memcpy(cur, t->adj_start, (size_t)t->n * sizeof *cur);
+    for (int k = 0; k < t->n_tris; k++) {
+      const uint32_t a = d->tris[3 * k], b = d->tris[3 * k + 1], c = d->tris[3 * k + 2];
+      const uint32_t v3i[3] = {a, b, c};
+      for (int q = 0; q < 3; q++) {
+        uint32_t v = v3i[q];
+        if (v >= (uint32_t)t->n) continue;
+        if ((q > 0 && v == a) || (q > 1 && v == b)) continue; /* a corner twice */
+        t->adj[cur[v]++] = (uint32_t)k;
+      }
+    }
+    /* a degenerate triangle listed a corner once, not twice: close gaps */
+    uint32_t w = 0;
+    for (int i = 0; i < t->n; i++) {
+      uint32_t lo = t->adj_start[i];
+      t->adj_start[i] = w;
+      for (uint32_t m = lo; m < cur[i]; m++) t->adj[w++] = t->adj[m];
+    }
+    t->adj_start[t->n] = w;
+    free(cur);
+  }
   t->mask_p = pow2_at_least(2u * (uint64_t)np) - 1u;  /* ~2 buckets per particle */
   t->mask_t = pow2_at_least(4u * (uint64_t)ntri) - 1u; /* ~4-8 entries per triangle */
   return DRAPE_OK;
 }
 
 void selfcol_tables_free(selfcol_tables *t) {
+  free(t->adj_start);
+  free(t->adj);
   free(t->name);
   free(t->warned);
   free(t->sobj);
@@ -279,14 +329,19 @@ int selfcol_caps_warn(selfcol_tables *t, const uint32_t *caps) {
   int warned = 0;
   for (int o = 0; o < t->n_objects; o++) {
     const uint32_t *c = caps + SELFCOL_CAPC_STRIDE * o;
-    if (t->warned[o] || !(c[SELFCOL_CAPC_P] || c[SELFCOL_CAPC_T] || c[SELFCOL_CAPC_C])) continue;
+    if (t->warned[o] ||
+        !(c[SELFCOL_CAPC_P] || c[SELFCOL_CAPC_T] || c[SELFCOL_CAPC_C] || c[SELFCOL_CAPC_E]))
+      continue;
     t->warned[o] = 1;
     warned++;
     char msg[512];
-    int k = c[SELFCOL_CAPC_P] ? 0 : c[SELFCOL_CAPC_T] ? 1 : 2;
-    const unsigned cap = k == 0 ? t->cap_p : k == 1 ? t->cap_t : t->cap_c;
+    int k = c[SELFCOL_CAPC_P] ? 0 : c[SELFCOL_CAPC_T] ? 1 : c[SELFCOL_CAPC_C] ? 2 : 3;
+    const unsigned cap = k == 0 ? t->cap_p : k == 1 ? t->cap_t : k == 2 ? t->cap_c : t->cap_t;
     char part[160];
-    if (k == 0)
+    if (k == 3)
+      snprintf(part, sizeof part, "an edge-edge query met a bucket of %u hash entries (cap %u)",
+               (unsigned)c[SELFCOL_CAPC_E_MAX], cap);
+    else if (k == 0)
       snprintf(part, sizeof part, "a particle query met %u hash entries (caps: %u entries, %u "
                "contacts)", (unsigned)c[SELFCOL_CAPC_P_MAX], cap, (unsigned)t->cap_n);
     else
@@ -925,6 +980,169 @@ void cpu_selfcol_bound_clamp(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p) {
   }
 }
 
+/* ---- edge-edge contacts (kernels/selfcol.cl, selfcol_edge_edge) ---- */
+/* sc_seg_closest */
+static void seg_closest(v3 p1, v3 q1, v3 p2, v3 q2, float *ps, float *pt) {
+  v3 d1 = sub(q1, p1), d2 = sub(q2, p2), r = sub(p1, p2);
+  float a = dot(d1, d1), e = dot(d2, d2), f = dot(d2, r);
+  float s = 0.0f, t = 0.0f;
+  if (a > 0.0f || e > 0.0f) {
+    if (!(a > 0.0f)) {
+      t = clampf01(f / e);
+    } else {
+      float c = dot(d1, r);
+      if (!(e > 0.0f)) {
+        s = clampf01(-c / a);
+      } else {
+        float b = dot(d1, d2);
+        float den = a * e - b * b;
+        s = den > 0.0f ? clampf01((b * f - c * e) / den) : 0.0f;
+        t = (b * s + f) / e;
+        if (t < 0.0f) {
+          t = 0.0f;
+          s = clampf01(-c / a);
+        } else if (t > 1.0f) {
+          t = 1.0f;
+          s = clampf01((b - c) / a);
+        }
+      }
+    }
+  }
+  *ps = s;
+  *pt = t;
+}
+
+static inline int has_corner(const dr_uint *tris, uint32_t t, uint32_t v) {
+  return tris[3 * t] == v || tris[3 * t + 1] == v || tris[3 * t + 2] == v;
+}
+
+void cpu_selfcol_edge_edge(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_uint *tris) {
+  const selfcol_tables *t = &s->tb;
+  const float inv = tri_inv_cell(s->maxbits);
+  const int cap_n = (int)t->cap_e;
+  const uint32_t cap = t->cap_t;
+  for (int q = 0; q < t->n; q++) {
+    v3 D = V(0, 0, 0);
+    const int oq = t->sobj[q];
+    const dr_float4 xq4 = x[q];
+    int cnt = 0;
+    uint32_t most = 0;
+    if (oq >= 0 && (t->objf[oq] & SELFCOL_F_BOUND) && inv > 0.0f && xq4.w != 0.0f) {
+      const float tq = t->objp[oq].x;
+      const uint32_t a0 = t->adj_start[q], a1 = t->adj_start[q + 1];
+      for (uint32_t ia = a0; ia < a1 && cnt < cap_n; ia++) {
+        const uint32_t tr = t->adj[ia];
+        uint32_t v[3];
+        if (!tri_ok(t, tris, (int)tr, v) || !has_corner(tris, tr, (uint32_t)q)) continue;
+        for (int c = 0; c < 3 && cnt < cap_n; c++) {
+          const uint32_t o = v[c];
+          if (o == (uint32_t)q) continue;
+          int dup = 0;
+          for (uint32_t ib = a0; ib < ia && !dup; ib++) {
+            uint32_t w[3];
+            dup = tri_ok(t, tris, (int)t->adj[ib], w) && has_corner(tris, t->adj[ib], (uint32_t)q) &&
+                  has_corner(tris, t->adj[ib], o);
+          }
+          if (dup) continue;
+          const uint32_t e0 = (uint32_t)q < o ? (uint32_t)q : o, e1 = (uint32_t)q < o ? o : (uint32_t)q;
+          const v3 x0 = X3(x[e0]), x1 = X3(x[e1]);
+          const v3 elo = vmin(x0, x1), ehi = vmax(x0, x1);
+          int c0[3] = {sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv)};
+          int c1[3] = {sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv)};
+          for (int k = 0; k < 3; k++)
+            if (c1[k] > c0[k] + 1) c1[k] = c0[k] + 1;
+          for (int z = c0[2]; z <= c1[2] && cnt < cap_n; z++)
+            for (int y = c0[1]; y <= c1[1] && cnt < cap_n; y++)
+              for (int xx = c0[0]; xx <= c1[0] && cnt < cap_n; xx++) {
+                const uint32_t h = sc_hash(xx, y, z, t->mask_t);
+                const uint32_t lo = s->tstart[h], full = s->tstart[h + 1u];
+                const uint32_t hi = full - lo > cap ? lo + cap : full;
+                if (full - lo > cap && full - lo > most) most = full - lo;
+                for (uint32_t en = lo; en < hi && cnt < cap_n; en++) {
+                  const uint32_t t2 = s->tvals[en];
+                  const int ot = t->tobj[t2];
+                  if (ot < 0 || !(t->objf[ot] & SELFCOL_F_BOUND)) continue;
+                  const dr_float4 b0 = s->tbox[2 * t2], b1 = s->tbox[2 * t2 + 1];
+                  if (b0.w == 0.0f) continue;
+                  if (!box_overlap(elo, ehi, X3(b0), X3(b1))) continue;
+                  int d0[3] = {sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv)};
+                  if ((c0[0] > d0[0] ? c0[0] : d0[0]) != xx ||
+                      (c0[1] > d0[1] ? c0[1] : d0[1]) != y || (c0[2] > d0[2] ? c0[2] : d0[2]) != z)
+                    continue;
+                  uint32_t U[3];
+                  if (!tri_ok(t, tris, (int)t2, U)) continue;
+                  const int same = ot == oq;
+                  for (int j = 0; j < 3 && cnt < cap_n; j++) {
+                    const uint32_t ua = U[j], ub = U[j == 2 ? 0 : j + 1];
+                    const uint32_t f0 = ua < ub ? ua : ub, f1 = ua < ub ? ub : ua;
+                    if (f0 == e0 || f0 == e1 || f1 == e0 || f1 == e1) continue;
+                    const int sw = f0 < e0;
+                    const uint32_t id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
+                    const v3 xa = X3(x[id[0]]), xb = X3(x[id[1]]), xc = X3(x[id[2]]),
+                             xd = X3(x[id[3]]);
+                    float sp, tt;
+                    seg_closest(xa, xb, xc, xd, &sp, &tt);
+                    const v3 P1 = add(xa, mul(sub(xb, xa), sp));
+                    const v3 P2 = add(xc, mul(sub(xd, xc), tt));
+                    const v3 ev = sub(P1, P2);
+                    const float l2 = dot(ev, ev);
+                    float d = sc_pair_thickness(tq, t->objp[ot].x, same);
+                    if (!(l2 < d * d)) continue;
+                    if (same) {
+                      float r = seg_dist(X3(t->rest[id[0]]), X3(t->rest[id[1]]), X3(t->rest[id[2]]),
+                                         X3(t->rest[id[3]]));
+                      if (!(l2 < r * r)) continue;
+                      d = fminf(d, r);
+                    }
+                    const v3 pa = X3(p[id[0]]), pc = X3(p[id[2]]);
+                    const v3 Q1 = add(pa, mul(sub(X3(p[id[1]]), pa), sp));
+                    const v3 Q2 = add(pc, mul(sub(X3(p[id[3]]), pc), tt));
+                    const v3 ep = sub(Q1, Q2);
+                    const float len = sqrtf(l2);
+                    v3 nrm;
+                    float depth;
+                    if (len > 0.0f) {
+                      const float side = dot(ep, ev);
+                      nrm = mul(ev, (side >= 0.0f ? 1.0f : -1.0f) / len);
+                      depth = side >= 0.0f ? d - len : d + len;
+                    } else {
+                      const float lp = sqrtf(dot(ep, ep));
+                      if (!(lp > 0.0f)) continue;
+                      nrm = dvs(ep, lp);
+                      depth = d;
+                    }
+                    if (!(depth > 0.0f)) continue;
+                    const float bs[4] = {1.0f - sp, sp, 1.0f - tt, tt};
+                    float S = 0.0f, Sm = 0.0f, wk[4], wm[4];
+                    int mine = 0;
+                    for (int k = 0; k < 4; k++) {
+                      wk[k] = s->wsc[id[k]];
+                      wm[k] = x[id[k]].w;
+                      S = S + bs[k] * bs[k] * wk[k];
+                      Sm = Sm + bs[k] * bs[k] * wm[k];
+                      if (id[k] == (uint32_t)q) mine = k;
+                    }
+                    float wq = wk[mine];
+                    if (S == 0.0f) {
+                      S = Sm;
+                      wq = wm[mine];
+                    }
+                    if (!(S > 0.0f) || wq == 0.0f) continue;
+                    const float sg = mine < 2 ? bs[mine] : -bs[mine];
+                    D = sc_request(D, mul(nrm, sg * wq * depth / S));
+                    cnt++;
+                  }
+                }
+              }
+        }
+      }
+    }
+    if (most > 0u && oq >= 0) sc_cap_hit(s->caps, oq, SELFCOL_CAPC_E, most);
+    s->delta[q] = (dr_float4){D.x, D.y, D.z, 0.0f};
+  }
+  cpu_selfcol_apply(s, x);
+}
+
 void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_uint *tris,
                      const selfcol_colliders *col) {
   if (!s->tb.any) return;
@@ -951,6 +1169,7 @@ void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_
   double t4 = drape_now();
   cpu_selfcol_vertex_triangle(s, x, p, tris);
   cpu_selfcol_vt_gather(s, x, tris);
+  if (s->tb.edge) cpu_selfcol_edge_edge(s, x, p, tris);
   double t5 = drape_now();
   s->ms[SELFCOL_T_HASH_TRIANGLES] += 1e3 * (t4 - t3);
   s->ms[SELFCOL_T_VERTEX_TRIANGLE] += 1e3 * (t5 - t4);
