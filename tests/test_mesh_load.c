@@ -5,14 +5,18 @@
  * first-use order, zero-area triangles are dropped with their count, and
  * every rejection (unreadable file, no triangles, NaN, grid and mesh both,
  * pins of the wrong kind, bad indices, stitches) fails with a message that
- * names the key path. */
+ * names the key path; UVs stay per triangle corner through welding, the
+ * Morton reorder, tearing and both OBJ writers (a cube with a UV seam at
+ * every corner). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloth/sim.h"
 #include "support.h"
 #include "drape/drape.h"
+#include "drape/world.h"
 
 static char g_dir[1024];
 
@@ -219,12 +223,205 @@ static void relative_to_scene(void **state) {
   assert_int_equal(rc, 0);
 }
 
+/* ---- UV seams ---- */
+
+/* A 0.2 m cube around (0, 1, 0): 8 positions, 6 faces of 2 triangles,
+ * each face with its own 4 texture coordinates (an atlas: face f at
+ * u = f/8 + 1/32 or 3/32, v = 17/32 or 19/32, all exact in binary), so
+ * every position has three UVs: a seam at each corner. want_uv: 6 per
+ * triangle, in file order. */
+static const char *write_seam_cube(float want_uv[12 * 6]) {
+  static const int quad[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4},
+                                 {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+  static const int tri_corner[2][3] = {{0, 1, 2}, {0, 2, 3}};
+  char text[4096];
+  int at = 0;
+  for (int i = 0; i < 8; i++)
+    at += snprintf(text + at, sizeof text - (size_t)at, "v %g %g %g\n", i & 1 ? 0.1 : -0.1,
+                   i & 2 ? 1.1 : 0.9, i & 4 ? 0.1 : -0.1);
+  float vt[24][2];
+  for (int f = 0; f < 6; f++)
+    for (int k = 0; k < 4; k++) {
+      vt[4 * f + k][0] = (float)f / 8 + (k == 1 || k == 2 ? 3.0f : 1.0f) / 32;
+      vt[4 * f + k][1] = (k >= 2 ? 19.0f : 17.0f) / 32;
+      at += snprintf(text + at, sizeof text - (size_t)at, "vt %.9g %.9g\n", (double)vt[4 * f + k][0],
+                     (double)vt[4 * f + k][1]);
+    }
+  for (int f = 0; f < 6; f++)
+    for (int h = 0; h < 2; h++) {
+      at += snprintf(text + at, sizeof text - (size_t)at, "f");
+      for (int q = 0; q < 3; q++) {
+        const int k = tri_corner[h][q];
+        at += snprintf(text + at, sizeof text - (size_t)at, " %d/%d", quad[f][k] + 1, 4 * f + k + 1);
+        want_uv[6 * (2 * f + h) + 2 * q] = vt[4 * f + k][0];
+        want_uv[6 * (2 * f + h) + 2 * q + 1] = vt[4 * f + k][1];
+      }
+      at += snprintf(text + at, sizeof text - (size_t)at, "\n");
+    }
+  return write_file("seam_cube.obj", text);
+}
+
+/* One object of an OBJ file: v, vt and faces (v and vt indices from 0). */
+typedef struct {
+  int nv, nvt, nf;
+  float v[64][3], vt[64][2];
+  int fv[16][3], ft[16][3];
+} small_obj;
+
+static void read_small_obj(const char *path, small_obj *o) {
+  memset(o, 0, sizeof *o);
+  FILE *f = fopen(path, "r");
+  assert_non_null(f);
+  char line[256];
+  int objects = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (line[0] == 'o' && line[1] == ' ') objects++;
+    if (line[0] == 'v' && line[1] == ' ') {
+      assert_true(o->nv < 64);
+      assert_int_equal(sscanf(line + 2, "%f %f %f", &o->v[o->nv][0], &o->v[o->nv][1], &o->v[o->nv][2]), 3);
+      o->nv++;
+    } else if (line[0] == 'v' && line[1] == 't') {
+      assert_true(o->nvt < 64);
+      assert_int_equal(sscanf(line + 3, "%f %f", &o->vt[o->nvt][0], &o->vt[o->nvt][1]), 2);
+      o->nvt++;
+    } else if (line[0] == 'f' && line[1] == ' ') {
+      assert_true(o->nf < 16);
+      int *a = o->fv[o->nf], *t = o->ft[o->nf];
+      assert_int_equal(sscanf(line + 2, "%d/%d %d/%d %d/%d", &a[0], &t[0], &a[1], &t[1], &a[2], &t[2]), 6);
+      for (int q = 0; q < 3; q++) a[q]--, t[q]--;
+      o->nf++;
+    }
+  }
+  fclose(f);
+  assert_int_equal(objects, 1);
+}
+
+/* A written cube: 8 points (the welded count), no two `vt` lines alike,
+ * and each face a loaded triangle (the same corners, in the loader's
+ * numbering) whose every corner has the file's UV for that corner, the
+ * numbers compared. Returns the number of faces. */
+static int check_seam_obj(const char *path, const drape_cloth_mesh *m, const float *want_uv) {
+  small_obj o;
+  read_small_obj(path, &o);
+  assert_int_equal(o.nv, 8);
+  for (int i = 0; i < o.nvt; i++)
+    for (int j = 0; j < i; j++)
+      assert_false(o.vt[i][0] == o.vt[j][0] && o.vt[i][1] == o.vt[j][1]);
+  int used[64] = {0};
+  for (int f = 0; f < o.nf; f++) {
+    int t = -1;
+    for (int u = 0; u < m->n_tris; u++)
+      if (m->tris[3 * u] == o.fv[f][0] && m->tris[3 * u + 1] == o.fv[f][1] &&
+          m->tris[3 * u + 2] == o.fv[f][2])
+        t = u;
+    if (t < 0) fail_msg("%s: face %d (%d %d %d) is none of the loaded triangles", path, f,
+                        o.fv[f][0], o.fv[f][1], o.fv[f][2]);
+    for (int q = 0; q < 3; q++) {
+      const int k = o.ft[f][q];
+      assert_true(k >= 0 && k < o.nvt);
+      used[k] = 1;
+      if (o.vt[k][0] != want_uv[6 * t + 2 * q] || o.vt[k][1] != want_uv[6 * t + 2 * q + 1])
+        fail_msg("%s: face %d corner %d: vt (%.9g, %.9g), the file has (%.9g, %.9g)", path, f, q,
+                 (double)o.vt[k][0], (double)o.vt[k][1], (double)want_uv[6 * t + 2 * q],
+                 (double)want_uv[6 * t + 2 * q + 1]);
+    }
+  }
+  for (int k = 0; k < o.nvt; k++) assert_true(used[k]); /* no vt of a torn face */
+  return o.nf;
+}
+
+/* The loader keeps each corner's UV (one UV per vertex would keep one
+ * side of each seam), and both OBJ writers give them back: at frame 0 (12
+ * faces, 24 vt), and after vertex 0, the others pinned, is yanked 2 m
+ * away and tears out with its 6 triangles (the torn faces and their vt
+ * left out); in the file's vertex order and, again, with the vertices in
+ * Morton order. (pin_vertices and the path's vertex are the loader's
+ * numbers; its vertex 0 is the file's first `v`, the first face's first
+ * corner.) */
+static void uv_seams(void **state) {
+  (void)state;
+  float want_uv[12 * 6];
+  write_seam_cube(want_uv);
+  for (int morton = 0; morton < 2; morton++) {
+    if (morton) setenv("DRAPE_MESH_ORDER", "morton", 1);
+    drape_scene s;
+    drape_err e = {0};
+    assert_int_equal(parse_cloth("\"name\": \"cube\", \"mesh\": {\"file\": \"seam_cube.obj\"}, "
+                                 "\"tear_ratio\": 1.5, \"pin_vertices\": [1, 2, 3, 4, 5, 6, 7], \"pin_paths\": "
+                                 "[{\"vertex\": 0, \"keys\": [[0, -0.1, 0.9, -0.1], "
+                                 "[0.05, -2.1, 0.9, -0.1]]}]",
+                                 NULL, &s, &e), 0);
+    const drape_cloth_mesh *m = &s.cloth[0].mesh;
+    assert_int_equal(m->n_vertices, 8); /* welded: 24 corners with distinct UVs */
+    assert_int_equal(m->n_tris, 12);
+    assert_non_null(m->tri_uv);
+    for (int i = 0; i < 12 * 6; i++) assert_true(m->tri_uv[i] == want_uv[i]);
+    drape_world_def wd = drape_world_def_default();
+    wd.backend = DRAPE_BACKEND_CPU;
+    drape_world *w = NULL;
+    if (drape_world_create(&s, &wd, &w, &e)) fail_msg("%s", e.msg);
+    if (morton) {
+      assert_non_null(drape_world_sim(w)->m.perm);
+      int moved = 0;
+      for (int i = 0; i < 8; i++) moved += drape_world_sim(w)->m.perm[i] != i;
+      assert_true(moved > 0);
+    } else {
+      assert_null(drape_world_sim(w)->m.perm);
+    }
+    char pw[2048], ps[2048];
+    snprintf(pw, sizeof pw, "%s/seam_world.obj", g_dir);
+    snprintf(ps, sizeof ps, "%s/seam_sim.obj", g_dir);
+    if (drape_world_write_obj(w, pw, &e) || drape_sim_write_obj(drape_world_sim(w), ps, &e))
+      fail_msg("%s", e.msg);
+    assert_int_equal(check_seam_obj(pw, m, want_uv), 12);
+    assert_int_equal(check_seam_obj(ps, m, want_uv), 12);
+    for (int i = 0; i < 10; i++)
+      if (drape_world_step(w, &e)) fail_msg("%s", e.msg);
+    if (drape_world_write_obj(w, pw, &e) || drape_sim_write_obj(drape_world_sim(w), ps, &e))
+      fail_msg("%s", e.msg);
+    const int nw = check_seam_obj(pw, m, want_uv), ns = check_seam_obj(ps, m, want_uv);
+    print_message("  %s order: %d of 12 faces left after the tear\n", morton ? "Morton" : "file", nw);
+    assert_int_equal(nw, ns);
+    assert_int_equal(nw, 6);
+    drape_world_destroy(w);
+    drape_scene_free(&s);
+    unsetenv("DRAPE_MESH_ORDER");
+  }
+}
+
+/* "springs" on a mesh cloth: no bending at all (its springs are the
+ * edges; the dihedral constraints are XPBD's and Jakobsen's), so the load
+ * warns, naming the key; "xpbd" does not. */
+static void springs_warns(void **state) {
+  (void)state;
+  char out[8192];
+  for (int springs = 0; springs < 2; springs++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"dt\": 0.002, \"substeps\": 10, \"cloth\": [{\"mesh\": {\"file\": "
+             "\"%s/meshes/square_small.obj\"}, \"solver\": \"%s\", \"stiffness\": 10, "
+             "\"spring_damping\": 0.01, \"bend_stiffness\": 5, \"pin_vertices\": [0]}], "
+             "\"frames\": 2}",
+             drape_test_source_dir(), springs ? "springs" : "xpbd");
+    write_file("springs.json", text);
+    const int rc = drape_test_sh(out, sizeof out, "'%s' run '%s/springs.json' --backend cpu 2>&1",
+                                 drape_test_exe(), g_dir);
+    if (rc != 0) fail_msg("drape run: rc %d: %s", rc, out);
+    const char *w = strstr(out, "warning: cloth[0].solver = \"springs\": a mesh cloth has no bend "
+                                "springs (its bending is the dihedral-angle constraint, which needs "
+                                "\"xpbd\" or \"jakobsen\")");
+    if (springs ? !w || !strstr(out, "bend_stiffness = 5 and compliance.bend are not used") : !!w)
+      fail_msg("solver %s: %s", springs ? "springs" : "xpbd", out);
+  }
+}
+
 int main(void) {
   snprintf(g_dir, sizeof g_dir, "%s", drape_test_tmpdir("mesh_load"));
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(repo_meshes),       cmocka_unit_test(transform_order),
       cmocka_unit_test(weld_and_first_use), cmocka_unit_test(zero_area_dropped),
       cmocka_unit_test(rejections),        cmocka_unit_test(relative_to_scene),
+      cmocka_unit_test(uv_seams),          cmocka_unit_test(springs_warns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

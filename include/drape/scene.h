@@ -61,6 +61,10 @@ typedef struct drape_pin_path {
  * scripts/make_meshes.py does), and that numbering is what pin_vertices,
  * pin_paths' "vertex", stitches and every output use. Triangles of zero
  * area are dropped (with a warning giving their count).
+ * Texture coordinates belong to triangle corners, not to vertices: where
+ * the file has a UV seam (one position with a different UV on each side)
+ * welding joins the position, and each corner keeps its own UV (tri_uv),
+ * which the OBJ writers give back (`f v/vt`).
  * drape_cloth_mesh_load() fills the arrays below from `file`; a def built in
  * code may fill them directly instead (file NULL). */
 typedef struct drape_cloth_mesh {
@@ -72,9 +76,15 @@ typedef struct drape_cloth_mesh {
   /* the loaded mesh (owned): */
   int n_vertices;
   double *vertices;                /* 3 per vertex, m, transformed, welded    */
-  float *uv;                       /* 2 per vertex, or NULL (no UVs)          */
+  float *uv;                       /* 2 per vertex, or NULL (no UVs): the UV
+                                      of the vertex's first corner in the
+                                      file (one side of a seam only)         */
   int n_tris;
   int *tris;                       /* 3 vertex indices per triangle           */
+  float *tri_uv;                   /* 6 per triangle, or NULL: (u, v) of each
+                                      corner as the file gives it; what the
+                                      OBJ writers write. Without it (a def
+                                      built in code) they write uv per corner */
 } drape_cloth_mesh;
 
 typedef struct drape_cloth_def {

@@ -349,14 +349,17 @@ static int copy_mesh_def(const drape_cloth_def *from, drape_cloth_def *to, drape
   to->mesh.vertices = malloc(sizeof(double) * 3 * (size_t)m->n_vertices);
   to->mesh.tris = malloc(sizeof(int) * 3 * (size_t)m->n_tris);
   to->mesh.uv = m->uv ? malloc(sizeof(float) * 2 * (size_t)m->n_vertices) : NULL;
+  to->mesh.tri_uv = m->tri_uv ? malloc(sizeof(float) * 6 * (size_t)m->n_tris) : NULL;
   to->pin_vertices = malloc(sizeof(int) * (size_t)(from->n_pin_vertices + 1));
-  if (!to->mesh.vertices || !to->mesh.tris || (m->uv && !to->mesh.uv) || !to->pin_vertices) {
+  if (!to->mesh.vertices || !to->mesh.tris || (m->uv && !to->mesh.uv) ||
+      (m->tri_uv && !to->mesh.tri_uv) || !to->pin_vertices) {
     drape_cloth_def_free(to);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   }
   memcpy(to->mesh.vertices, m->vertices, sizeof(double) * 3 * (size_t)m->n_vertices);
   memcpy(to->mesh.tris, m->tris, sizeof(int) * 3 * (size_t)m->n_tris);
   if (m->uv) memcpy(to->mesh.uv, m->uv, sizeof(float) * 2 * (size_t)m->n_vertices);
+  if (m->tri_uv) memcpy(to->mesh.tri_uv, m->tri_uv, sizeof(float) * 6 * (size_t)m->n_tris);
   memcpy(to->pin_vertices, from->pin_vertices, sizeof(int) * (size_t)from->n_pin_vertices);
   return DRAPE_OK;
 }

@@ -90,8 +90,33 @@ void drape_sim_destroy(drape_sim *s) {
   free(s->mat); free(s->compliance); free(s->spheres); free(s->spheres0); free(s->sph);
   free(s->kin); free(s->grabs); free(s->hx); free(s->hv); free(s->ostats); free(s->hcons);
   free(s->htris);
+  free(s->corner_uv), free(s->obj_corner_uv);
   free(s->sc_objects);
   free(s);
+}
+
+/* The texture coordinates of the mesh cloths' triangle corners, in the
+ * model's triangle order (a mesh cloth's triangles keep the def's order,
+ * the Morton reorder renumbers only vertices): tri_uv as loaded, or, for a
+ * def built in code with only per-vertex uv, each corner's vertex's. */
+static int corner_uvs(drape_sim *s, const drape_scene *sc, drape_err *e) {
+  const dr_model *m = &s->m;
+  for (int k = 0; k < sc->n_cloth && k < m->n_objects; k++) { /* cloths are objects 0.. */
+    const drape_cloth_mesh *me = &sc->cloth[k].mesh;
+    if (!sc->cloth[k].has_mesh || (!me->tri_uv && !me->uv) || m->info[k].n_tris != me->n_tris)
+      continue;
+    if (!s->corner_uv && (!(s->corner_uv = calloc(6 * (size_t)m->n_tris + 1, sizeof *s->corner_uv)) ||
+                          !(s->obj_corner_uv = calloc((size_t)m->n_objects, 1))))
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    float *cu = s->corner_uv + 6 * (size_t)m->info[k].first_tri;
+    if (me->tri_uv)
+      memcpy(cu, me->tri_uv, sizeof *cu * 6 * (size_t)me->n_tris);
+    else
+      for (int c = 0; c < 3 * me->n_tris; c++)
+        cu[2 * c] = me->uv[2 * me->tris[c]], cu[2 * c + 1] = me->uv[2 * me->tris[c] + 1];
+    s->obj_corner_uv[k] = 1;
+  }
+  return DRAPE_OK;
 }
 
 int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_sim **out,
@@ -215,6 +240,10 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   }
   s->sc_desc = (selfcol_desc){m->n_particles, m->x0,      m->obj,       m->n_tris,
                               m->tris,        m->n_objects, s->sc_objects, 0, 0, 0, 0, 0};
+  if ((rc = corner_uvs(s, sc, e))) {
+    drape_sim_destroy(s);
+    return rc;
+  }
 
   if (o.backend == DRAPE_BACKEND_CPU) {
     s->be = &dr_backend_cpu;
@@ -520,8 +549,8 @@ const uint32_t *dr_sim_triangles(drape_sim *s, drape_err *e) {
 }
 
 const float *dr_sim_uv(const drape_sim *s, int ob) {
-  if (ob < 0 || ob >= s->m.n_objects || !s->m.uv || !s->m.obj_uv[ob]) return NULL;
-  return s->m.uv + 2 * (size_t)s->m.info[ob].first_particle;
+  if (ob < 0 || ob >= s->m.n_objects || !s->corner_uv || !s->obj_corner_uv[ob]) return NULL;
+  return s->corner_uv + 6 * (size_t)s->m.info[ob].first_tri;
 }
 
 int drape_sim_pick(drape_sim *s, const double o[3], const double d[3], double max_dist,

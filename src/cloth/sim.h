@@ -169,6 +169,9 @@ struct drape_sim {
   drape_object_stats *ostats;
   dr_distance *hcons;
   uint32_t *htris;
+  float *corner_uv;             /* 6 per triangle (mesh cloths' UVs per
+                                   corner, corner_uvs in sim.c), or NULL    */
+  unsigned char *obj_corner_uv; /* per object: 1 when corner_uv has its UVs */
 
   drape_mesh mesh;
   struct dr_colliders *col;      /* capsules and mesh colliders
@@ -189,8 +192,9 @@ const float *dr_sim_positions(drape_sim *s, drape_err *e);
  * model's own when nothing can tear, else read back into s->htris. NULL on
  * failure (e set). */
 const uint32_t *dr_sim_triangles(drape_sim *s, drape_err *e);
-/* Object ob's texture coordinates (2 floats per point, in the order its
- * points are read out), or NULL: only mesh cloths whose file has UVs. */
+/* Object ob's texture coordinates per triangle corner (6 floats per
+ * triangle, in the order of its triangles in dr_sim_triangles, torn ones
+ * included), or NULL: only mesh cloths whose file has UVs. */
 const float *dr_sim_uv(const drape_sim *s, int ob);
 /* Before a frame: the stitches' rest lengths for the frame's end (sim.c). */
 int dr_sim_stitches(drape_sim *s, drape_err *e);

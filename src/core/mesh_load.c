@@ -11,7 +11,12 @@
  * this numbering is the same whatever the importer does with its vertex
  * arrays (Assimp's OBJ importer, for one, writes one vertex per face
  * corner), and for an OBJ whose vertices are listed in that order (as
- * scripts/make_meshes.py writes them) it is the file's own order. */
+ * scripts/make_meshes.py writes them) it is the file's own order.
+ *
+ * UVs are read per triangle corner before the weld (Assimp gives one UV
+ * per vertex of its own, and splits a vertex that has two) and kept per
+ * corner with the triangles (tri_uv): the weld joins a UV seam's two sides
+ * in position, and their texture coordinates stay apart. */
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
@@ -243,8 +248,9 @@ int drape_cloth_mesh_load(drape_cloth_def *d, int index, const char *base_dir, d
     long long n_tri = n_corner / 3, kept = 0, dropped = 0;
     int *tris = malloc(sizeof *tris * 3 * (size_t)n_tri);
     int *num = malloc(sizeof *num * (size_t)n_corner);
-    if (!tris || !num) {
-      free(tris), free(num);
+    float *tuv = has_uv ? malloc(sizeof *tuv * 6 * (size_t)n_tri) : NULL;
+    if (!tris || !num || (has_uv && !tuv)) {
+      free(tris), free(num), free(tuv);
       rc = drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", key);
       goto done;
     }
@@ -265,17 +271,18 @@ int drape_cloth_mesh_load(drape_cloth_def *d, int index, const char *base_dir, d
         if (num[w3[q]] < 0) num[w3[q]] = nv++;
         tris[3 * kept + q] = num[w3[q]];
       }
+      if (tuv) memcpy(tuv + 6 * kept, raw_uv + 6 * t, 6 * sizeof *tuv);
       kept++;
     }
     if (kept == 0) {
-      free(tris), free(num);
+      free(tris), free(num), free(tuv);
       rc = drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": no triangles left: all %lld have zero area "
                       "(after welding vertices within weld = %s m)", key, m->file, n_tri,
                       dr_num(m->weld));
       goto done;
     }
     if (nv > DRAPE_MAX_PARTICLES) {
-      free(tris), free(num);
+      free(tris), free(num), free(tuv);
       rc = drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": %d vertices after welding, more than the %d "
                       "particles a cloth may have (DRAPE_MAX_PARTICLES)", key, m->file, nv,
                       DRAPE_MAX_PARTICLES);
@@ -284,7 +291,7 @@ int drape_cloth_mesh_load(drape_cloth_def *d, int index, const char *base_dir, d
     double *vx = malloc(sizeof *vx * 3 * (size_t)nv);
     float *vuv = has_uv ? malloc(sizeof *vuv * 2 * (size_t)nv) : NULL;
     if (!vx || (has_uv && !vuv)) {
-      free(tris), free(num), free(vx), free(vuv);
+      free(tris), free(num), free(vx), free(vuv), free(tuv);
       rc = drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", key);
       goto done;
     }
@@ -297,13 +304,22 @@ int drape_cloth_mesh_load(drape_cloth_def *d, int index, const char *base_dir, d
     if (dropped > 0)
       fprintf(stderr, "drape: warning: %s = \"%s\": %lld zero-area triangle%s dropped (of %lld)\n",
               key, m->file, dropped, dropped == 1 ? "" : "s", n_tri);
-    free(m->vertices), free(m->uv), free(m->tris);
+    free(m->vertices), free(m->uv), free(m->tris), free(m->tri_uv);
     m->vertices = vx;
     m->uv = vuv;
     m->n_vertices = nv;
     m->tris = tris;
     m->n_tris = (int)kept;
+    m->tri_uv = tuv;
   }
+  /* The springs solver (seed 001) makes springs of distance constraints
+   * only: a mesh's bending is its dihedral constraints, which it does not
+   * run, so such a cloth would fold freely without a word. */
+  if (!rc && d->solver == DRAPE_SOLVER_SPRINGS)
+    fprintf(stderr, "drape: warning: cloth[%d].solver = \"springs\": a mesh cloth has no bend "
+            "springs (its bending is the dihedral-angle constraint, which needs \"xpbd\" or "
+            "\"jakobsen\"): it will not resist bending; cloth[%d].bend_stiffness = %s and "
+            "compliance.bend are not used\n", index, index, dr_num(d->bend_stiffness));
 done:
   aiReleaseImport(sc);
   free(raw), free(raw_uv), free(weld_of), free(xyz), free(uv);

@@ -1,6 +1,7 @@
 /* The one OBJ writer (internal): drape_world_write_obj and
  * drape_sim_write_obj both describe their objects to it, so the format
- * (header, `o` per object, `v` at %.9g, `f` per triangle, one `l a b` per
+ * (header, `o` per object, `v` at %.9g, `vt` per distinct corner UV,
+ * `f` per triangle, one `l a b` per
  * link for Blender's importer) and the rules (never a non-finite vertex,
  * a temporary file renamed when complete) exist once. */
 #ifndef DRAPE_CORE_OBJ_H
@@ -26,10 +27,13 @@ int dr_obj_open(dr_obj *o, const char *path, int frame, double time, drape_err *
  * links as indices into its own points. `kind` names it in messages
  * ("cloth", "rope", ...). A non-finite point: DRAPE_EUNSTABLE, and the file
  * is not written. Triangles with three equal corners (torn) are left out.
- * uv (2 floats per point, or NULL): one `vt` per point and faces as
- * `f a/a b/b c/c`, so a mesh cloth keeps its file's texture coordinates. */
+ * tri_uv (6 floats per triangle: (u, v) of each corner, or NULL): one
+ * `vt` per distinct (u, v) of the triangles written, numbered in the order
+ * the corners first use them, and faces as `f a/ta b/tb c/tc`, so a mesh
+ * cloth keeps its file's texture coordinates, seams included (one `v`,
+ * a `vt` per side). */
 int dr_obj_object(dr_obj *o, const char *kind, const char *name, const float *xyz, int stride,
-                  int n, const float *uv, const uint32_t *tris, int n_tris,
+                  int n, const float *tri_uv, const uint32_t *tris, int n_tris,
                   const uint32_t *links, int n_links, drape_err *e);
 /* Renames the temporary to PATH when everything went well (ok and no
  * error), else removes it; returns the first error. */

@@ -169,6 +169,7 @@ void drape_cloth_def_free(drape_cloth_def *d) {
   free(d->mesh.vertices);
   free(d->mesh.uv);
   free(d->mesh.tris);
+  free(d->mesh.tri_uv);
   free(d->pin_vertices);
   d->pins = NULL, d->n_pins = 0;
   d->pin_paths = NULL, d->n_pin_paths = 0;
@@ -176,6 +177,7 @@ void drape_cloth_def_free(drape_cloth_def *d) {
   d->mesh.vertices = NULL, d->mesh.n_vertices = 0;
   d->mesh.uv = NULL;
   d->mesh.tris = NULL, d->mesh.n_tris = 0;
+  d->mesh.tri_uv = NULL;
   d->pin_vertices = NULL, d->n_pin_vertices = 0;
 }
 

@@ -479,17 +479,28 @@ int drape_world_write_obj(drape_world *w, const char *path, drape_err *e) {
     const size_t ni = (size_t)(o->n_tris > o->n_links ? 3 * o->n_tris : 2 * o->n_links) + 1;
     float *x = malloc(sizeof(float) * 3 * ((size_t)o->n_points + 1));
     uint32_t *idx = malloc(sizeof(uint32_t) * ni);
+    const float *uv = k < w->n_sim_objects ? dr_sim_uv(w->sim, k) : NULL;
+    float *tuv = uv ? malloc(sizeof(float) * 6 * ((size_t)o->n_tris + 1)) : NULL;
     int nt = 0;
-    rc = !x || !idx ? drape_fail(e, DRAPE_ENOMEM, "out of memory") : DRAPE_OK;
+    rc = !x || !idx || (uv && !tuv) ? drape_fail(e, DRAPE_ENOMEM, "out of memory") : DRAPE_OK;
     if (!rc) rc = drape_world_read_points(w, k, x, e);
     if (!rc && o->n_tris > 0) rc = drape_world_read_tris(w, k, idx, &nt, e);
     if (!rc && o->n_links > 0) rc = drape_world_read_links(w, k, idx, e);
+    if (!rc && tuv) { /* the corners' UVs of the triangles read_tris kept (w->tris: all) */
+      const drape_object_info *inf = &drape_sim_mesh(w->sim)->objects[k];
+      int kept = 0;
+      for (int t = 0; t < inf->n_tris; t++) {
+        const uint32_t *q = w->tris + 3 * ((size_t)inf->first_tri + (size_t)t);
+        if (q[0] == q[1] && q[1] == q[2]) continue; /* torn */
+        memcpy(tuv + 6 * (size_t)kept++, uv + 6 * (size_t)t, 6 * sizeof *tuv);
+      }
+    }
     if (!rc)
-      rc = dr_obj_object(&obj, kind_name(o->kind), o->name, x, 3, o->n_points,
-                         k < w->n_sim_objects ? dr_sim_uv(w->sim, k) : NULL, idx, nt, idx,
+      rc = dr_obj_object(&obj, kind_name(o->kind), o->name, x, 3, o->n_points, tuv, idx, nt, idx,
                          o->n_tris > 0 ? 0 : o->n_links, e);
     free(x);
     free(idx);
+    free(tuv);
   }
   const int crc = dr_obj_close(&obj, rc == DRAPE_OK, e);
   return rc ? rc : crc;
