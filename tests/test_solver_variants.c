@@ -69,6 +69,33 @@ static void test_springs_seed001_stays_finite_10s(void **state) {
   drape_scene_free(&s);
 }
 
+/* A mesh cloth's particle is named by its vertex in the message (a mesh has
+ * no rows and columns): stiff springs on the irregular square at a large
+ * step diverge. */
+static void test_springs_mesh_unstable_names_vertex(void **state) {
+  (void)state;
+  drape_scene s;
+  load_scene("tablecloth_mesh.json", &s);
+  s.cloth[0].solver = DRAPE_SOLVER_SPRINGS;
+  s.cloth[0].stiffness = 1e6;
+  s.cloth[0].self_collision = 0;
+  s.substeps = 1;
+  drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CPU);
+  drape_err e = {0};
+  int rc = 0, f = 0;
+  for (; f < 50 && !rc; f++) rc = drape_sim_step(sim, &e);
+  print_message("mesh springs: rc %d after %d frames: %s\n", rc, f, e.msg);
+  assert_int_equal(rc, DRAPE_EUNSTABLE);
+  assert_non_null(strstr(e.msg, "cloth \"sheet\""));
+  const char *v = strstr(e.msg, "(vertex ");
+  assert_non_null(v);
+  assert_null(strstr(e.msg, "row "));
+  const int vertex = atoi(v + 8);
+  assert_true(vertex >= 0 && vertex < s.cloth[0].mesh.n_vertices);
+  drape_sim_destroy(sim);
+  drape_scene_free(&s);
+}
+
 /* At 4x the seed's step the explicit integration diverges, and the solver
  * says so (object, frame, step, hint) instead of returning NaN positions. */
 static void test_springs_4x_dt_reported_unstable(void **state) {
@@ -426,6 +453,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_springs_seed001_stays_finite_10s),
       cmocka_unit_test(test_springs_4x_dt_reported_unstable),
+      cmocka_unit_test(test_springs_mesh_unstable_names_vertex),
       cmocka_unit_test(test_springs_symplectic_energy),
       cmocka_unit_test(test_springs_cl_matches_cpu),
       cmocka_unit_test(test_jakobsen_verlet_free_fall),

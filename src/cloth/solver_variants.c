@@ -155,17 +155,23 @@ static int report_unstable(drape_sim *s, int i, drape_err *e) {
   const drape_object_info *inf = &m->info[ob];
   const int li = i - inf->first_particle;
   const double h = s->dt / s->params.substeps;
+  char where[64]; /* a grid's particles have a row and a column, a mesh's a vertex */
+  if (inf->kind == DRAPE_OBJ_CLOTH && inf->cols > 0)
+    snprintf(where, sizeof where, "particle %d (row %d, col %d)", i, li / inf->cols, li % inf->cols);
+  else if (inf->kind == DRAPE_OBJ_CLOTH)
+    snprintf(where, sizeof where, "particle %d (vertex %d)", i, dr_model_slot(m, i) - inf->first_particle);
+  else
+    snprintf(where, sizeof where, "particle %d (node %d)", i, li);
   return drape_fail(
       e, DRAPE_EUNSTABLE,
-      "unstable: %s \"%s\" (object %d) diverged in frame %d (t = %.4g s): particle %d (row %d, col "
-      "%d) has a spring stretched past %.0fx its rest length or a non-finite position or velocity. "
+      "unstable: %s \"%s\" (object %d) diverged in frame %d (t = %.4g s): %s "
+      "has a spring stretched past %.0fx its rest length or a non-finite position or velocity. "
       "Explicit mass-springs (symplectic Euler, seed 001) are only conditionally stable and the "
       "substep h = dt/substeps = %.4g s is past the limit (undamped estimate h < %.3g s from "
       "stiffness and particle mass): reduce dt, raise substeps or lower the stiffness, or use "
       "\"solver\": \"xpbd\"",
       inf->kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", inf->name, ob, s->frame + 1,
-      (s->frame + 1) * s->dt, i, inf->cols > 0 ? li / inf->cols : 0, inf->cols > 0 ? li % inf->cols : li,
-      (double)DRAPE_SPRINGS_BLOWUP, h, v->h_limit);
+      (s->frame + 1) * s->dt, where, (double)DRAPE_SPRINGS_BLOWUP, h, v->h_limit);
 }
 
 

@@ -436,7 +436,7 @@ void dr_model_free(dr_model *m) {
   free(m->stitch_con); free(m->stitch_rest0); free(m->stitch_close);
   free(m->bend); free(m->bend_obj); free(m->bend_colour_off);
   free(m->info); free(m->mat); free(m->damping_rate); free(m->strain_off); free(m->strain_idx);
-  free(m->uv); free(m->obj_uv); free(m->perm); free(m->iperm);
+  free(m->perm); free(m->iperm);
   for (int i = 0; i < m->n_paths; i++) free(m->paths[i].keys);
   free(m->paths);
   memset(m, 0, sizeof *m);
@@ -772,13 +772,6 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
     m->obj[i] = oi;
   }
   free(area);
-  if (me->uv) {
-    if (!m->uv && (!(m->uv = calloc(2 * (size_t)m->n_particles, sizeof *m->uv)) ||
-                   !(m->obj_uv = calloc((size_t)m->n_objects, sizeof *m->obj_uv))))
-      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
-    memcpy(m->uv + 2 * (size_t)first, me->uv, 2 * (size_t)nv * sizeof *m->uv);
-    m->obj_uv[oi] = 1;
-  }
   for (int q = 0; q < c->n_pin_vertices; q++) m->x0[first + c->pin_vertices[q]].w = 0;
   if (c->has_pin_box)
     for (int v = 0; v < nv; v++) {
@@ -983,8 +976,8 @@ static int *mesh_order(const drape_cloth_mesh *me) {
 
 /* The builder's view of a mesh cloth in the solver's order: vertices and
  * triangle corners renumbered by rank (the triangles keep their order),
- * pin_vertices and pin paths' vertices too. The UVs stay in the loader's
- * numbering (dr_model.uv is read out in it). Only the arrays made here
+ * pin_vertices and pin paths' vertices too. The texture coordinates, per
+ * triangle corner, follow the triangles (src/cloth/sim.c). Only the arrays made here
  * are freed (reordered_free); the rest is the scene's. */
 static int reordered_cloth(const drape_cloth_def *c, const int *rank, drape_cloth_def *out) {
   *out = *c;

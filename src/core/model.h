@@ -75,12 +75,6 @@ typedef struct dr_model {
   float *stitch_rest0;      /* m, starting distance                          */
   double *stitch_close;     /* s, close_time of each                          */
 
-  /* Texture coordinates of mesh cloths whose file has them, for the OBJ
-   * writers: 2 per particle (indexed first_particle + the file's vertex
-   * number), zero for other objects; NULL when no object has any. */
-  float *uv;
-  unsigned char *obj_uv;    /* per object: 1 when uv holds its coordinates   */
-
   /* Mesh cloths may sit in the arrays above in another order than the
    * loader's numbering (model.c, "vertex order"): perm[u] is the particle
    * of user slot u = first_particle + the loader's vertex number, iperm
