@@ -309,21 +309,26 @@ __kernel void project_dihedral(__global float4 *x, __global const dr_dihedral *b
   }
   DRD_LANES(DRD_LOAD)
 #undef DRD_LOAD
-  float8 ax, ay, az, aw, bx, by, bz, bw, cx, cy, cz, cw, dx, dy, dz, dw, er, ec;
-#define DRD_COLS(I, X, Y, Z, W, S)                                                                \
+  /* each corner's eight float4s as two float16s, split into x, y, z, w
+   * columns by one two-source permute each (a transposition that PoCL
+   * otherwise builds element by element) */
+#define DRD_COLS(I, X, Y, Z, W)                                                                   \
+  float8 X, Y, Z, W;                                                                             \
   {                                                                                              \
-    const float4 t = x[I.s##S];                                                                  \
-    X.s##S = t.x, Y.s##S = t.y, Z.s##S = t.z, W.s##S = t.w;                                      \
+    const float16 p0 = (float16)(x[I.s0], x[I.s1], x[I.s2], x[I.s3]);                            \
+    const float16 p1 = (float16)(x[I.s4], x[I.s5], x[I.s6], x[I.s7]);                            \
+    X = (float8)(p0.s048c, p1.s048c), Y = (float8)(p0.s159d, p1.s159d);                          \
+    Z = (float8)(p0.s26ae, p1.s26ae), W = (float8)(p0.s37bf, p1.s37bf);                          \
   }
-#define DRD_GATHER(L, S)                                                                          \
-  DRD_COLS(ia, ax, ay, az, aw, S)                                                                \
-  DRD_COLS(ib, bx, by, bz, bw, S)                                                                \
-  DRD_COLS(ic, cx, cy, cz, cw, S)                                                                \
-  DRD_COLS(id, dx, dy, dz, dw, S)                                                                \
-  er.s##S = crest[ie.s##S], ec.s##S = ccomp[ie.s##S];
-  DRD_LANES(DRD_GATHER)
-#undef DRD_GATHER
+  DRD_COLS(ia, ax, ay, az, aw)
+  DRD_COLS(ib, bx, by, bz, bw)
+  DRD_COLS(ic, cx, cy, cz, cw)
+  DRD_COLS(id, dx, dy, dz, dw)
 #undef DRD_COLS
+  float8 er, ec;
+#define DRD_EDGE(L, S) er.s##S = crest[ie.s##S], ec.s##S = ccomp[ie.s##S];
+  DRD_LANES(DRD_EDGE)
+#undef DRD_EDGE
   /* live (inside the colour) and not torn */
   const int8 ok = ((int8)(0, 1, 2, 3, 4, 5, 6, 7) < n) & (ec >= 0.0f);
   float8 hlam = (float8)(0.0f), slam = (float8)(0.0f);
@@ -338,20 +343,38 @@ __kernel void project_dihedral(__global float4 *x, __global const dr_dihedral *b
   const float8 hnew = hlam + dl;
   const float8 snew = drd_stretch8(&ax, &ay, &az, aw, &bx, &by, &bz, bw, er, ec * inv_h2, slam, ok,
                                    &sact, &slack);
+  /* back to float4s: x, y interleaved and z, w interleaved, then pairs
+   * of those; float4 L of a corner is lane L's particle */
+#define DRD_ROWS(X, Y, Z, W, Q0, Q1)                                                              \
+  float16 Q0, Q1;                                                                                \
+  {                                                                                              \
+    const uint16 il = (uint16)(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);            \
+    const float16 xy = shuffle2(X, Y, il), zw = shuffle2(Z, W, il);                              \
+    Q0 = shuffle2(xy, zw, (uint16)(0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23));     \
+    Q1 = shuffle2(xy, zw, (uint16)(8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31)); \
+  }
+  DRD_ROWS(ax, ay, az, aw, qa0, qa1)
+  DRD_ROWS(bx, by, bz, bw, qb0, qb1)
+  DRD_ROWS(cx, cy, cz, cw, qc0, qc1)
+  DRD_ROWS(dx, dy, dz, dw, qd0, qd1)
+#undef DRD_ROWS
   /* c and d are stored only where the hinge acted (elsewhere they may be
    * a read in place of c, d), a and b where either part acted */
+#define DRD_ROW(Q0, Q1, L) (L < 4 ? (L == 0 ? Q0.s0123 : L == 1 ? Q0.s4567 : L == 2 ? Q0.s89ab : Q0.scdef) \
+                                 : (L == 4 ? Q1.s0123 : L == 5 ? Q1.s4567 : L == 6 ? Q1.s89ab : Q1.scdef))
 #define DRD_STORE(L, S)                                                                           \
   if (hact.s##S) {                                                                               \
     if (lambda_mode != DR_LAMBDA_NONE) blambda[first + k0 + L] = hnew.s##S;                      \
-    x[ic.s##S] = (float4)(cx.s##S, cy.s##S, cz.s##S, cw.s##S);                                   \
-    x[id.s##S] = (float4)(dx.s##S, dy.s##S, dz.s##S, dw.s##S);                                   \
+    x[ic.s##S] = DRD_ROW(qc0, qc1, L);                                                           \
+    x[id.s##S] = DRD_ROW(qd0, qd1, L);                                                           \
   }                                                                                              \
   if ((sact.s##S | slack.s##S) && lambda_mode != DR_LAMBDA_NONE) dlambda[ie.s##S] = snew.s##S;   \
   if (hact.s##S | sact.s##S) {                                                                   \
-    x[ia.s##S] = (float4)(ax.s##S, ay.s##S, az.s##S, aw.s##S);                                   \
-    x[ib.s##S] = (float4)(bx.s##S, by.s##S, bz.s##S, bw.s##S);                                   \
+    x[ia.s##S] = DRD_ROW(qa0, qa1, L);                                                           \
+    x[ib.s##S] = DRD_ROW(qb0, qb1, L);                                                           \
   }
   DRD_LANES(DRD_STORE)
 #undef DRD_STORE
+#undef DRD_ROW
 }
 #endif
