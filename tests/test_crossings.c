@@ -15,6 +15,7 @@
 
 #include "cloth/crossings.h"
 #include "cloth_util.h"
+#include "crossing_fixture.h"
 #include "core/exact.h"
 
 /* ---- the predicate ---- */
@@ -158,17 +159,6 @@ static long brute(const float *x, const uint32_t *tris, int nt) {
 }
 
 /* An n x n grid (two triangles a cell), points from f(r, c). */
-static uint32_t *grid_tris(int n, int first, int *nt) {
-  uint32_t *t = malloc(sizeof *t * 6 * (size_t)(n - 1) * (n - 1));
-  int k = 0;
-  for (int r = 0; r + 1 < n; r++)
-    for (int c = 0; c + 1 < n; c++) {
-      const uint32_t a = (uint32_t)(first + r * n + c), b = a + 1, d = a + (uint32_t)n, e = d + 1;
-      t[k++] = a, t[k++] = b, t[k++] = e, t[k++] = a, t[k++] = e, t[k++] = d;
-    }
-  *nt = k / 3;
-  return t;
-}
 
 static void test_grid_matches_brute_force(void **state) {
   (void)state;
@@ -208,19 +198,9 @@ static void test_two_sheets(void **state) {
   (void)state;
   const int n = 9;
   const double z0 = 3.37, h = 2.0;
-  float *x = malloc(sizeof(float) * 3 * 2 * (size_t)(n * n));
-  for (int r = 0; r < n; r++)
-    for (int c = 0; c < n; c++) {
-      float *a = x + 3 * (r * n + c), *b = x + 3 * (n * n + r * n + c);
-      a[0] = (float)c, a[1] = 0, a[2] = (float)r;
-      b[0] = (float)c + 0.31f, b[1] = (float)(-h + 2 * h * r / (n - 1) + 0.123), b[2] = (float)z0;
-    }
-  int nta, ntb;
-  uint32_t *ta = grid_tris(n, 0, &nta), *tb = grid_tris(n, n * n, &ntb);
-  uint32_t *t = malloc(sizeof *t * 3 * (size_t)(nta + ntb));
-  memcpy(t, ta, sizeof *t * 3 * (size_t)nta);
-  memcpy(t + 3 * nta, tb, sizeof *t * 3 * (size_t)ntb);
-  dr_crossing_mesh m = {x, 3, 2 * n * n, t, nta + ntb, NULL, 0};
+  float *x;
+  uint32_t *t;
+  dr_crossing_mesh m = two_sheets(n, z0, h, &x, &t);
   long got = -1;
   drape_err e = {0};
   assert_int_equal(dr_count_crossings(&m, &got, &e), 0);
@@ -231,13 +211,11 @@ static void test_two_sheets(void **state) {
    * plane at x = c, inside B (x >= 0.31) for c >= 1 (n-1), its diagonals
    * at x = c + 0.37, all inside (n-1). No pierce point is on an edge of the
    * other sheet. Total 4n - 5. */
-  long want_brute = brute(x, t, nta + ntb);
+  long want_brute = brute(x, t, m.n_tris);
   print_message("two sheets: %ld crossings (brute force %ld)\n", got, want_brute);
   assert_int_equal(got, want_brute);
   assert_int_equal(got, (long)(4 * n - 5));
   free(x);
-  free(ta);
-  free(tb);
   free(t);
 }
 

@@ -24,6 +24,7 @@
 #include "cloth/crossings.h"
 #include "cloth/sim.h"
 #include "cloth_util.h"
+#include "crossing_fixture.h"
 
 static uint64_t rng = 0x13198A2E03707344ull;
 static uint64_t next_u64(void) { /* splitmix64 */
@@ -98,17 +99,6 @@ static void both_filters(const dr_crossing_mesh *m, long *count, long *unsure_d,
 
 /* ---- meshes ---- */
 
-static uint32_t *grid_tris(int n, int first, int *nt) {
-  uint32_t *t = malloc(sizeof *t * 6 * (size_t)(n - 1) * (n - 1));
-  int k = 0;
-  for (int r = 0; r + 1 < n; r++)
-    for (int c = 0; c + 1 < n; c++) {
-      const uint32_t a = (uint32_t)(first + r * n + c), b = a + 1, d = a + (uint32_t)n, e = d + 1;
-      t[k++] = a, t[k++] = b, t[k++] = e, t[k++] = a, t[k++] = e, t[k++] = d;
-    }
-  *nt = k / 3;
-  return t;
-}
 
 static void test_small_cases(void **state) {
   (void)state;
@@ -159,23 +149,13 @@ static void test_two_sheets(void **state) {
   (void)state;
   const int n = 9;
   const double z0 = 3.37, h = 2.0;
-  float *x = malloc(sizeof(float) * 3 * 2 * (size_t)(n * n));
-  for (int r = 0; r < n; r++)
-    for (int c = 0; c < n; c++) {
-      float *a = x + 3 * (r * n + c), *b = x + 3 * (n * n + r * n + c);
-      a[0] = (float)c, a[1] = 0, a[2] = (float)r;
-      b[0] = (float)c + 0.31f, b[1] = (float)(-h + 2 * h * r / (n - 1) + 0.123), b[2] = (float)z0;
-    }
-  int nta, ntb;
-  uint32_t *ta = grid_tris(n, 0, &nta), *tb = grid_tris(n, n * n, &ntb);
-  uint32_t *t = malloc(sizeof *t * 3 * (size_t)(nta + ntb));
-  memcpy(t, ta, sizeof *t * 3 * (size_t)nta);
-  memcpy(t + 3 * nta, tb, sizeof *t * 3 * (size_t)ntb);
-  dr_crossing_mesh m = {x, 3, 2 * n * n, t, nta + ntb, NULL, 0};
+  float *x;
+  uint32_t *t;
+  dr_crossing_mesh m = two_sheets(n, z0, h, &x, &t);
   long c;
   both_filters(&m, &c, NULL, NULL);
   assert_int_equal(c, 4 * n - 5);
-  free(x), free(ta), free(tb), free(t);
+  free(x), free(t);
 }
 
 /* An n x n sheet in the xz plane, spacing 1, each point moved by up to amp. */
