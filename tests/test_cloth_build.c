@@ -327,6 +327,60 @@ static void test_mesh_units(void **state) {
   drape_scene_free(&s);
 }
 
+/* A disk filled as a fan of n triangles round one centre vertex, radius
+ * 0.5 m: the centre is in n edge units. */
+static void fan_scene(drape_scene *s, int n) {
+  drape_scene_init(s);
+  drape_cloth_def c = drape_cloth_def_default();
+  snprintf(c.name, sizeof c.name, "fan");
+  c.has_mesh = 1;
+  c.mesh.n_vertices = n + 1;
+  c.mesh.vertices = calloc(3 * (size_t)(n + 1), sizeof(double));
+  c.mesh.n_tris = n;
+  c.mesh.tris = malloc(sizeof(int) * 3 * (size_t)n);
+  for (int k = 0; k < n; k++) {
+    const double a = 2 * 3.14159265358979323846 * k / n;
+    c.mesh.vertices[3 * (k + 1)] = 0.5 * cos(a), c.mesh.vertices[3 * (k + 1) + 2] = 0.5 * sin(a);
+    c.mesh.tris[3 * k] = 0, c.mesh.tris[3 * k + 1] = 1 + k, c.mesh.tris[3 * k + 2] = 1 + (k + 1) % n;
+  }
+  drape_scene_add_cloth(s, &c);
+}
+
+/* A vertex of high valence (a circle filled as a triangle fan, as modelling
+ * tools do) is no reason to refuse a mesh: 100 triangles round the centre
+ * take 100 unit colours, valid; past 128 edges at a vertex the refusal
+ * names the limit. */
+static void test_mesh_fan(void **state) {
+  (void)state;
+  drape_scene s;
+  fan_scene(&s, 100);
+  dr_model m;
+  drape_err e = {0};
+  if (dr_model_build(&s, &m, &e)) fail_msg("%s", e.msg);
+  assert_int_equal(m.n_bend, 200); /* 100 spokes, 100 rim edges */
+  assert_int_equal(m.n_hinges, 100);
+  assert_int_equal(m.n_bend_colours, 100);
+  int *seen = calloc((size_t)m.n_particles, sizeof *seen);
+  for (int k = 0; k < m.n_bend_colours; k++)
+    for (int u = m.bend_colour_off[k]; u < m.bend_colour_off[k + 1]; u++) {
+      const dr_dihedral *d = &m.bend[u];
+      const int p[4] = {d->a, d->b, d->c, d->d};
+      for (int q = 0; q < (d->c >= 0 ? 4 : 2); q++) {
+        assert_int_not_equal(seen[p[q]], k + 1);
+        seen[p[q]] = k + 1;
+      }
+    }
+  free(seen);
+  dr_model_free(&m);
+  drape_scene_free(&s);
+  fan_scene(&s, 300);
+  assert_int_equal(dr_model_build(&s, &m, &e), DRAPE_EINVAL);
+  print_message("  300-triangle fan: %s\n", e.msg);
+  assert_non_null(strstr(e.msg, "cloth \"fan\""));
+  assert_non_null(strstr(e.msg, "up to 128 edges at a vertex"));
+  drape_scene_free(&s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_grid_colouring),
@@ -337,6 +391,7 @@ int main(void) {
       cmocka_unit_test(test_model_build),
       cmocka_unit_test(test_bad_definitions),
       cmocka_unit_test(test_mesh_units),
+      cmocka_unit_test(test_mesh_fan),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

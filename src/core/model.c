@@ -628,7 +628,9 @@ static void fewer_unit_colours(const dr_model *m, int *col, int *nk) {
   }
   /* about 25k moves take the 65k-vertex square from 18 to 16 colours */
   const long long budget = 200000 + 2LL * n;
-  for (int K = bound; K < *nk; K++) {
+  /* the search's per-colour counts hold DRAPE_MAX_COLOURS: a mesh that
+   * needs more keeps greedy's colouring */
+  for (int K = bound; K < *nk && K <= DRAPE_MAX_COLOURS; K++) {
     memcpy(trial, col, sizeof *trial * (size_t)n);
     if (tabu_colour(m->bend, n, off, list, K, budget, trial)) {
       memcpy(col, trial, sizeof *col * (size_t)n);
@@ -640,17 +642,24 @@ out:
   free(off), free(list), free(fill), free(trial);
 }
 
-/* The dihedral constraints' own colouring: greedy, each takes the lowest
- * colour none of the constraints already coloured at any of its four
- * particles has, visited in the order they were built (edge by edge,
- * which follows the vertex order); then a stable sort by colour. Apart
- * from the distance constraints' colours: they are launched as their own
- * kernel (kernels/dihedral.cl), before the distance colours of each
- * iteration (step.c), so a sweep still ends with the links that carry the
- * load. */
+/* Colours the edge units may take: a vertex of valence v is in up to 2v
+ * units, so 256 holds any vertex of up to 128 edges (a circle filled as a
+ * fan of 128 triangles); the distance constraints' 64 would refuse a
+ * 33-triangle fan. */
+#define UNIT_MAX_COLOURS 256
+#define UNIT_WORDS (UNIT_MAX_COLOURS / 64)
+
+/* The edge units' own colouring: greedy, each takes the lowest colour none
+ * of the units already coloured at any of its two or four particles has,
+ * visited in the order they were built (edge by edge, which follows the
+ * vertex order), then fewer colours by tabu search where it can
+ * (fewer_unit_colours); then a stable sort by colour. Apart from the
+ * distance constraints' colours: they are launched as their own kernel
+ * (kernels/dihedral.cl), before the distance colours of each iteration
+ * (step.c). */
 static int colour_bends(dr_model *m, drape_err *e) {
   const int n = m->n_bend;
-  unsigned long long *used = calloc((size_t)(m->n_particles > 0 ? m->n_particles : 1), sizeof *used);
+  uint64_t *used = calloc((size_t)(m->n_particles > 0 ? m->n_particles : 1) * UNIT_WORDS, sizeof *used);
   int *col = malloc(sizeof *col * (size_t)(n > 0 ? n : 1));
   dr_dihedral *sorted = malloc(sizeof *sorted * (size_t)(n > 0 ? n : 1));
   int *sorted_obj = malloc(sizeof *sorted_obj * (size_t)(n > 0 ? n : 1));
@@ -660,22 +669,29 @@ static int colour_bends(dr_model *m, drape_err *e) {
     goto done;
   }
   for (int i = 0; i < n; i++) {
-    const dr_dihedral *d = &m->bend[i];
-    const unsigned long long busy =
-        used[d->a] | used[d->b] | (d->c >= 0 ? used[d->c] | used[d->d] : 0ULL);
-    int k = 0;
-    while (k < DRAPE_MAX_COLOURS && (busy >> k & 1ULL)) k++;
-    if (k == DRAPE_MAX_COLOURS) {
+    int p[4];
+    const int np = unit_particles(&m->bend[i], p);
+    int k = UNIT_MAX_COLOURS;
+    for (int w = 0; w < UNIT_WORDS && k == UNIT_MAX_COLOURS; w++) {
+      uint64_t busy = 0;
+      for (int q = 0; q < np; q++) busy |= used[(size_t)p[q] * UNIT_WORDS + w];
+      if (busy != UINT64_MAX) {
+        int b = 0;
+        while (busy >> b & 1ULL) b++;
+        k = 64 * w + b;
+      }
+    }
+    if (k == UNIT_MAX_COLOURS) {
       rc = drape_fail(e, DRAPE_EINVAL,
-                      "cloth \"%s\": its bending constraints need more than %d colours (a vertex "
-                      "with too many triangles?)",
-                      m->info[m->bend_obj[i]].name, DRAPE_MAX_COLOURS);
+                      "cloth \"%s\": its edges need more than %d colours: a vertex has more "
+                      "than %d edges (allowed: up to %d edges at a vertex)",
+                      m->info[m->bend_obj[i]].name, UNIT_MAX_COLOURS, UNIT_MAX_COLOURS / 2,
+                      UNIT_MAX_COLOURS / 2);
       goto done;
     }
     col[i] = k;
     if (k + 1 > nk) nk = k + 1;
-    used[d->a] |= 1ULL << k, used[d->b] |= 1ULL << k;
-    if (d->c >= 0) used[d->c] |= 1ULL << k, used[d->d] |= 1ULL << k;
+    for (int q = 0; q < np; q++) used[(size_t)p[q] * UNIT_WORDS + k / 64] |= 1ULL << (k % 64);
   }
   fewer_unit_colours(m, col, &nk);
   m->n_bend_colours = nk;
