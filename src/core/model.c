@@ -645,7 +645,7 @@ out:
 /* Colours the edge units may take: a vertex of valence v is in up to 2v
  * units, so 256 holds any vertex of up to 128 edges (a circle filled as a
  * fan of 128 triangles); the distance constraints' 64 would refuse a
- * 33-triangle fan. */
+ * 65-triangle fan. */
 #define UNIT_MAX_COLOURS 256
 #define UNIT_WORDS (UNIT_MAX_COLOURS / 64)
 
