@@ -61,6 +61,25 @@
 /* Object flags (objf). */
 #define SELFCOL_F_ROPE 1
 #define SELFCOL_F_BOUND 2 /* its free particles get the step bound (below) */
+#define SELFCOL_F_TRIS 4  /* its triangles are hashed (vertex-triangle mode) */
+/* The triangle hash kept across substeps (issue 18; kernels/selfcol.cl,
+ * "the triangle hash, kept across substeps"): built at a frame's first
+ * substep with boxes grown by t_max + SELFCOL_LAZY_MARGIN x t_max, rebuilt
+ * only when the triangle corners' motion since, less its common shift,
+ * exceeds 0.9 x that margin on some corner. Off by default (measured not
+ * to pay: docs/selfcollision.md); DRAPE_SELFCOL_LAZY=1 or
+ * selfcol_set_lazy(1) turn it on. Cloths with step bounds
+ * (self_collision_bounds) keep the per-substep hash: the bounds and the
+ * edge-edge pass use its buffers on other positions. */
+#define SELFCOL_LAZY_MARGIN 1.0f
+/* Candidate triangles kept per particle with that hash (selfcol_lazy_lists;
+ * a longer list falls back to the particle's bucket). */
+#define SELFCOL_LAZY_LIST 48
+/* Its cells are wider (boxes grown by the margin too), so its buckets hold
+ * more: a vertex query (and a list's build) reads up to SELFCOL_LAZY_CAP x
+ * cap_t entries of one, so that no query a rebuilt hash would serve whole
+ * is cut (scenes/fold.json folded: 144 entries against at most 128). */
+#define SELFCOL_LAZY_CAP 4u
 /* Conservative step bounds (issue 18; Chen et al. 2025, "Offset Geometric
  * Contact"; kernels/selfcol.cl, selfcol_bound_pairs, states the guarantee):
  * after the passes every free particle of a cloth in vertex-triangle mode
@@ -154,6 +173,13 @@ typedef struct selfcol_desc {
   int bound_off;
 } selfcol_desc;
 
+/* Stages created from now on: 1 keep the triangle hash across substeps
+ * where they can (tb.lazy), 0 rebuild it every substep (the stage before
+ * issue 18's attempt, still the default), -1 by the environment:
+ * DRAPE_SELFCOL_LAZY=1 keeps it, anything else rebuilds (measured slower
+ * on the bench: docs/selfcollision.md). */
+void selfcol_set_lazy(int mode);
+
 /* 1: stages created from now on run without the edge-edge contacts (the
  * stage before them; tests and measurements compare with it); 0, the
  * default: they run for the bounded cloths. */
@@ -207,6 +233,15 @@ typedef struct selfcol_tables {
                             raise it after create)                        */
   int edge;              /* edge-edge contacts run (bounded cloths)        */
   uint32_t cap_e;        /* edge-edge contacts a particle keeps            */
+  int lazy;              /* the triangle hash is kept across substeps       */
+  float lazy_grow;       /* its boxes' growth, t_max (1 + SELFCOL_LAZY_MARGIN) */
+  float lazy_lim;        /* largest half-range of the motion per axis that
+                            keeps it: 0.9 margin / sqrt(3)                 */
+  float lazy_m;          /* the margin m, SELFCOL_LAZY_MARGIN t_max          */
+  uint32_t cap_tq;       /* a vertex query's cap: cap_t, SELFCOL_LAZY_CAP x
+                            cap_t with the kept hash                      */
+  int lazy_list;         /* list capacity per particle (SELFCOL_LAZY_LIST;
+                            DRAPE_SELFCOL_LIST=N for tests)               */
   uint32_t *adj_start;   /* n + 1: each particle's triangles (CSR) ...     */
   uint32_t *adj;         /* ... in the model's triangle order              */
   char (*name)[64];      /* n_objects: names for the warning               */
@@ -250,6 +285,16 @@ typedef struct selfcol_cpu {
   uint32_t *rb;          /* step bounds: bits of r per particle            */
   float *kin;            /* each kinematic particle's move before the stage */
   uint32_t *big, nbig;   /* triangles too wide for the bounds' hash         */
+  dr_float4 *xb;         /* tb.lazy: positions at the triangle hash's build */
+  float lz_t;            /* t_end of the last run (see selfcol_cl.h)        */
+  int lz_runs;
+  float shift[3];        /* the vertex-triangle pass's shift this substep   */
+  uint64_t rebuilds;     /* triangle hash builds (tests, measurements)      */
+  uint32_t *lst;         /* tb.lazy: candidate lists, lazy_list per particle */
+  int *lstn;             /* their lengths, -1: the particle reads its bucket */
+  int lists;             /* the next vertex-triangle pass reads them        */
+  dr_float4 *tboxb;      /* tb.lazy: the kept hash's boxes (tbox then holds
+                            the boxes on x grown by t_max, every substep)  */
   double ms[SELFCOL_T_COUNT]; /* accumulated wall time per part            */
 } selfcol_cpu;
 
@@ -267,6 +312,10 @@ void cpu_hash_particles(selfcol_cpu *s, const dr_float4 *x);
 void cpu_selfcol_particles(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p);
 void cpu_selfcol_apply(selfcol_cpu *s, dr_float4 *x);
 void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris);
+/* The triangle hash kept across substeps (tb.lazy): rebuilt on x (boxes
+ * grown by tb.lazy_grow) when force or when the corners moved too far since
+ * the last build; sets the shift the vertex-triangle pass looks with. */
+void cpu_hash_triangles_lazy(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris, int force);
 void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
                                  const dr_uint *tris);
 void cpu_selfcol_vt_gather(selfcol_cpu *s, dr_float4 *x, const dr_uint *tris);

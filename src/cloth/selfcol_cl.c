@@ -15,7 +15,9 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_corner_count", "selfcol_corner_scatter", "selfcol_vt_gather",
     "hash_scan_chunks",     "hash_scan_totals",       "hash_scan_chunks_add",
     "selfcol_bound_init",   "selfcol_bound_pairs",    "selfcol_bound_clamp",
-    "selfcol_bound_extent", "selfcol_bound_overflow", "selfcol_edge_edge"};
+    "selfcol_bound_extent", "selfcol_bound_overflow", "selfcol_edge_edge",
+    "selfcol_lazy_range",   "selfcol_lazy_check",     "selfcol_lazy_reset",
+    "selfcol_lazy_refit",   "selfcol_lazy_lists"};
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
@@ -100,18 +102,20 @@ static void scan_free(selfcol_scan *sc) {
 #define BIND(kn, ...) DRAPE_CL_BIND(&s->k[kn], 0, e, __VA_ARGS__)
 
 /* Exclusive scan of data[0, n) in place: block scans up the levels, then
- * the scanned block totals added back down. */
-static int scan_run(selfcol_cl *s, const selfcol_scan *sc, cl_mem data, drape_err *e) {
+ * the scanned block totals added back down; nothing when gate is closed
+ * (hash.cl). */
+static int scan_run(selfcol_cl *s, const selfcol_scan *sc, cl_mem data, cl_mem gate,
+                    drape_err *e) {
   int rc;
   if (sc->chunked) {
     const cl_uint n = sc->n[0], chunk = sc->chunk, m = sc->n_chunks;
     if ((rc = BIND(SK_SCAN_CHUNKS, A("data", data), A("totals", sc->sums[0]), A("n", n),
-                   A("chunk", chunk))) ||
+                   A("chunk", chunk), A("gate", gate))) ||
         (rc = launch(s, SK_SCAN_CHUNKS, m, 0, e)) ||
-        (rc = BIND(SK_SCAN_TOTALS, A("totals", sc->sums[0]), A("m", m))) ||
+        (rc = BIND(SK_SCAN_TOTALS, A("totals", sc->sums[0]), A("m", m), A("gate", gate))) ||
         (rc = launch(s, SK_SCAN_TOTALS, 1, 1, e)) ||
         (rc = BIND(SK_SCAN_CHUNKS_ADD, A("data", data), A("totals", sc->sums[0]), A("n", n),
-                   A("chunk", chunk))))
+                   A("chunk", chunk), A("gate", gate))))
       return rc;
     return launch(s, SK_SCAN_CHUNKS_ADD, m, 0, e);
   }
@@ -119,14 +123,15 @@ static int scan_run(selfcol_cl *s, const selfcol_scan *sc, cl_mem data, drape_er
     cl_mem in = l == 0 ? data : sc->sums[l - 1];
     cl_uint n = sc->n[l];
     if ((rc = BIND(SK_SCAN_BLOCK, A("data", in), A("block_sums", sc->sums[l]), A("n", n),
-                   DRAPE_CL_LOCAL("tmp", s->local * sizeof(cl_uint)))) ||
+                   DRAPE_CL_LOCAL("tmp", s->local * sizeof(cl_uint)), A("gate", gate))) ||
         (rc = launch(s, SK_SCAN_BLOCK, sc->groups[l] * s->local, s->local, e)))
       return rc;
   }
   for (int l = sc->levels - 2; l >= 0; l--) {
     cl_mem io = l == 0 ? data : sc->sums[l - 1];
     cl_uint n = sc->n[l];
-    if ((rc = BIND(SK_SCAN_ADD, A("data", io), A("block_offsets", sc->sums[l]), A("n", n))) ||
+    if ((rc = BIND(SK_SCAN_ADD, A("data", io), A("block_offsets", sc->sums[l]), A("n", n),
+                   A("gate", gate))) ||
         (rc = launch(s, SK_SCAN_ADD, n, s->local, e)))
       return rc;
   }
@@ -134,11 +139,16 @@ static int scan_run(selfcol_cl *s, const selfcol_scan *sc, cl_mem data, drape_er
 }
 
 /* cap: the most entries any reader takes from the front of a bucket. */
-static int sort_buckets(selfcol_cl *s, cl_mem start, cl_mem vals, cl_uint n_buckets,
-                        cl_uint cap, drape_err *e) {
+/* items: work items to launch (n_buckets, or fewer: each loops) */
+static int sort_buckets_n(selfcol_cl *s, cl_mem start, cl_mem vals, cl_uint n_buckets,
+                          cl_uint cap, cl_mem gate, size_t items, drape_err *e) {
   int rc = BIND(SK_SORT, A("start", start), A("vals", vals), A("n_buckets", n_buckets),
-                A("cap", cap));
-  return rc ? rc : launch(s, SK_SORT, n_buckets, 0, e);
+                A("cap", cap), A("gate", gate));
+  return rc ? rc : launch(s, SK_SORT, items < n_buckets ? items : n_buckets, 0, e);
+}
+static int sort_buckets(selfcol_cl *s, cl_mem start, cl_mem vals, cl_uint n_buckets,
+                        cl_uint cap, cl_mem gate, drape_err *e) {
+  return sort_buckets_n(s, start, vals, n_buckets, cap, gate, n_buckets, e);
 }
 
 static int pick_local(drape_cl *cl, cl_kernel k, size_t *out, drape_err *e) {
@@ -178,6 +188,8 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
   size_t n = (size_t)(t->n > 0 ? t->n : 1), nt = (size_t)(t->n_tris > 0 ? t->n_tris : 1);
   size_t K = SELFCOL_SLOTS, Bp = (size_t)t->mask_p + 1, Bt = (size_t)t->mask_t + 1;
   size_t u = sizeof(cl_uint), f4 = sizeof(dr_float4);
+  const cl_uint lz_init[8] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0u, 0u, 0u, 0u, 0u};
+  const dr_float4 gate1 = {0.0f, 0.0f, 0.0f, 1.0f};
   if ((rc = mk(s, &s->sobj, n * u, t->sobj, "particle objects", e)) ||
       (rc = mk(s, &s->tobj, nt * u, t->tobj, "triangle objects", e)) ||
       (rc = mk(s, &s->objp, (size_t)t->n_objects * f4, t->objp, "object parameters", e)) ||
@@ -211,6 +223,14 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->nbig, u, NULL, "wide triangle count", e)) ||
       (rc = mk(s, &s->adj_start, (n + 1) * u, t->adj_start, "particle triangles start", e)) ||
       (rc = mk(s, &s->adj, 3 * nt * u, t->adj, "particle triangles", e)) ||
+      (rc = mk(s, &s->xb, n * f4, NULL, "triangle hash build positions", e)) ||
+      (rc = mk(s, &s->lz, 8 * u, lz_init, "triangle hash motion range", e)) ||
+      (rc = mk(s, &s->lzs, f4, &gate1, "triangle hash gate", e)) ||
+      (rc = mk(s, &s->tboxb, 2 * nt * f4, NULL, "kept triangle hash boxes", e)) ||
+      (rc = mk(s, &s->lst, (size_t)(t->lazy > 0 ? t->lazy_list : 1) * n * u, NULL,
+               "candidate lists", e)) ||
+      (rc = mk(s, &s->lstn, n * u, NULL, "candidate list lengths", e)) ||
+      (rc = mk(s, &s->gate_on, f4, &gate1, "open gate", e)) ||
       (rc = mk(s, &s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, NULL, "cap counters",
                e)) ||
       (rc = scan_plan(s, &s->scan_p, Bp + 1, e)) || (rc = scan_plan(s, &s->scan_t, Bt + 1, e)) ||
@@ -224,6 +244,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
   /* A vertex-triangle pass may run before any particle pass wrote these. */
   if ((rc = fill0(s, s->nvt, n * u, e)) || (rc = fill0(s, s->ncon, n * u, e)) ||
       (rc = fill0(s, s->pexam, n * u, e)) || (rc = fill0(s, s->vexam, n * u, e)) ||
+      (rc = fill0(s, s->xb, n * f4, e)) ||
       (rc = fill0(s, s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, e)))
     goto fail;
   DRAPE_CL_TRY(e, clFinish(cl->queue));
@@ -245,7 +266,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
                    &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
                    &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals,
                    &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->kin,   &s->big,   &s->nbig,
-                   &s->adj_start, &s->adj};
+                   &s->adj_start, &s->adj, &s->xb,    &s->lz,    &s->lzs,   &s->gate_on, &s->tboxb, &s->lst, &s->lstn};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   scan_free(&s->scan_p);
   scan_free(&s->scan_t);
@@ -288,12 +309,12 @@ int selfcol_cl_hash_particles(selfcol_cl *s, cl_mem x, drape_err *e) {
                  A("rank", s->prank), A("count", s->pcount), A("n", n), A("inv_cell", inv),
                  A("mask", mask))) ||
       (rc = launch(s, SK_COUNT_P, (size_t)n, 0, e)) ||
-      (rc = scan_run(s, &s->scan_p, s->pcount, e)) ||
+      (rc = scan_run(s, &s->scan_p, s->pcount, s->gate_on, e)) ||
       (rc = BIND(SK_SCATTER_P, A("sobj", s->sobj), A("key", s->pkey), A("rank", s->prank),
                  A("start", s->pcount), A("vals", s->pvals), A("n", n))) ||
       (rc = launch(s, SK_SCATTER_P, (size_t)n, 0, e)))
     return rc;
-  return sort_buckets(s, s->pcount, s->pvals, B, t->cap_p, e);
+  return sort_buckets(s, s->pcount, s->pvals, B, t->cap_p, s->gate_on, e);
 }
 
 int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
@@ -318,17 +339,41 @@ int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
   return launch(s, SK_APPLY, (size_t)n, 0, e);
 }
 
-/* bound: the bounds' extent kernel (wide triangles listed, not hashed) */
+/* bound: the bounds' extent kernel (wide triangles listed, not hashed);
+ * lazy >= 0: the hash kept across substeps, rebuilt only when
+ * selfcol_lazy_check opens its gate (lazy = 1 forces it: a frame's start) */
 static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow, int bound,
-                                drape_err *e) {
+                                int lazy, drape_err *e) {
   const selfcol_tables *t = &s->tb;
   const cl_int nt = t->n_tris;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1;
   const float limit = t->bound_limit;
+  cl_mem gate = lazy >= 0 ? s->lzs : s->gate_on;
+  cl_mem box = lazy >= 0 ? s->tboxb : s->tbox; /* the kept hash's own boxes */
+  /* the kept hash's build: few work items, each looping (selfcol_lazy_reset
+   * in kernels/selfcol.cl says why); otherwise one per triangle / bucket */
+  const size_t few = 256u * (size_t)(s->cl->compute_units ? s->cl->compute_units : 1);
+  const size_t nt_items = lazy >= 0 && few < (size_t)nt ? few : (size_t)nt;
+  const size_t nb_items = lazy >= 0 && few < (size_t)B ? few : (size_t)B;
   int rc;
-  if ((rc = fill0(s, s->maxbits, sizeof(cl_uint), e)) ||
-      (rc = fill0(s, s->tcount, (B + 1) * sizeof(cl_uint), e)))
+  if (lazy >= 0) {
+    const cl_int n = t->n, force = lazy;
+    const float lim = t->lazy_lim;
+    const cl_uint nb = B + 1;
+    if ((rc = BIND(SK_LAZY_RANGE, A("x", x), A("xb", s->xb), A("sobj", s->sobj),
+                   A("objf", s->objf), A("lz", s->lz), A("n", n))) ||
+        (rc = launch(s, SK_LAZY_RANGE, few < (size_t)n ? few : (size_t)n, 0, e)) ||
+        (rc = BIND(SK_LAZY_CHECK, A("lz", s->lz), A("gate", s->lzs), A("force", force),
+                   A("lim", lim))) ||
+        (rc = launch(s, SK_LAZY_CHECK, 1, 1, e)) ||
+        (rc = BIND(SK_LAZY_RESET, A("x", x), A("xb", s->xb), A("maxbits", s->maxbits),
+                   A("count", s->tcount), A("gate", s->lzs), A("n", n), A("nb", nb))) ||
+        (rc = launch(s, SK_LAZY_RESET, few < (size_t)B + 1 ? few : (size_t)B + 1, 0, e)))
+      return rc;
+  } else if ((rc = fill0(s, s->maxbits, sizeof(cl_uint), e)) ||
+             (rc = fill0(s, s->tcount, (B + 1) * sizeof(cl_uint), e))) {
     return rc;
+  }
   if (bound) {
     if ((rc = fill0(s, s->nbig, sizeof(cl_uint), e)) ||
         (rc = BIND(SK_BOUND_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj),
@@ -339,24 +384,53 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
       return rc;
   } else if ((rc = BIND(SK_TRI_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj),
                         A("n_tris", nt), A("grow", grow), A("maxbits", s->maxbits),
-                        A("tbox", s->tbox))) ||
-             (rc = launch(s, SK_TRI_EXTENT, (size_t)nt, 0, e)))
+                        A("tbox", box), A("gate", gate))) ||
+             (rc = launch(s, SK_TRI_EXTENT, nt_items, 0, e)))
     return rc;
-  if ((rc = BIND(SK_COUNT_T, A("tbox", s->tbox), A("tris", tris), A("tobj", s->tobj),
+  if ((rc = BIND(SK_COUNT_T, A("tbox", box), A("tris", tris), A("tobj", s->tobj),
                  A("maxbits", s->maxbits), A("key", s->tkey), A("rank", s->trank),
-                 A("count", s->tcount), A("n_tris", nt), A("mask", mask))) ||
-      (rc = launch(s, SK_COUNT_T, (size_t)nt, 0, e)) ||
-      (rc = scan_run(s, &s->scan_t, s->tcount, e)) ||
+                 A("count", s->tcount), A("n_tris", nt), A("mask", mask), A("gate", gate))) ||
+      (rc = launch(s, SK_COUNT_T, nt_items, 0, e)) ||
+      (rc = scan_run(s, &s->scan_t, s->tcount, gate, e)) ||
       (rc = BIND(SK_SCATTER_T, A("key", s->tkey), A("rank", s->trank), A("start", s->tcount),
-                 A("vals", s->tvals), A("n_tris", nt))) ||
-      (rc = launch(s, SK_SCATTER_T, (size_t)nt, 0, e)))
+                 A("vals", s->tvals), A("n_tris", nt), A("gate", gate))) ||
+      (rc = launch(s, SK_SCATTER_T, nt_items, 0, e)) ||
+      (rc = sort_buckets_n(s, s->tcount, s->tvals, B, lazy >= 0 ? t->cap_tq : t->cap_t, gate,
+                           nb_items, e)))
     return rc;
-  return sort_buckets(s, s->tcount, s->tvals, B, t->cap_t, e);
+  if (lazy < 0) return DRAPE_OK;
+  {
+    const cl_int n = t->n, L = t->lazy_list;
+    const cl_uint cap = t->cap_tq;
+    const float m = t->lazy_m;
+    if ((rc = BIND(SK_LAZY_LISTS, A("xb", s->xb), A("sobj", s->sobj), A("objf", s->objf),
+                   A("tboxb", s->tboxb), A("tris", tris), A("maxbits", s->maxbits),
+                   A("start", s->tcount), A("vals", s->tvals), A("lst", s->lst),
+                   A("lstn", s->lstn), A("n", n), A("mask", mask), A("cap", cap), A("L", L),
+                   A("m", m), A("gate", gate))) ||
+        (rc = launch(s, SK_LAZY_LISTS, few < (size_t)n ? few : (size_t)n, 0, e)))
+      return rc;
+  }
+  /* Every substep: the boxes on x grown by t_max, as a rebuilt hash would
+   * have them, for the pass's cheap reject (its candidates are then those
+   * of a rebuilt hash); their extent goes to a scratch word. */
+  const float tm = t->t_max;
+  int rc2 = BIND(SK_LAZY_REFIT, A("x", x), A("tris", tris), A("tobj", s->tobj), A("n_tris", nt),
+                 A("grow", tm), A("tbox", s->tbox));
+  return rc2 ? rc2 : launch(s, SK_LAZY_REFIT, (size_t)nt, 0, e);
 }
 
 int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e) {
   part(s, SELFCOL_T_HASH_TRIANGLES);
-  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, e);
+  s->vt_lazy = 0;
+  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, -1, e);
+}
+
+int selfcol_cl_hash_triangles_lazy(selfcol_cl *s, cl_mem x, cl_mem tris, int force,
+                                   drape_err *e) {
+  part(s, SELFCOL_T_HASH_TRIANGLES);
+  s->vt_lazy = 1;
+  return hash_triangles_grown(s, x, tris, s->tb.lazy_grow, 0, force ? 1 : 0, e);
 }
 
 int selfcol_cl_bound(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e) {
@@ -366,7 +440,7 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *
   const float R = t->bound_r;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1, capb = SELFCOL_BOUND_CAP * t->cap_t;
   int rc;
-  if ((rc = hash_triangles_grown(s, p, tris, R, 1, e)) ||
+  if ((rc = hash_triangles_grown(s, p, tris, R, 1, -1, e)) ||
       (rc = BIND(SK_BOUND_INIT, A("x", x), A("p", p), A("rb", s->rb), A("kin", s->kin),
                  A("R", R), A("n", n))) ||
       (rc = launch(s, SK_BOUND_INIT, (size_t)n, 0, e)) ||
@@ -413,27 +487,30 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
   part(s, SELFCOL_T_VERTEX_TRIANGLE);
   const selfcol_tables *t = &s->tb;
   const cl_int n = t->n, K = SELFCOL_SLOTS;
-  const cl_uint mask = t->mask_t, cap_t = t->cap_t, cap_c = t->cap_c;
+  const cl_uint mask = t->mask_t, cap_t = s->vt_lazy ? t->cap_tq : t->cap_t, cap_c = t->cap_c;
   int rc;
   const float grow = t->t_max;
+  cl_mem shift = s->vt_lazy ? s->lzs : s->gate_on;
+  const cl_int L = s->vt_lazy ? t->lazy_list : 0;
   if ((rc = BIND(SK_VT, A("x", x), A("p", p), A("wsc", s->wsc), A("rest", s->rest),
                  A("sobj", s->sobj), A("objf", s->objf), A("objp", s->objp), A("tris", tris),
                  A("tobj", s->tobj), A("tbox", s->tbox), A("grow", grow),
                  A("maxbits", s->maxbits), A("start", s->tcount), A("vals", s->tvals),
                  A("rec_a", s->rec_a), A("rec_b", s->rec_b), A("rec_t", s->rec_t),
                  A("nvt", s->nvt), A("n", n), A("K", K), A("mask", mask), A("cap", cap_t),
-                 A("exam", s->vexam), A("caps", s->caps))) ||
+                 A("exam", s->vexam), A("caps", s->caps),
+                 A("shift", shift), A("lstn", s->lstn), A("lst", s->lst), A("L", L))) ||
       (rc = launch(s, SK_VT, (size_t)n, 0, e)) ||
       (rc = fill0(s, s->ccount, ((size_t)n + 1) * sizeof(cl_uint), e)) ||
       (rc = BIND(SK_CORNER_COUNT, A("tris", tris), A("rec_t", s->rec_t), A("nvt", s->nvt),
                  A("count", s->ccount), A("rank", s->crank), A("n", n), A("K", K))) ||
       (rc = launch(s, SK_CORNER_COUNT, (size_t)n, 0, e)) ||
-      (rc = scan_run(s, &s->scan_c, s->ccount, e)) ||
+      (rc = scan_run(s, &s->scan_c, s->ccount, s->gate_on, e)) ||
       (rc = BIND(SK_CORNER_SCATTER, A("tris", tris), A("rec_t", s->rec_t), A("nvt", s->nvt),
                  A("start", s->ccount), A("rank", s->crank), A("vals", s->cvals), A("n", n),
                  A("K", K))) ||
       (rc = launch(s, SK_CORNER_SCATTER, (size_t)n, 0, e)) ||
-      (rc = sort_buckets(s, s->ccount, s->cvals, (cl_uint)n, cap_c, e)) ||
+      (rc = sort_buckets(s, s->ccount, s->cvals, (cl_uint)n, cap_c, s->gate_on, e)) ||
       (rc = BIND(SK_VT_GATHER, A("x", x), A("wsc", s->wsc), A("rec_a", s->rec_a),
                  A("rec_b", s->rec_b), A("nvt", s->nvt), A("start", s->ccount),
                  A("vals", s->cvals), A("n", n), A("K", K), A("sobj", s->sobj), A("cap", cap_c),
@@ -492,9 +569,19 @@ int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol
   if ((rc = selfcol_cl_clamp(s, x, p, col, spheres, e)) || (rc = selfcol_cl_hash_particles(s, x, e)) ||
       (rc = selfcol_cl_particles(s, x, p, e)))
     return rc;
-  if (s->tb.any_tris && ((rc = selfcol_cl_hash_triangles(s, x, tris, e)) ||
-                         (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e))))
+  if (s->tb.any_tris && s->tb.lazy) {
+    /* a frame starts when t_end does not grow (selfcol_cpu_run, the same) */
+    const float te = col ? col->t_end : 0.0f;
+    const int force = !col || s->lz_runs == 0 || !(te > s->lz_t);
+    s->lz_t = te;
+    s->lz_runs = 1;
+    if ((rc = selfcol_cl_hash_triangles_lazy(s, x, tris, force, e)) ||
+        (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e)))
+      return rc;
+  } else if (s->tb.any_tris && ((rc = selfcol_cl_hash_triangles(s, x, tris, e)) ||
+                                (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e)))) {
     return rc;
+  }
   if (s->tb.edge && (rc = selfcol_cl_edge_edge(s, x, p, tris, e))) return rc;
   if (bound && (rc = selfcol_cl_bound_clamp(s, x, p, e))) return rc;
   return caps_read(s, e);
@@ -517,6 +604,7 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
   dr_cl_prof_init(&s.own);
   s.prof = &s.own;
   cl_mem buf = NULL;
+  const dr_float4 gate1 = {0.0f, 0.0f, 0.0f, 1.0f};
   int rc;
   const int chunked = form < 0 ? scan_chunked_for(cl, 0) : form;
   static const int scan_kernels[] = {SK_SCAN_BLOCK, SK_SCAN_ADD, SK_SCAN_CHUNKS, SK_SCAN_TOTALS,
@@ -526,7 +614,8 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
       goto done;
   if ((rc = pick_local(cl, s.k[SK_SCAN_BLOCK].k, &s.local, e)) ||
       (rc = scan_plan_form(&s, &s.scan_c, n + 1, chunked, e)) ||
-      (rc = mk(&s, &buf, (n + 1) * sizeof(cl_uint), NULL, "scan test data", e)))
+      (rc = mk(&s, &buf, (n + 1) * sizeof(cl_uint), NULL, "scan test data", e)) ||
+      (rc = mk(&s, &s.gate_on, sizeof(dr_float4), &gate1, "open gate", e)))
     goto done;
   const cl_uint zero = 0;
   cl_int cr;
@@ -537,7 +626,7 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
     rc = drape_fail(e, DRAPE_ECL, "clEnqueueWriteBuffer(scan test): %s", drape_cl_errstr(cr));
     goto done;
   }
-  if ((rc = scan_run(&s, &s.scan_c, buf, e))) goto done;
+  if ((rc = scan_run(&s, &s.scan_c, buf, s.gate_on, e))) goto done;
   if ((cr = clEnqueueReadBuffer(cl->queue, buf, CL_TRUE, 0, n * sizeof(cl_uint), data, 0, NULL,
                                 NULL)) != CL_SUCCESS ||
       (cr = clEnqueueReadBuffer(cl->queue, buf, CL_TRUE, n * sizeof(cl_uint), sizeof(cl_uint),
@@ -547,7 +636,16 @@ done:
   if (cl->queue) clFinish(cl->queue);
   dr_cl_prof_free(&s.own);
   rel(&buf);
+  rel(&s.gate_on);
   scan_free(&s.scan_c);
   for (int k = 0; k < SK_COUNT; k++) dr_cl_kern_release(&s.k[k]);
   return rc;
+}
+
+int selfcol_cl_rebuilds(selfcol_cl *s, uint64_t *out, drape_err *e) {
+  cl_uint lz[8] = {0};
+  DRAPE_CL_TRY(e, clEnqueueReadBuffer(s->cl->queue, s->lz, CL_TRUE, 0, sizeof lz, lz, 0, NULL,
+                                      NULL));
+  *out = lz[7];
+  return DRAPE_OK;
 }
