@@ -468,8 +468,10 @@ __kernel void hash_scatter_triangles(__global const uint *key, __global const ui
  * query reaches its cap (the grown cells hold more entries).
  *
  * s is the midrange of the corners' δ per axis (so a sheet falling as one
- * keeps its hash), and the test is on each axis's half-range h:
- * max(h_x, h_y, h_z) <= lim = 0.9 m / √3, so |δ_k - s| <= √3 · lim.
+ * keeps its hash), and the test is on the axes' half-ranges h:
+ * h_x² + h_y² + h_z² <= lim2 = (0.9 m)², so |δ_k - s| <= 0.9 m (each axis
+ * of δ_k - s is within h of 0; the 10 % left cover the rounding of s and
+ * of x_q - s).
  * Otherwise (the cloth deforms fast, or a particle jumps: a pin, a grab,
  * a collider's push) the hash is rebuilt at this substep on x, and xb = x:
  * the check makes no assumption on how far anything can move. A non-finite
@@ -553,7 +555,7 @@ __kernel void selfcol_lazy_range(__global const float4 *x, __global const float4
 /* One work item: gate[0] = (s, 1) to rebuild (shift 0 then), (s, 0) to keep
  * the hash; force: the frame's first substep. Resets lz for the next one. */
 __kernel void selfcol_lazy_check(__global uint *lz, __global float4 *gate, const int force,
-                                 const float lim) {
+                                 const float lim2) {
   if (get_global_id(0) != 0) return;
   int stale = force || lz[6] != 0u || lz[0] == 0xffffffffu;
   float3 sh = (float3)(0.0f);
@@ -561,7 +563,7 @@ __kernel void selfcol_lazy_check(__global uint *lz, __global float4 *gate, const
     const float3 mn = (float3)(sc_unord(lz[0]), sc_unord(lz[1]), sc_unord(lz[2]));
     const float3 mx = (float3)(sc_unord(lz[3]), sc_unord(lz[4]), sc_unord(lz[5]));
     const float3 h = (mx - mn) * 0.5f;
-    stale = !(fmax(fmax(h.x, h.y), h.z) <= lim);
+    stale = !(h.x * h.x + h.y * h.y + h.z * h.z <= lim2);
     if (!stale) sh = (mn + mx) * 0.5f;
   }
   gate[0] = (float4)(sh, stale ? 1.0f : 0.0f);

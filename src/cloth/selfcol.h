@@ -66,7 +66,7 @@
  * "the triangle hash, kept across substeps"): built at a frame's first
  * substep with boxes grown by t_max + SELFCOL_LAZY_MARGIN x t_max, rebuilt
  * only when the triangle corners' motion since, less its common shift,
- * exceeds 0.9 x that margin on some corner. Off by default (measured not
+ * may exceed 0.9 x that margin on some corner. Off by default (measured not
  * to pay: docs/selfcollision.md); DRAPE_SELFCOL_LAZY=1 or
  * selfcol_set_lazy(1) turn it on. Cloths with step bounds
  * (self_collision_bounds) keep the per-substep hash: the bounds and the
@@ -235,8 +235,8 @@ typedef struct selfcol_tables {
   uint32_t cap_e;        /* edge-edge contacts a particle keeps            */
   int lazy;              /* the triangle hash is kept across substeps       */
   float lazy_grow;       /* its boxes' growth, t_max (1 + SELFCOL_LAZY_MARGIN) */
-  float lazy_lim;        /* largest half-range of the motion per axis that
-                            keeps it: 0.9 margin / sqrt(3)                 */
+  float lazy_lim2;       /* largest sum of the squared half-ranges of the
+                            motion per axis that keeps it: (0.9 margin)^2 */
   float lazy_m;          /* the margin m, SELFCOL_LAZY_MARGIN t_max          */
   uint32_t cap_tq;       /* a vertex query's cap: cap_t, SELFCOL_LAZY_CAP x
                             cap_t with the kept hash                      */

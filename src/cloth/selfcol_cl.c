@@ -358,13 +358,13 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
   int rc;
   if (lazy >= 0) {
     const cl_int n = t->n, force = lazy;
-    const float lim = t->lazy_lim;
+    const float lim2 = t->lazy_lim2;
     const cl_uint nb = B + 1;
     if ((rc = BIND(SK_LAZY_RANGE, A("x", x), A("xb", s->xb), A("sobj", s->sobj),
                    A("objf", s->objf), A("lz", s->lz), A("n", n))) ||
         (rc = launch(s, SK_LAZY_RANGE, few < (size_t)n ? few : (size_t)n, 0, e)) ||
         (rc = BIND(SK_LAZY_CHECK, A("lz", s->lz), A("gate", s->lzs), A("force", force),
-                   A("lim", lim))) ||
+                   A("lim2", lim2))) ||
         (rc = launch(s, SK_LAZY_CHECK, 1, 1, e)) ||
         (rc = BIND(SK_LAZY_RESET, A("x", x), A("xb", s->xb), A("maxbits", s->maxbits),
                    A("count", s->tcount), A("gate", s->lzs), A("n", n), A("nb", nb))) ||

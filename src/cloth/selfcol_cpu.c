@@ -275,7 +275,7 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     const char *me = getenv("DRAPE_SELFCOL_MARGIN"); /* measurements */
     float mg = me && atof(me) > 0.0 ? (float)atof(me) : SELFCOL_LAZY_MARGIN;
     t->lazy_grow = t->t_max + mg * t->t_max;
-    t->lazy_lim = 0.9f * mg * t->t_max / sqrtf(3.0f);
+    t->lazy_lim2 = (0.9f * mg * t->t_max) * (0.9f * mg * t->t_max);
     t->lazy_m = mg * t->t_max;
     const char *le = getenv("DRAPE_SELFCOL_LIST"); /* tests: overflowing lists */
     t->lazy_list = le && atoi(le) > 0 ? atoi(le) : SELFCOL_LAZY_LIST;
@@ -779,7 +779,7 @@ void cpu_hash_triangles_lazy(selfcol_cpu *s, const dr_float4 *x, const dr_uint *
   if (!stale) {
     float h[3];
     for (int a = 0; a < 3; a++) h[a] = (sc_unord(mx[a]) - sc_unord(mn[a])) * 0.5f;
-    stale = !(fmaxf(fmaxf(h[0], h[1]), h[2]) <= t->lazy_lim);
+    stale = !(h[0] * h[0] + h[1] * h[1] + h[2] * h[2] <= t->lazy_lim2);
     if (!stale)
       for (int a = 0; a < 3; a++) sh[a] = (sc_unord(mn[a]) + sc_unord(mx[a])) * 0.5f;
   }
