@@ -555,7 +555,7 @@ __kernel void selfcol_lazy_range(__global const float4 *x, __global const float4
 /* One work item: gate[0] = (s, 1) to rebuild (shift 0 then), (s, 0) to keep
  * the hash; force: the frame's first substep. Resets lz for the next one. */
 __kernel void selfcol_lazy_check(__global uint *lz, __global float4 *gate, const int force,
-                                 const float lim2) {
+                                 const float lim2, __global uint *stat, const uint stat_at) {
   if (get_global_id(0) != 0) return;
   int stale = force || lz[6] != 0u || lz[0] == 0xffffffffu;
   float3 sh = (float3)(0.0f);
@@ -568,6 +568,9 @@ __kernel void selfcol_lazy_check(__global uint *lz, __global float4 *gate, const
   }
   gate[0] = (float4)(sh, stale ? 1.0f : 0.0f);
   if (stale) lz[7]++; /* builds so far (tests, measurements) */
+  /* builds and runs for the host's auto mode (read with the cap counters) */
+  if (stale) stat[stat_at]++;
+  stat[stat_at + 1]++;
   lz[0] = lz[1] = lz[2] = 0xffffffffu;
   lz[3] = lz[4] = lz[5] = 0u;
   lz[6] = 0u;

@@ -18,7 +18,9 @@
  *    the particle gets its contacts, same bits;
  *  - scenes/fold.json without step bounds (a sheet folded onto itself by
  *    moving pins), 100 frames on OpenCL: same bits every 10th frame as the
- *    per-substep hash, and the CPU reference gives OpenCL's bits over 12. */
+ *    per-substep hash, and the CPU reference gives OpenCL's bits over 12;
+ *  - the auto mode's choice (pauses after frames that rebuilt too often),
+ *    and its bits on fold.json (100 frames) equal the per-substep ones. */
 #include <stdio.h>
 
 #include "drape/cloth.h"
@@ -317,8 +319,62 @@ static void test_fold_scene(void **state) {
   drape_scene_free(&sc);
 }
 
+/* The auto mode's choice (selfcol_lazy_choose): kept frames that rebuilt
+ * at more than a tenth of their substeps pause it for 8 frames, then 16
+ * after a second failed try; a good try resets the pause. Mode 1 always
+ * keeps. And the auto mode on fold.json gives the per-substep bits. */
+static void test_auto_mode(void **state) {
+  (void)state;
+  selfcol_lazy_policy p = {0};
+  assert_int_equal(selfcol_lazy_choose(&p, 1, 100, 100), 1);
+  uint32_t b = 0, r = 0;
+  assert_int_equal(selfcol_lazy_choose(&p, 2, b, r), 1); /* nothing measured */
+  b += 1; r += 20; /* 5 %: keep */
+  assert_int_equal(selfcol_lazy_choose(&p, 2, b, r), 1);
+  b += 5; r += 20; /* 25 %: pause 8 frames, then try */
+  int off = 0;
+  while (!selfcol_lazy_choose(&p, 2, b, r)) off++;
+  assert_int_equal(off, 8);
+  b += 6; r += 20; /* the try fails again: 16 */
+  off = 0;
+  while (!selfcol_lazy_choose(&p, 2, b, r)) off++;
+  assert_int_equal(off, 16);
+  b += 1; r += 20; /* a good try: keep, and the next failure pauses 8 */
+  assert_int_equal(selfcol_lazy_choose(&p, 2, b, r), 1);
+  b += 9; r += 20;
+  off = 0;
+  while (!selfcol_lazy_choose(&p, 2, b, r)) off++;
+  assert_int_equal(off, 8);
+
+  char path[1024];
+  snprintf(path, sizeof path, "%s/scenes/fold.json", drape_test_source_dir());
+  drape_scene sc;
+  drape_err e = {0};
+  assert_int_equal(drape_scene_load(path, &sc, &e), 0);
+  sc.cloth[0].self_collision_bounds = 0;
+  const int n = sc.cloth[0].rows * sc.cloth[0].cols;
+  const size_t bytes = sizeof(float) * 4 * (size_t)n;
+  float *x0 = malloc(bytes), *x1 = malloc(bytes);
+  drape_sim *a = make_sim(&sc, DRAPE_BACKEND_CL, 2), *c = make_sim(&sc, DRAPE_BACKEND_CL, 0);
+  for (int f = 1; f <= 100; f++) {
+    assert_int_equal(drape_sim_step(a, &e), 0);
+    assert_int_equal(drape_sim_step(c, &e), 0);
+  }
+  assert_int_equal(drape_sim_read_positions(a, x0, &e), 0);
+  assert_int_equal(drape_sim_read_positions(c, x1, &e), 0);
+  assert_memory_equal(x0, x1, bytes);
+  fprintf(stderr, "auto mode: pauses 8, 16, then 8 after a good try; fold.json 100 frames: "
+          "per-substep bits\n");
+  drape_sim_destroy(a);
+  drape_sim_destroy(c);
+  free(x0);
+  free(x1);
+  drape_scene_free(&sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_auto_mode),
       cmocka_unit_test(test_folded_sheet),
       cmocka_unit_test(test_lists_overflow),
       cmocka_unit_test(test_jump_beyond_margin),

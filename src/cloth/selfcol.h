@@ -66,9 +66,10 @@
  * "the triangle hash, kept across substeps"): built at a frame's first
  * substep with boxes grown by t_max + SELFCOL_LAZY_MARGIN x t_max, rebuilt
  * only when the triangle corners' motion since, less its common shift,
- * may exceed 0.9 x that margin on some corner. Off by default (measured not
- * to pay: docs/selfcollision.md); DRAPE_SELFCOL_LAZY=1 or
- * selfcol_set_lazy(1) turn it on. Cloths with step bounds
+ * may exceed 0.9 x that margin on some corner. Off by default
+ * (docs/selfcollision.md has the figures); DRAPE_SELFCOL_LAZY=1 keeps it
+ * in every frame, =auto in frames after kept ones that rebuilt seldom
+ * (selfcol_lazy_choose). Cloths with step bounds
  * (self_collision_bounds) keep the per-substep hash: the bounds and the
  * edge-edge pass use its buffers on other positions. */
 #define SELFCOL_LAZY_MARGIN 1.0f
@@ -174,11 +175,22 @@ typedef struct selfcol_desc {
 } selfcol_desc;
 
 /* Stages created from now on: 1 keep the triangle hash across substeps
- * where they can (tb.lazy), 0 rebuild it every substep (the stage before
- * issue 18's attempt, still the default), -1 by the environment:
- * DRAPE_SELFCOL_LAZY=1 keeps it, anything else rebuilds (measured slower
- * on the bench: docs/selfcollision.md). */
+ * where they can (tb.lazy), 0 rebuild it every substep (the stage before),
+ * 2 the auto mode (selfcol_lazy_choose), -1 (the default) by the
+ * environment: DRAPE_SELFCOL_LAZY=1 always keeps, =auto the auto mode,
+ * unset or anything else rebuilds every substep. Same bits in every mode. */
 void selfcol_set_lazy(int mode);
+
+/* The auto mode's state and choice at a frame's start (selfcol_cpu.c):
+ * builds and runs are the kept hash's counters (since create) as last
+ * known; returns 1 when this frame keeps the hash. mode: tb.lazy. */
+#define SELFCOL_LAZY_PAUSE 8
+typedef struct selfcol_lazy_policy {
+  uint32_t builds, runs; /* the counters at the last measured choice */
+  int off;               /* frames left that rebuild every substep    */
+  int pause;             /* the last pause (0: the last try kept)     */
+} selfcol_lazy_policy;
+int selfcol_lazy_choose(selfcol_lazy_policy *p, int mode, uint32_t builds, uint32_t runs);
 
 /* 1: stages created from now on run without the edge-edge contacts (the
  * stage before them; tests and measurements compare with it); 0, the
@@ -233,7 +245,8 @@ typedef struct selfcol_tables {
                             raise it after create)                        */
   int edge;              /* edge-edge contacts run (bounded cloths)        */
   uint32_t cap_e;        /* edge-edge contacts a particle keeps            */
-  int lazy;              /* the triangle hash is kept across substeps       */
+  int lazy;              /* the triangle hash may be kept across substeps:
+                            1 always, 2 auto (selfcol_lazy_choose), 0 no  */
   float lazy_grow;       /* its boxes' growth, t_max (1 + SELFCOL_LAZY_MARGIN) */
   float lazy_lim2;       /* largest sum of the squared half-ranges of the
                             motion per axis that keeps it: (0.9 margin)^2 */
@@ -290,6 +303,9 @@ typedef struct selfcol_cpu {
   int lz_runs;
   float shift[3];        /* the vertex-triangle pass's shift this substep   */
   uint64_t rebuilds;     /* triangle hash builds (tests, measurements)      */
+  uint64_t rebuilds_kept, runs_kept; /* builds and runs in kept frames     */
+  selfcol_lazy_policy lzp; /* the auto mode                               */
+  int lz_frame;          /* this frame keeps the hash                        */
   uint32_t *lst;         /* tb.lazy: candidate lists, lazy_list per particle */
   int *lstn;             /* their lengths, -1: the particle reads its bucket */
   int lists;             /* the next vertex-triangle pass reads them        */

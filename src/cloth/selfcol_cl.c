@@ -231,12 +231,12 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
                "candidate lists", e)) ||
       (rc = mk(s, &s->lstn, n * u, NULL, "candidate list lengths", e)) ||
       (rc = mk(s, &s->gate_on, f4, &gate1, "open gate", e)) ||
-      (rc = mk(s, &s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, NULL, "cap counters",
+      (rc = mk(s, &s->caps, (size_t)(t->n_objects + 1) * SELFCOL_CAPC_STRIDE * u, NULL, "cap counters",
                e)) ||
       (rc = scan_plan(s, &s->scan_p, Bp + 1, e)) || (rc = scan_plan(s, &s->scan_t, Bt + 1, e)) ||
       (rc = scan_plan(s, &s->scan_c, n + 1, e)))
     goto fail;
-  s->caps_host = calloc((size_t)t->n_objects * SELFCOL_CAPC_STRIDE, sizeof *s->caps_host);
+  s->caps_host = calloc((size_t)(t->n_objects + 1) * SELFCOL_CAPC_STRIDE, sizeof *s->caps_host);
   if (!s->caps_host) {
     rc = drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision cap counters)");
     goto fail;
@@ -245,7 +245,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
   if ((rc = fill0(s, s->nvt, n * u, e)) || (rc = fill0(s, s->ncon, n * u, e)) ||
       (rc = fill0(s, s->pexam, n * u, e)) || (rc = fill0(s, s->vexam, n * u, e)) ||
       (rc = fill0(s, s->xb, n * f4, e)) ||
-      (rc = fill0(s, s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, e)))
+      (rc = fill0(s, s->caps, (size_t)(t->n_objects + 1) * SELFCOL_CAPC_STRIDE * u, e)))
     goto fail;
   DRAPE_CL_TRY(e, clFinish(cl->queue));
   dr_cl_prof_free(&s->own); /* the fills above are set-up, not a part */
@@ -359,12 +359,13 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
   if (lazy >= 0) {
     const cl_int n = t->n, force = lazy;
     const float lim2 = t->lazy_lim2;
+    const cl_uint stat_at = (cl_uint)t->n_objects * SELFCOL_CAPC_STRIDE;
     const cl_uint nb = B + 1;
     if ((rc = BIND(SK_LAZY_RANGE, A("x", x), A("xb", s->xb), A("sobj", s->sobj),
                    A("objf", s->objf), A("lz", s->lz), A("n", n))) ||
         (rc = launch(s, SK_LAZY_RANGE, few < (size_t)n ? few : (size_t)n, 0, e)) ||
         (rc = BIND(SK_LAZY_CHECK, A("lz", s->lz), A("gate", s->lzs), A("force", force),
-                   A("lim2", lim2))) ||
+                   A("lim2", lim2), A("stat", s->caps), A("stat_at", stat_at))) ||
         (rc = launch(s, SK_LAZY_CHECK, 1, 1, e)) ||
         (rc = BIND(SK_LAZY_RESET, A("x", x), A("xb", s->xb), A("maxbits", s->maxbits),
                    A("count", s->tcount), A("gate", s->lzs), A("n", n), A("nb", nb))) ||
@@ -545,7 +546,9 @@ static int caps_poll(selfcol_cl *s, int wait, drape_err *e) {
 
 static int caps_read(selfcol_cl *s, drape_err *e) {
   if (s->caps_ev) return DRAPE_OK;
-  const size_t bytes = (size_t)s->tb.n_objects * SELFCOL_CAPC_STRIDE * sizeof(cl_uint);
+  /* the objects' counters and the stage's (the kept hash's builds and
+   * runs, for the auto mode) */
+  const size_t bytes = (size_t)(s->tb.n_objects + 1) * SELFCOL_CAPC_STRIDE * sizeof(cl_uint);
   DRAPE_CL_TRY(e, clEnqueueReadBuffer(s->cl->queue, s->caps, CL_FALSE, 0, bytes, s->caps_host, 0,
                                       NULL, &s->caps_ev));
   return DRAPE_OK;
@@ -569,12 +572,16 @@ int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol
   if ((rc = selfcol_cl_clamp(s, x, p, col, spheres, e)) || (rc = selfcol_cl_hash_particles(s, x, e)) ||
       (rc = selfcol_cl_particles(s, x, p, e)))
     return rc;
-  if (s->tb.any_tris && s->tb.lazy) {
-    /* a frame starts when t_end does not grow (selfcol_cpu_run, the same) */
-    const float te = col ? col->t_end : 0.0f;
-    const int force = !col || s->lz_runs == 0 || !(te > s->lz_t);
-    s->lz_t = te;
-    s->lz_runs = 1;
+  /* a frame starts when t_end does not grow (selfcol_cpu_run, the same) */
+  const float te = col ? col->t_end : 0.0f;
+  const int force = !col || s->lz_runs == 0 || !(te > s->lz_t);
+  s->lz_t = te;
+  s->lz_runs = 1;
+  if (force && s->tb.lazy) { /* the auto mode's choice, from the last counters read */
+    const uint32_t *st = s->caps_host + (size_t)s->tb.n_objects * SELFCOL_CAPC_STRIDE;
+    s->lz_frame = selfcol_lazy_choose(&s->lzp, s->tb.lazy, st[0], st[1]);
+  }
+  if (s->tb.any_tris && s->tb.lazy && s->lz_frame) {
     if ((rc = selfcol_cl_hash_triangles_lazy(s, x, tris, force, e)) ||
         (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e)))
       return rc;

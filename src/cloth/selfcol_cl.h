@@ -75,6 +75,8 @@ typedef struct selfcol_cl {
   float lz_t;                   /* t_end of the last run (a smaller or equal
                                    one starts a frame: rebuild)             */
   int lz_runs;                  /* runs so far (the first always rebuilds)  */
+  selfcol_lazy_policy lzp;      /* the auto mode (selfcol.h)                */
+  int lz_frame;                 /* this frame keeps the hash                */
   int vt_lazy;                  /* the vertex-triangle pass reads the kept
                                    hash (its shift, its growth)             */
   uint32_t *caps_host;

@@ -132,6 +132,35 @@ void selfcol_set_edge_off(int off) { g_edge_off = off; }
 static int g_lazy = -1;
 void selfcol_set_lazy(int mode) { g_lazy = mode; }
 
+/* The auto mode: a frame keeps the hash unless the kept frames measured
+ * since the last choice rebuilt it at more than a tenth of their substeps
+ * (a sheet landing, a large one deforming: there it costs more than
+ * rebuilding, docs/selfcollision.md); then SELFCOL_LAZY_PAUSE frames
+ * rebuild every substep and the next one tries again (after each failed
+ * try the pause doubles, up to 8 x SELFCOL_LAZY_PAUSE). The counters may
+ * lag (OpenCL reads them with the cap counters, without waiting): the
+ * choice never changes the bits, only the cost. */
+int selfcol_lazy_choose(selfcol_lazy_policy *p, int mode, uint32_t builds, uint32_t runs) {
+  if (mode != 2) return 1; /* always keep */
+  const uint32_t db = builds - p->builds, dr = runs - p->runs;
+  if (dr >= 10u) {
+    p->builds = builds;
+    p->runs = runs;
+    if (10u * db > dr) { /* too many: pause, twice as long each time in a row */
+      p->pause = p->pause ? (p->pause < 8 * SELFCOL_LAZY_PAUSE ? 2 * p->pause : p->pause)
+                          : SELFCOL_LAZY_PAUSE;
+      p->off = p->pause;
+    } else {
+      p->pause = 0;
+    }
+  }
+  if (p->off > 0) {
+    p->off--;
+    return 0;
+  }
+  return 1;
+}
+
 int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e) {
   memset(t, 0, sizeof *t);
   if (d->n_particles < 0 || d->n_tris < 0 || d->n_objects < 1)
@@ -265,13 +294,16 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
    * desc's list; a run reads the current corners of these triangles. */
   t->edge = t->bound && !g_edge_off && ntri > 0;
   /* The triangle hash kept across substeps (selfcol.h): not with the
-   * bounds, whose hash and edge-edge queries share its buffers. Off unless
-   * asked for (DRAPE_SELFCOL_LAZY=1): measured, it does not pay yet
-   * (docs/selfcollision.md, "Keeping the triangle hash across substeps"). */
+   * bounds, whose hash and edge-edge queries share its buffers. Off by
+   * default: measured, it pays on the main scene and not on the bench
+   * (docs/selfcollision.md). */
   {
     const char *env = getenv("DRAPE_SELFCOL_LAZY");
-    int on = g_lazy >= 0 ? g_lazy : env && strcmp(env, "1") == 0;
-    t->lazy = on && np > 0 && ntri > 0 && !t->bound;
+    const int on = g_lazy >= 0                              ? g_lazy
+                   : env && strcmp(env, "1") == 0           ? 1
+                   : env && strcmp(env, "auto") == 0        ? 2
+                                                            : 0;
+    t->lazy = np > 0 && ntri > 0 && !t->bound ? on : 0;
     const char *me = getenv("DRAPE_SELFCOL_MARGIN"); /* measurements */
     float mg = me && atof(me) > 0.0 ? (float)atof(me) : SELFCOL_LAZY_MARGIN;
     t->lazy_grow = t->t_max + mg * t->t_max;
@@ -1333,13 +1365,19 @@ void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_
     selfcol_caps_warn(&s->tb, s->caps);
     return;
   }
-  if (s->tb.lazy) {
-    /* a frame starts when t_end does not grow (selfcol_cl.c, the same) */
-    const float te = col ? col->t_end : 0.0f;
-    const int force = !col || s->lz_runs == 0 || !(te > s->lz_t);
-    s->lz_t = te;
-    s->lz_runs = 1;
+  /* a frame starts when t_end does not grow (selfcol_cl.c, the same) */
+  const float te = col ? col->t_end : 0.0f;
+  const int force = !col || s->lz_runs == 0 || !(te > s->lz_t);
+  s->lz_t = te;
+  s->lz_runs = 1;
+  if (force && s->tb.lazy)
+    s->lz_frame = selfcol_lazy_choose(&s->lzp, s->tb.lazy, (uint32_t)s->rebuilds_kept,
+                                      (uint32_t)s->runs_kept);
+  if (s->tb.lazy && s->lz_frame) {
+    const uint64_t b0 = s->rebuilds;
     cpu_hash_triangles_lazy(s, x, tris, force);
+    s->rebuilds_kept += s->rebuilds - b0;
+    s->runs_kept++;
   } else {
     cpu_hash_triangles(s, x, tris);
   }
