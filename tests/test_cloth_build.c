@@ -269,6 +269,23 @@ static void test_bad_definitions(void **state) {
   drape_scene_free(&s);
 }
 
+/* The edge units' colouring is valid: no particle twice in one colour,
+ * and the colours cover every unit. */
+static void assert_units_coloured(const dr_model *m) {
+  int *seen = calloc((size_t)m->n_particles, sizeof *seen);
+  for (int k = 0; k < m->n_bend_colours; k++)
+    for (int u = m->bend_colour_off[k]; u < m->bend_colour_off[k + 1]; u++) {
+      const dr_dihedral *d = &m->bend[u];
+      const int p[4] = {d->a, d->b, d->c, d->d};
+      for (int q = 0; q < (d->c >= 0 ? 4 : 2); q++) {
+        assert_int_not_equal(seen[p[q]], k + 1);
+        seen[p[q]] = k + 1;
+      }
+    }
+  assert_int_equal(m->bend_colour_off[m->n_bend_colours], m->n_bend);
+  free(seen);
+}
+
 /* A mesh cloth's edge units (kernels/dihedral.cl, model.c): every edge
  * once, with its hinge when it has two triangles; the links in the
  * trailing bucket of the distance constraints in the units' order; a
@@ -289,7 +306,7 @@ static void test_mesh_units(void **state) {
   /* the sheet has no other constraints: every link is an edge of a unit */
   assert_int_equal(off + m.n_bend, m.n_cons);
   int hinges = 0, bound = 0;
-  int *deg = calloc((size_t)np, sizeof *deg), *seen = calloc((size_t)np, sizeof *seen);
+  int *deg = calloc((size_t)np, sizeof *deg);
   for (int k = 0; k < m.n_bend; k++) {
     const dr_dihedral *d = &m.bend[k];
     assert_int_equal(d->edge, off + k);
@@ -307,22 +324,13 @@ static void test_mesh_units(void **state) {
   print_message("  %d units (%d hinges), %d colours, bound %d\n", m.n_bend, hinges, m.n_bend_colours,
                 bound);
   assert_int_equal(m.n_bend_colours, bound);
-  /* valid: no particle twice in one colour */
-  for (int k = 0; k < m.n_bend_colours; k++)
-    for (int u = m.bend_colour_off[k]; u < m.bend_colour_off[k + 1]; u++) {
-      const dr_dihedral *d = &m.bend[u];
-      const int p[4] = {d->a, d->b, d->c, d->d};
-      for (int q = 0; q < (d->c >= 0 ? 4 : 2); q++) {
-        assert_int_not_equal(seen[p[q]], k + 1);
-        seen[p[q]] = k + 1;
-      }
-    }
+  assert_units_coloured(&m);
   assert_int_equal(m.bend_colour_off[m.n_bend_colours], m.n_bend);
   /* reproducible: the search's generator has a fixed seed */
   assert_int_equal(m2.n_bend, m.n_bend);
   assert_memory_equal(m2.bend, m.bend, sizeof *m.bend * (size_t)m.n_bend);
   assert_memory_equal(m2.cons, m.cons, sizeof *m.cons * (size_t)m.n_cons);
-  free(deg), free(seen);
+  free(deg);
   dr_model_free(&m), dr_model_free(&m2);
   drape_scene_free(&s);
 }
@@ -360,17 +368,7 @@ static void test_mesh_fan(void **state) {
   assert_int_equal(m.n_bend, 200); /* 100 spokes, 100 rim edges */
   assert_int_equal(m.n_hinges, 100);
   assert_int_equal(m.n_bend_colours, 100);
-  int *seen = calloc((size_t)m.n_particles, sizeof *seen);
-  for (int k = 0; k < m.n_bend_colours; k++)
-    for (int u = m.bend_colour_off[k]; u < m.bend_colour_off[k + 1]; u++) {
-      const dr_dihedral *d = &m.bend[u];
-      const int p[4] = {d->a, d->b, d->c, d->d};
-      for (int q = 0; q < (d->c >= 0 ? 4 : 2); q++) {
-        assert_int_not_equal(seen[p[q]], k + 1);
-        seen[p[q]] = k + 1;
-      }
-    }
-  free(seen);
+  assert_units_coloured(&m);
   dr_model_free(&m);
   drape_scene_free(&s);
   fan_scene(&s, 300);
