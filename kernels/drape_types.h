@@ -99,7 +99,9 @@ typedef struct dr_dihedral {
   dr_float compliance;  /* alpha in 1/(N m)                               */
   dr_int edge;          /* (sorted) index of the edge's stretch link: the
                            constraint stops when it tears; -1: none       */
-  dr_int pad;
+  dr_float weight;      /* compliance / compliance.bend: the hinge's share
+                           (A1 + A2) / (3 |e|^2), so that an edit of
+                           compliance.bend reaches it (0: no hinge)       */
 } dr_dihedral;          /* 32 bytes */
 
 /* Per-substep parameters, set as a kernel argument once per frame (they

@@ -367,13 +367,12 @@ static void catenary_strip(void **state) {
 /* A 0.3 x 0.05 m irregular strip clamped over its first 6 cm (pin_box:
  * a clamp, not a hinge, which no bending constraint could hold): its free
  * end droops less with a stiffer bend. */
-static double droop(double compliance_bend) {
+static int clamped_strip(drape_scene *s, double compliance_bend) {
   double *xyz;
   int *tris;
   const double len = 0.3;
   const int nx = (int)lround(len / 0.025) + 1, nt = make_strip(len, nx, &xyz, &tris);
-  drape_scene s;
-  drape_scene_init(&s);
+  drape_scene_init(s);
   drape_cloth_def c = drape_cloth_def_default();
   snprintf(c.name, sizeof c.name, "strip");
   set_mesh(&c, xyz, 3 * nx, tris, nt);
@@ -382,16 +381,59 @@ static double droop(double compliance_bend) {
   c.has_pin_box = 1;
   const double box[2][3] = {{-len / 2 - 0.01, 1.9, -1}, {-len / 2 + 0.06, 2.1, 1}};
   memcpy(c.pin_box, box, sizeof box);
-  drape_scene_add_cloth(&s, &c);
+  drape_scene_add_cloth(s, &c);
+  free(xyz), free(tris);
+  return nx;
+}
+
+static double droop(double compliance_bend) {
+  drape_scene s;
+  const int nx = clamped_strip(&s, compliance_bend);
   drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CPU);
   step_frames(sim, 120);
   float *x = read_x(sim);
   double tip = 0;
   for (int r = 0; r < 3; r++) tip += (2.0 - x[4 * (r * nx + nx - 1) + 1]) / 3;
-  free(x), free(xyz), free(tris);
+  free(x);
   drape_sim_destroy(sim);
   drape_scene_free(&s);
   return tip;
+}
+
+/* compliance.bend edited at run time (the viewer's slider,
+ * drape_sim_set_compliance) reaches a mesh cloth's hinges: a strip built
+ * at 1e4 and set to 10 before stepping ends on the bits of one built at
+ * 10, on the CPU reference and OpenCL in both forms; left at 1e4 it
+ * droops more. */
+static void bend_edit(void **state) {
+  (void)state;
+  drape_scene soft, stiff;
+  const int nx = clamped_strip(&soft, 1e4);
+  clamped_strip(&stiff, 10);
+  drape_sim *ref = make_sim(&stiff, DRAPE_BACKEND_CPU), *kept = make_sim(&soft, DRAPE_BACKEND_CPU);
+  step_frames(ref, 60);
+  step_frames(kept, 60);
+  float *xr = read_x(ref), *xk = read_x(kept);
+  const int n = drape_sim_mesh(ref)->n_particles;
+  const double tip_r = 2.0 - xr[4 * (nx - 1) + 1], tip_k = 2.0 - xk[4 * (nx - 1) + 1];
+  print_message("  bend edit: tip %.4f m at 10, %.4f m at 1e4\n", tip_r, tip_k);
+  assert_true(tip_k > tip_r + 0.05);
+  for (int k = 0; k < 3; k++) {
+    const drape_backend be = k == 0 ? DRAPE_BACKEND_CPU : DRAPE_BACKEND_CL;
+    if (k > 0) test_kernel_form = test_form(k - 1);
+    drape_sim *sim = make_sim(&soft, be);
+    test_kernel_form = DRAPE_KERNEL_FORM_AUTO;
+    drape_err e = {0};
+    if (drape_sim_set_compliance(sim, 0, DRAPE_COMPLIANCE_BEND, 10, &e)) fail_msg("%s", e.msg);
+    step_frames(sim, 60);
+    float *x = read_x(sim);
+    assert_memory_equal(x, xr, sizeof(float) * 4 * (size_t)n);
+    free(x);
+    drape_sim_destroy(sim);
+  }
+  free(xr), free(xk);
+  drape_sim_destroy(ref), drape_sim_destroy(kept);
+  drape_scene_free(&soft), drape_scene_free(&stiff);
 }
 
 static void bending_order(void **state) {
@@ -648,7 +690,7 @@ int main(void) {
       cmocka_unit_test(grid_as_mesh),   cmocka_unit_test(sphere_drape),
       cmocka_unit_test(catenary_strip), cmocka_unit_test(bending_order),
       cmocka_unit_test(flat_stays_flat), cmocka_unit_test(skirt_sewn),
-      cmocka_unit_test(mesh_tears),     cmocka_unit_test(backends_agree),
+      cmocka_unit_test(mesh_tears),       cmocka_unit_test(bend_edit),     cmocka_unit_test(backends_agree),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -180,7 +180,9 @@ typedef enum {
 } drape_compliance_kind;
 /* object < 0: every object. Compliance in m/N: 0 or DRAPE_FLOAT_MIN ..
  * DRAPE_MAX_COMPLIANCE, with compliance / h^2 finite in float (as in a
- * scene). Torn stays torn. */
+ * scene). Torn stays torn. DRAPE_COMPLIANCE_BEND reaches a mesh cloth's
+ * dihedral hinges too, in its unit 1/(N m) (compliance.bend of a mesh,
+ * docs/scenes.md), each hinge taking its share as the builder gave it. */
 int drape_sim_set_compliance(drape_sim *sim, int object, drape_compliance_kind kind,
                              double compliance, drape_err *e);
 /* Damping rate in 1/s (0..DRAPE_MAX_DAMPING): v *= exp(-rate h) each substep. */

@@ -451,6 +451,7 @@ static cl_mem buf_of(cl_state *c, sim_buf b) {
     case SIM_BUF_MAT: return c->mat;
     case SIM_BUF_SPHERES: return c->sph;
     case SIM_BUF_KIN: return c->kin;
+    case SIM_BUF_BEND: return c->bend;
   }
   return NULL;
 }

@@ -414,7 +414,16 @@ int drape_sim_set_compliance(drape_sim *s, int object, drape_compliance_kind kin
   }
   for (int ob = 0; ob < s->m.n_objects; ob++)
     if (object < 0 || ob == object) s->compliance[ob][kind] = compliance;
-  return s->be->write(s, SIM_BUF_CONS, 0, bytes, s->hcons, e);
+  if ((rc = s->be->write(s, SIM_BUF_CONS, 0, bytes, s->hcons, e))) return rc;
+  if (kind != DRAPE_COMPLIANCE_BEND || s->m.n_hinges == 0) return DRAPE_OK;
+  /* mesh cloths bend by their hinges: each takes its share of the new
+   * compliance.bend, as the builder gave it (dr_hinge_compliance) */
+  for (int k = 0; k < s->m.n_bend; k++) {
+    dr_dihedral *d = &s->m.bend[k];
+    if (d->c < 0 || (object >= 0 && s->m.bend_obj[k] != object)) continue;
+    d->compliance = dr_hinge_compliance(compliance, d->weight);
+  }
+  return s->be->write(s, SIM_BUF_BEND, 0, sizeof(dr_dihedral) * (size_t)s->m.n_bend, s->m.bend, e);
 }
 
 int drape_sim_set_damping(drape_sim *s, int object, double rate, drape_err *e) {

@@ -38,7 +38,8 @@ typedef enum {
   SIM_BUF_TRIS,   /* uint x 3 n_tris */
   SIM_BUF_MAT,    /* dr_object x n_objects */
   SIM_BUF_SPHERES,/* dr_sphere x n_spheres */
-  SIM_BUF_KIN     /* dr_kinematic x n_kin */
+  SIM_BUF_KIN,    /* dr_kinematic x n_kin */
+  SIM_BUF_BEND    /* dr_dihedral x n_bend (edge units; writes only) */
 } sim_buf;
 
 /* The springs of the "springs" solver, per particle in CSR form (built by

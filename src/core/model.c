@@ -829,7 +829,7 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
   for (int ed = 0; ed < t->n_edges; ed++) {
     dr_dihedral *d = &m->bend[*bi];
     d->edge = first_c + ed; /* mapped to the sorted index after colouring */
-    d->pad = 0;
+    d->weight = 0;
     m->bend_obj[*bi] = oi;
     (*bi)++;
     if (t->edge_n_tris[ed] != 2) { /* a border or seam edge: its stretch link only */
@@ -858,7 +858,8 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
     /* a doubled face (p == q) or a zero-length edge: nothing to bend;
      * the kernel skips it (zero normal) */
     d->rest = dr_dihedral_angle(m->x0[d->a], m->x0[d->b], m->x0[d->c], m->x0[d->d]);
-    d->compliance = el > 0 ? (float)(cb * area2 / (3.0 * el * el)) : 0.0f;
+    d->weight = el > 0 ? (float)(area2 / (3.0 * el * el)) : 0.0f;
+    d->compliance = dr_hinge_compliance(cb, d->weight);
     m->n_hinges++;
   }
   for (int j = 0; j < n; j++) m->cons_obj[first_c + j] = oi;

@@ -86,6 +86,12 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e);
 /* The particle in user slot u (first_particle + the loader's vertex
  * number for a mesh cloth, the index itself for anything else), and the
  * user slot of particle p. */
+/* A hinge's compliance from a cloth's compliance.bend (1/(N m)) and the
+ * hinge's weight (dr_dihedral.weight): the builder and a later edit
+ * (drape_sim_set_compliance) compute it alike. */
+static inline float dr_hinge_compliance(double compliance_bend, float weight) {
+  return (float)(compliance_bend * (double)weight);
+}
 static inline int dr_model_particle(const dr_model *m, int u) { return m->perm ? m->perm[u] : u; }
 static inline int dr_model_slot(const dr_model *m, int p) { return m->iperm ? m->iperm[p] : p; }
 void dr_model_free(dr_model *m);
