@@ -272,6 +272,20 @@ static drape_sim *make_sim(const drape_scene *s, drape_backend be, int lazy) {
   return sim;
 }
 
+/* Steps both sims `frames` frames, then their positions (into xa, xb,
+ * `bytes` each) must be the same bits. */
+static void step_same_bits(drape_sim *a, drape_sim *b, int frames, float *xa, float *xb,
+                           size_t bytes) {
+  drape_err e = {0};
+  for (int f = 0; f < frames; f++) {
+    assert_int_equal(drape_sim_step(a, &e), 0);
+    assert_int_equal(drape_sim_step(b, &e), 0);
+  }
+  assert_int_equal(drape_sim_read_positions(a, xa, &e), 0);
+  assert_int_equal(drape_sim_read_positions(b, xb, &e), 0);
+  assert_memory_equal(xa, xb, bytes);
+}
+
 static void test_fold_scene(void **state) {
   (void)state;
   char path[1024];
@@ -303,13 +317,7 @@ static void test_fold_scene(void **state) {
   drape_sim_destroy(every);
   /* the CPU reference gives OpenCL's bits with the kept hash */
   drape_sim *cpu = make_sim(&sc, DRAPE_BACKEND_CPU, 1), *cl = make_sim(&sc, DRAPE_BACKEND_CL, 1);
-  for (int f = 0; f < 12; f++) {
-    assert_int_equal(drape_sim_step(cpu, &e), 0);
-    assert_int_equal(drape_sim_step(cl, &e), 0);
-  }
-  assert_int_equal(drape_sim_read_positions(cpu, a, &e), 0);
-  assert_int_equal(drape_sim_read_positions(cl, b, &e), 0);
-  assert_memory_equal(a, b, bytes);
+  step_same_bits(cpu, cl, 12, a, b, bytes);
   fprintf(stderr, "fold.json without bounds: kept hash = per-substep hash at every 10th of 100 "
           "frames (OpenCL), CPU = OpenCL over 12 frames\n");
   drape_sim_destroy(cpu);
@@ -356,13 +364,7 @@ static void test_auto_mode(void **state) {
   const size_t bytes = sizeof(float) * 4 * (size_t)n;
   float *x0 = malloc(bytes), *x1 = malloc(bytes);
   drape_sim *a = make_sim(&sc, DRAPE_BACKEND_CL, 2), *c = make_sim(&sc, DRAPE_BACKEND_CL, 0);
-  for (int f = 1; f <= 100; f++) {
-    assert_int_equal(drape_sim_step(a, &e), 0);
-    assert_int_equal(drape_sim_step(c, &e), 0);
-  }
-  assert_int_equal(drape_sim_read_positions(a, x0, &e), 0);
-  assert_int_equal(drape_sim_read_positions(c, x1, &e), 0);
-  assert_memory_equal(x0, x1, bytes);
+  step_same_bits(a, c, 100, x0, x1, bytes);
   fprintf(stderr, "auto mode: pauses 8, 16, then 8 after a good try; fold.json 100 frames: "
           "per-substep bits\n");
   drape_sim_destroy(a);
