@@ -74,10 +74,13 @@ static inline drape_kernel_form test_form(int k) {
 }
 static inline const char *test_form_name(int k) { return k == 0 ? "gpu" : "vector"; }
 
-static inline drape_sim *make_sim(const drape_scene *s, drape_backend be) {
+/* A sim of s on backend be in kernel form form (OpenCL; the CPU reference
+ * has one); a failure fails the test with the message. */
+static inline drape_sim *make_sim_form(const drape_scene *s, drape_backend be,
+                                       drape_kernel_form form) {
   drape_sim_opts o = drape_sim_opts_default();
   o.backend = be;
-  o.kernel_form = test_kernel_form;
+  o.kernel_form = form;
   drape_sim *sim = NULL;
   drape_err e = {0};
   if (drape_sim_create(s, &o, &sim, &e)) {
@@ -85,6 +88,10 @@ static inline drape_sim *make_sim(const drape_scene *s, drape_backend be) {
     fail();
   }
   return sim;
+}
+
+static inline drape_sim *make_sim(const drape_scene *s, drape_backend be) {
+  return make_sim_form(s, be, test_kernel_form);
 }
 
 static inline void step_frames(drape_sim *sim, int n) {

@@ -291,15 +291,6 @@ static void test_capacity_fallback(void **state) {
 
 /* ---- the sim ---- */
 
-static drape_sim *make(const drape_scene *s, drape_backend be) {
-  drape_sim_opts o = drape_sim_opts_default();
-  o.backend = be;
-  drape_sim *sim = NULL;
-  drape_err e = {0};
-  if (drape_sim_create(s, &o, &sim, &e)) fail_msg("drape_sim_create: %s", e.msg);
-  return sim;
-}
-
 /* The sim's count (device path) against the reference on its points. */
 static long sim_check(drape_sim *sim, int want_device) {
   long dev = -1, ref = -1;
@@ -329,7 +320,7 @@ static void test_twist_unbounded(void **state) {
   drape_err e = {0};
   if (drape_scene_load(path, &sc, &e)) fail_msg("%s: %s", path, e.msg);
   sc.cloth[0].self_collision_bounds = 0;
-  drape_sim *sim = make(&sc, DRAPE_BACKEND_CL);
+  drape_sim *sim = make_sim_form(&sc, DRAPE_BACKEND_CL, DRAPE_KERNEL_FORM_AUTO);
   long most = 0;
   for (int f = 1; f <= 90; f++) {
     if (drape_sim_step(sim, &e)) fail_msg("frame %d: %s", f, e.msg);
@@ -380,7 +371,7 @@ static void test_cpu_backend_host(void **state) {
   (void)state;
   drape_scene s;
   scene_sphere_drop(&s, 16, 0.9);
-  drape_sim *sim = make(&s, DRAPE_BACKEND_CPU);
+  drape_sim *sim = make_sim_form(&s, DRAPE_BACKEND_CPU, DRAPE_KERNEL_FORM_AUTO);
   step_frames(sim, 3);
   sim_check(sim, 0);
   drape_sim_destroy(sim);
@@ -417,7 +408,7 @@ static double time_count(drape_sim *sim, int host) {
 static void time_size(int n) {
   drape_scene s;
   scene_sphere_drop(&s, n, 0.9);
-  drape_sim *sim = make(&s, DRAPE_BACKEND_CL);
+  drape_sim *sim = make_sim_form(&s, DRAPE_BACKEND_CL, DRAPE_KERNEL_FORM_AUTO);
   drape_err e = {0};
   const double amps[2] = {0.0, 1.0};
   for (int i = 0; i < 2; i++) {

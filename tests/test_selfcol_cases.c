@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cloth_util.h"
 #include "drape/cloth.h"
 #include "drape/scene.h"
 #include "support.h"
@@ -32,19 +33,6 @@ static void load(const char *rel, drape_scene *s) {
   }
 }
 
-static drape_sim *make(const drape_scene *s, drape_backend be, drape_kernel_form form) {
-  drape_sim_opts o = drape_sim_opts_default();
-  o.backend = be;
-  o.kernel_form = form;
-  drape_sim *sim = NULL;
-  drape_err e = {0};
-  if (drape_sim_create(s, &o, &sim, &e)) {
-    print_error("drape_sim_create: %s\n", e.msg);
-    fail();
-  }
-  return sim;
-}
-
 static int frames_wanted(void) {
   const char *v = getenv("DRAPE_TEST_TWIST_FRAMES");
   int f = v && *v ? atoi(v) : 96;
@@ -54,7 +42,7 @@ static int frames_wanted(void) {
 /* Steps `frames` frames; every 10th and the last: crossings (returned: the
  * largest count seen) and the max strain (in *strain). */
 static long run_twist(drape_scene *sc, int frames, double *strain) {
-  drape_sim *sim = make(sc, DRAPE_BACKEND_CL, DRAPE_KERNEL_FORM_AUTO);
+  drape_sim *sim = make_sim_form(sc, DRAPE_BACKEND_CL, DRAPE_KERNEL_FORM_AUTO);
   long most = 0;
   *strain = 0;
   drape_err e = {0};
@@ -131,7 +119,7 @@ static void test_twist_bits(void **state) {
   const drape_kernel_form form[4] = {DRAPE_KERNEL_FORM_AUTO, DRAPE_KERNEL_FORM_CPU,
                                      DRAPE_KERNEL_FORM_CPU, DRAPE_KERNEL_FORM_GPU};
   for (int run = 0; run < 4; run++) {
-    drape_sim *sim = make(&sc, be[run], form[run]);
+    drape_sim *sim = make_sim_form(&sc, be[run], form[run]);
     for (int f = 0; f < F; f++) assert_int_equal(drape_sim_step(sim, &e), 0);
     float *x = positions(sim, n);
     if (!ref) ref = x;

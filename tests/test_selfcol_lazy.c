@@ -25,6 +25,7 @@
 
 #include "drape/cloth.h"
 #include "drape/scene.h"
+#include "cloth_util.h"
 #include "selfcol_fixture.h"
 
 static drape_cl g_cl;
@@ -257,17 +258,9 @@ static void test_jump_beyond_margin(void **state) {
 }
 
 /* ---- the solver: scenes/fold.json without the step bounds ---- */
-static drape_sim *make_sim(const drape_scene *s, drape_backend be, int lazy) {
+static drape_sim *make_lazy(const drape_scene *s, drape_backend be, int lazy) {
   selfcol_set_lazy(lazy);
-  drape_sim_opts o = drape_sim_opts_default();
-  o.backend = be;
-  o.kernel_form = DRAPE_KERNEL_FORM_CPU;
-  drape_sim *sim = NULL;
-  drape_err e = {0};
-  if (drape_sim_create(s, &o, &sim, &e)) {
-    print_error("drape_sim_create: %s\n", e.msg);
-    fail();
-  }
+  drape_sim *sim = make_sim_form(s, be, DRAPE_KERNEL_FORM_CPU);
   selfcol_set_lazy(-1);
   return sim;
 }
@@ -301,7 +294,7 @@ static void test_fold_scene(void **state) {
   const size_t bytes = sizeof(float) * 4 * (size_t)n;
   float *a = malloc(bytes), *b = malloc(bytes);
   /* OpenCL, kept vs per-substep hash, 100 frames (the fold lands by 90) */
-  drape_sim *kept = make_sim(&sc, DRAPE_BACKEND_CL, 1), *every = make_sim(&sc, DRAPE_BACKEND_CL, 0);
+  drape_sim *kept = make_lazy(&sc, DRAPE_BACKEND_CL, 1), *every = make_lazy(&sc, DRAPE_BACKEND_CL, 0);
   for (int f = 1; f <= 100; f++) {
     assert_int_equal(drape_sim_step(kept, &e), 0);
     assert_int_equal(drape_sim_step(every, &e), 0);
@@ -316,7 +309,7 @@ static void test_fold_scene(void **state) {
   drape_sim_destroy(kept);
   drape_sim_destroy(every);
   /* the CPU reference gives OpenCL's bits with the kept hash */
-  drape_sim *cpu = make_sim(&sc, DRAPE_BACKEND_CPU, 1), *cl = make_sim(&sc, DRAPE_BACKEND_CL, 1);
+  drape_sim *cpu = make_lazy(&sc, DRAPE_BACKEND_CPU, 1), *cl = make_lazy(&sc, DRAPE_BACKEND_CL, 1);
   step_same_bits(cpu, cl, 12, a, b, bytes);
   fprintf(stderr, "fold.json without bounds: kept hash = per-substep hash at every 10th of 100 "
           "frames (OpenCL), CPU = OpenCL over 12 frames\n");
@@ -363,7 +356,7 @@ static void test_auto_mode(void **state) {
   const int n = sc.cloth[0].rows * sc.cloth[0].cols;
   const size_t bytes = sizeof(float) * 4 * (size_t)n;
   float *x0 = malloc(bytes), *x1 = malloc(bytes);
-  drape_sim *a = make_sim(&sc, DRAPE_BACKEND_CL, 2), *c = make_sim(&sc, DRAPE_BACKEND_CL, 0);
+  drape_sim *a = make_lazy(&sc, DRAPE_BACKEND_CL, 2), *c = make_lazy(&sc, DRAPE_BACKEND_CL, 0);
   step_same_bits(a, c, 100, x0, x1, bytes);
   fprintf(stderr, "auto mode: pauses 8, 16, then 8 after a good try; fold.json 100 frames: "
           "per-substep bits\n");
