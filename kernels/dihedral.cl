@@ -1,6 +1,7 @@
-/* dihedral.cl — XPBD dihedral-angle bending of mesh cloths (docs/solver.md,
- * "Mesh cloths"): one constraint per work item in the GPU kernel form,
- * eight per work item in the vector form.
+/* dihedral.cl — the edge units of mesh cloths (docs/solver.md, "Mesh
+ * cloths"): each edge's XPBD dihedral-angle hinge (when the edge has two
+ * triangles), then its stretch link; one unit per work item in the GPU
+ * kernel form, eight per work item in the vector form.
  *
  * One source for the device and the CPU reference: src/cloth/cpu_stages.c
  * includes this file as C (with __global and __kernel defined away), so
@@ -8,7 +9,7 @@
  * builder (src/core/model.c) measures rest angles with the same
  * dr_dihedral_angle. Scalar code, explicit component sums in a fixed
  * order, float literals only, no FMA contraction (drape_types.h), and no
- * library transcendental: atan2 is our own (dr_atan2f), because C's atan2f
+ * library transcendental: atan2 is our own (drd_atan2), because C's atan2f
  * and OpenCL's atan2 need not round alike and the backends must give the
  * same bits.
  *
@@ -31,9 +32,8 @@
  * [-pi, pi]:
  *   dlambda = (-C - alpha~ lambda) / (sum_i w_i |g_i|^2 + alpha~),
  *   x_i += w_i g_i dlambda.
- * Skipped, as torn distance links are: a constraint whose edge's stretch
- * link is torn (its compliance < 0), and degenerate pairs (|e| or a
- * triangle's area 0, or every corner pinned). */
+ * Skipped: a unit whose stretch link is torn (its compliance < 0), and
+ * degenerate hinges (|e| or a triangle's area 0, or every corner pinned). */
 
 #ifndef __OPENCL_VERSION__
 #define __global

@@ -47,7 +47,7 @@ typedef struct cl_state {
                                form's DR_PROJECT_PAD, none in the GPU one */
   cl_mem x, p, v, n, obj, mat, ca, cb, crest, ccomp, lambda, sph, kin, tris, tri_edge, vt_off, vt_list,
       tri_force, tpin, trest, cpat, bad;
-  cl_mem bend, bend_lambda; /* dihedral bending (mesh cloths) and its lambda */
+  cl_mem bend, bend_lambda; /* mesh cloths' edge units and their hinges' lambda */
   /* the springs solver (springs_create): its lists (CSR in the vector
    * form; slot-major with sp_off = the count per particle in the GPU form),
    * the new velocities and the divergence flag (lowest diverged particle,

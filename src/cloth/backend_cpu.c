@@ -13,7 +13,7 @@ typedef struct cpu_state {
   dr_float4 *x, *p, *v, *n, *tri_force;
   dr_distance *cons;
   float *lambda;
-  float *bend_lambda;   /* the dihedral constraints' (iterations > 1)     */
+  float *bend_lambda;   /* the edge units' hinges' (iterations > 1)       */
   dr_uint *tris;
   dr_object *mat;
   dr_sphere *sph;

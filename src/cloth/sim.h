@@ -67,7 +67,7 @@ typedef struct sim_backend {
   int (*predict)(drape_sim *s, drape_err *e);
   int (*drive)(drape_sim *s, float alpha, drape_err *e);
   int (*project)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
-  /* One colour of the mesh cloths' dihedral bending (kernels/dihedral.cl). */
+  /* One colour of the mesh cloths' edge units (kernels/dihedral.cl). */
   int (*project_bend)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
   int (*tethers)(drape_sim *s, drape_err *e);
   /* Self-collision (selfcol.h): clamp, hashes, particle and vertex-triangle

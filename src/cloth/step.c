@@ -181,9 +181,9 @@ static int substep_xpbd(drape_sim *s, frame_plan *f, int k, drape_err *e) {
   if (f->drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)S, e));
   for (int it = 0; it < I; it++) {
     const int mode = I == 1 ? DR_LAMBDA_NONE : it == 0 ? DR_LAMBDA_FIRST : DR_LAMBDA_KEEP;
-    /* the mesh cloths' dihedral bending first, as the grid's bend links
-     * come first in the colours (model.c), so the sweep ends with the
-     * links that carry the load */
+    /* the mesh cloths' edge units (each edge's hinge, then its link)
+     * first, then the distance colours (grids, ropes, stitches), so the
+     * sweep ends with the links that carry the load */
     for (int c = 0; c < s->m.n_bend_colours; c++)
       STAGE(DRAPE_STAGE_PROJECT, be->project_bend(s, c, mode, e));
     for (int c = 0; c < s->m.n_colours; c++) {
