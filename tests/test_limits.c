@@ -46,7 +46,7 @@ static const struct {
     C(DRAPE_MAX_MASS_PER_LENGTH), C(DRAPE_MAX_YM), C(DRAPE_MIN_STRING_NODES),
     C(DRAPE_MAX_STRING_NODES), C(DRAPE_MAX_STRING_LENGTH), C(DRAPE_MAX_STRING_MU),
     C(DRAPE_MAX_STRING_MODULUS), C(DRAPE_MAX_STRING_H), C(DRAPE_MAX_SPHERE_RADIUS),
-    C(DRAPE_MAX_SPHERE_SPEED), C(DRAPE_MAX_COLLIDER_TRIS), C(DRAPE_MAX_COLLIDER_KEYS),
+    C(DRAPE_MAX_SPHERE_SPEED), C(DRAPE_MAX_CLOTH_SPEED), C(DRAPE_MAX_COLLIDER_TRIS), C(DRAPE_MAX_COLLIDER_KEYS),
     C(DRAPE_MAX_SEQUENCE_FRAMES), C(DRAPE_MAX_SEQUENCE_FPS), C(DRAPE_MAX_SEQUENCE_FIRST),
 };
 #undef C
@@ -161,6 +161,7 @@ SET(set_c_bend, cloth0(s)->compliance_bend = v)
 SET(set_c_damping, cloth0(s)->damping = v)
 SET(set_c_thickness, cloth0(s)->thickness = v)
 SET(set_self_friction, cloth0(s)->self_friction = v)
+SET(set_cloth_velocity, cloth0(s)->velocity[0] = v)
 SET(set_tear, cloth0(s)->tear_ratio = v)
 SET(set_stiffness, cloth0(s)->stiffness = v)
 SET(set_spring_damping, cloth0(s)->spring_damping = v)
@@ -269,6 +270,7 @@ static const key_case KEYS[] = {
     {"cloth[].damping", "cloth[0].damping", 0, "{\"cloth\": [{\"damping\": %s}]}", set_c_damping, 0},
     {"cloth[].thickness", "cloth[0].thickness", 0, "{\"cloth\": [{\"thickness\": %s}]}", set_c_thickness, 0},
     {"cloth[].self_friction", "cloth[0].self_friction", 0, "{\"cloth\": [{\"self_friction\": %s}]}", set_self_friction, 0},
+    {"cloth[].velocity[i]", "cloth[0].velocity[0]", 0, "{\"cloth\": [{\"velocity\": [%s, 0, 0]}]}", set_cloth_velocity, 0},
     {"cloth[].tear_ratio", "cloth[0].tear_ratio", 0, "{\"cloth\": [{\"tear_ratio\": %s}]}", set_tear, 0},
     {"cloth[].stiffness", "cloth[0].stiffness", 0, "{\"cloth\": [{\"stiffness\": %s}]}", set_stiffness, 0},
     {"cloth[].spring_damping", "cloth[0].spring_damping", 0, "{\"cloth\": [{\"spring_damping\": %s}]}", set_spring_damping, 0},

@@ -97,6 +97,9 @@
 /* ---- sphere ---------------------------------------------------------- */
 #define DRAPE_MAX_SPHERE_RADIUS 1e4 /* m (and a capsule's radius)             */
 #define DRAPE_MAX_SPHERE_SPEED 1e4  /* m/s per velocity component             */
+/* A cloth's starting velocity (cloth[].velocity), m/s per component: the
+ * sphere's bound, far past what a substep's clamp lets self-collision see. */
+#define DRAPE_MAX_CLOTH_SPEED 1e4
 
 /* ---- capsules and mesh colliders (drape/collider.h) ------------------- */
 /* Their ends, key translations and rotations are coordinates

@@ -105,6 +105,8 @@ typedef struct drape_cloth_def {
   int self_collision;              /* default 0                               */
   double self_friction;            /* Coulomb mu between sheets, default 0.2  */
   drape_self_mode self_mode;       /* default vertex-triangle                 */
+  double velocity[3];              /* m/s every free particle starts with
+                                      (pins and paths: 0), default 0        */
   int self_collision_bounds;       /* issue 18's step bounds (vertex-triangle
                                       mode): no crossing can appear within a
                                       substep, at several times the stage's

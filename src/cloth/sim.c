@@ -88,6 +88,7 @@ void drape_sim_destroy(drape_sim *s) {
   if (s->be && s->bs) s->be->destroy(s);
   dr_model_free(&s->m);
   free(s->mat); free(s->compliance); free(s->spheres); free(s->spheres0); free(s->sph);
+  free(s->v0);
   free(s->kin); free(s->grabs); free(s->hx); free(s->hv); free(s->ostats); free(s->hcons);
   free(s->htris);
   free(s->corner_uv), free(s->obj_corner_uv);
@@ -117,6 +118,31 @@ static int corner_uvs(drape_sim *s, const drape_scene *sc, drape_err *e) {
     s->obj_corner_uv[k] = 1;
   }
   return DRAPE_OK;
+}
+
+/* The starting velocities (cloth[].velocity): every free particle of a
+ * cloth moves at its cloth's velocity; pinned and path-driven particles
+ * (inverse mass 0) start still. s->v0 stays NULL when no cloth moves, so
+ * a scene without the key resets exactly as before. */
+static int initial_velocities(drape_sim *s, const drape_scene *sc, drape_err *e) {
+  const dr_model *m = &s->m;
+  int any = 0;
+  for (int k = 0; k < sc->n_cloth; k++)
+    for (int q = 0; q < 3; q++) any |= sc->cloth[k].velocity[q] != 0;
+  if (!any) return DRAPE_OK;
+  s->v0 = calloc(4 * (size_t)m->n_particles + 4, sizeof *s->v0);
+  if (!s->v0) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  for (int i = 0; i < m->n_particles; i++) {
+    const int k = m->obj[i]; /* cloths are objects 0 .. n_cloth - 1 */
+    if (k < 0 || k >= sc->n_cloth || m->x0[i].w == 0) continue;
+    for (int q = 0; q < 3; q++) s->v0[4 * i + q] = (float)sc->cloth[k].velocity[q];
+  }
+  return DRAPE_OK;
+}
+
+static int write_initial_velocities(drape_sim *s, drape_err *e) {
+  if (!s->v0) return DRAPE_OK;
+  return s->be->write(s, SIM_BUF_V, 0, (size_t)s->m.n_particles * sizeof(dr_float4), s->v0, e);
 }
 
 int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_sim **out,
@@ -252,7 +278,8 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
     s->be = &dr_backend_cl;
     rc = dr_backend_cl_init(s, &o, e);
   }
-  if (rc || (rc = s->be->reset(s, e)) || (rc = dr_colliders_attach(s, e)) ||
+  if (rc || (rc = initial_velocities(s, sc, e)) || (rc = s->be->reset(s, e)) ||
+      (rc = write_initial_velocities(s, e)) || (rc = dr_colliders_attach(s, e)) ||
       (rc = sim_variant_create(s, sc, e))) {
     drape_sim_destroy(s);
     return rc;
@@ -284,6 +311,7 @@ int drape_sim_reset(drape_sim *s, drape_err *e) {
   sim_fill_materials(s);
   s->need_h_update = 0;
   int rc = s->be->reset(s, e);
+  if (!rc) rc = write_initial_velocities(s, e);
   return rc ? rc : dr_colliders_attach(s, e);
 }
 

@@ -164,6 +164,10 @@ struct drape_sim {
                                    failed; steps return this until reset   */
   int need_h_update;            /* h changed: recompute damping factors    */
 
+  float *v0;                    /* 4 per particle: the cloths' starting
+                                   velocities (cloth[].velocity), written
+                                   after every reset; NULL when all are 0 */
+
   /* scratch for stats / pick / OBJ */
   float *hx, *hv;
   int hx_valid;                 /* hx holds the current positions          */

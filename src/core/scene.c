@@ -276,7 +276,7 @@ static const char *const CLOTH_KEYS[] = {
     "name", "grid", "mesh", "mass_per_area", "particle_mass", "compliance", "damping",
     "thickness", "self_collision", "self_friction", "self_collision_mode", "self_collision_bounds", "tethers",
     "tear_ratio", "solver", "stiffness", "spring_damping", "bend_stiffness", "pins",
-    "pin_vertices", "pin_box", "pin_paths", "color_front", "color_back", NULL};
+    "pin_vertices", "pin_box", "pin_paths", "velocity", "color_front", "color_back", NULL};
 
 /* An array of integers (may be empty) into *out (malloc'd, NULL when
  * empty) and *n; `what` says what they are. */
@@ -436,6 +436,8 @@ static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_clo
       if (!(r = get_enum(e, p, k, SELF_MODES, &tmp))) c->self_mode = (drape_self_mode)tmp;
     } else if (KEY("self_collision_bounds")) {
       r = get_bool(e, p, k, &c->self_collision_bounds);
+    } else if (KEY("velocity")) {
+      r = get_vec3(e, p, k, c->velocity);
     } else if (KEY("tethers")) {
       r = get_bool(e, p, k, &c->tethers);
     } else if (KEY("tear_ratio")) {

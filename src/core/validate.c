@@ -453,6 +453,8 @@ static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) 
     if (c->plane != DRAPE_PLANE_XZ && c->plane != DRAPE_PLANE_XY && c->plane != DRAPE_PLANE_YZ)
       return drape_fail(e, DRAPE_EINVAL, "cloth[%d].grid.plane = %d: not a drape_plane", i, (int)c->plane);
   }
+  if (chk_vec(e, P("cloth[%d].velocity", i), c->velocity, 3, DRAPE_MAX_CLOTH_SPEED))
+    return DRAPE_EINVAL;
   CHK(P("cloth[%d].mass_per_area", i), c->mass_per_area, 0, 0, DRAPE_MAX_MASS_PER_AREA, 1);
   CHK(P("cloth[%d].particle_mass", i), c->particle_mass, 0, 1, DRAPE_MAX_PARTICLE_MASS, 1);
   if (c->has_mesh) {
