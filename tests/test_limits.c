@@ -169,6 +169,15 @@ SET(set_bend_stiffness, cloth0(s)->bend_stiffness = v)
 SET(set_segments, (rope0(s)->segments = (int)v, rope0(s)->start[0] = rope0(s)->end[0] = 0,
                    rope0(s)->start[1] = rope0(s)->end[1] = 0))
 SET(set_rope_start, (rope0(s)->length = 1000, rope0(s)->start[0] = v))
+/* a one-link rope laid by its two points, the first at (v, 2, 0) */
+static void rope_points(drape_rope_def *r, double v) {
+  r->segments = 1;
+  r->n_points = 2;
+  r->points = calloc(2, sizeof *r->points);
+  assert_non_null(r->points);
+  r->points[0][0] = v, r->points[0][1] = 2, r->points[1][1] = 2;
+}
+SET(set_rope_point, rope_points(rope0(s), v))
 SET(set_rope_length, rope0(s)->length = v)
 SET(set_mpl, rope0(s)->mass_per_length = v)
 SET(set_r_compliance, rope0(s)->compliance = v)
@@ -280,6 +289,8 @@ static const key_case KEYS[] = {
     {"rope[].segments", "rope[0].segments", 1,
      "{\"rope\": [{\"segments\": %s, \"start\": [0, 0, 0], \"end\": [0, 0, 0]}]}", set_segments, 0},
     {"rope[].start[i]", "rope[0].start[0]", 0, "{\"rope\": [{\"length\": 1000, \"start\": [%s, 2, 0]}]}", set_rope_start, 0},
+    {"rope[].points[i][j]", "rope[0].points[0][0]", 0,
+     "{\"rope\": [{\"segments\": 1, \"points\": [[%s, 2, 0], [0, 2, 0]]}]}", set_rope_point, 0},
     {"rope[].length", "rope[0].length", 0, "{\"rope\": [{\"length\": %s}]}", set_rope_length, 0},
     {"rope[].mass_per_length", "rope[0].mass_per_length", 0, "{\"rope\": [{\"mass_per_length\": %s}]}", set_mpl, 0},
     {"rope[].compliance", "rope[0].compliance", 0, "{\"rope\": [{\"compliance\": %s}]}", set_r_compliance, 0},

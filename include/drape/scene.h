@@ -162,6 +162,10 @@ typedef struct drape_rope_def {
   double thickness;                /* m, default 0.01                         */
   int pin_start, pin_end;          /* default 1, 0                            */
   drape_rope_start start_shape;    /* default auto                            */
+  int n_points;                    /* 0, or segments + 1: points gives where
+                                      every node starts (start, end and
+                                      start_shape then lay nothing)         */
+  double (*points)[3];             /* m, owned                                */
   int tension_only;                /* default 1: a link shorter than its rest
                                       length pushes nothing (xpbd, jakobsen;
                                       implicit ropes ignore it)               */

@@ -366,6 +366,10 @@ dr_rope_layout dr_rope_start_shape(const drape_rope_def *r, const double gravity
 }
 
 int dr_rope_start(const drape_rope_def *r, int index, const double gravity[3], double *xyz) {
+  if (r->points && r->n_points == r->segments + 1) { /* laid by the scene, node by node */
+    memcpy(xyz, r->points, sizeof(double) * 3 * (size_t)r->n_points);
+    return 0;
+  }
   double strain = 0;
   const dr_rope_layout how = dr_rope_start_shape(r, gravity, xyz, &strain);
   if (how == DR_ROPE_LAID_STRAIGHT && fabs(strain) > 1e-6) {

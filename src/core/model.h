@@ -128,6 +128,7 @@ dr_rope_layout dr_rope_start_shape(const drape_rope_def *r, const double gravity
                                    double *strain);
 /* dr_rope_start_shape, then a warning on stderr when the links of rope[index]
  * start compressed or stretched ("drape: warning: ..."). Returns the layout. */
+/* A rope with "points" (n_points = segments + 1) starts on them as given. */
 int dr_rope_start(const drape_rope_def *r, int index, const double gravity[3], double *xyz);
 /* Rope links i-(i+1) of `segments` links, first particle `first`. */
 int dr_rope_constraints(int segments, double rest, double compliance, int first,

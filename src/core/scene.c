@@ -499,8 +499,8 @@ static const enum_name ROPE_STARTS[] = {{"auto", DRAPE_ROPE_START_AUTO},
 
 static const char *const ROPE_KEYS[] = {
     "name", "segments", "start", "end", "length", "mass_per_length", "compliance", "damping",
-    "thickness", "pin_start", "pin_end", "start_shape", "tension_only", "solver", "ym", "color",
-    NULL};
+    "thickness", "pin_start", "pin_end", "start_shape", "tension_only", "solver", "ym", "points",
+    "color", NULL};
 
 static int parse_rope(drape_err *e, const char *path, const cJSON *o, drape_rope_def *d) {
   if (check_keys(e, path, o, ROPE_KEYS)) return DRAPE_EINVAL;
@@ -533,6 +533,21 @@ static int parse_rope(drape_err *e, const char *path, const cJSON *o, drape_rope
                      "\"jakobsen\", \"implicit\")");
       if (!(r = get_enum(e, p, k, ROPE_SOLVERS, &tmp))) d->solver = (drape_solver_kind)tmp;
     } else if (KEY("ym")) r = get_num(e, p, k, &d->ym);
+    else if (KEY("points")) {
+      if (!cJSON_IsArray(k) || cJSON_GetArraySize(k) < 2)
+        return failv(e, p, k, "expected an array of segments + 1 (at least 2) [x, y, z] points");
+      const int n = cJSON_GetArraySize(k);
+      free(d->points);
+      d->points = calloc((size_t)n, sizeof *d->points);
+      if (!d->points) return drape_fail(e, DRAPE_ENOMEM, "%s: out of memory", p);
+      d->n_points = n;
+      int i = 0;
+      for (const cJSON *g = k->child; g && !r; g = g->next, i++) {
+        char q[256];
+        dr_pathf(q, sizeof q, "%s[%d]", p, i);
+        r = get_vec3(e, q, g, d->points[i]);
+      }
+    }
     /* color: presentation, read by parse_looks */
   }
   return r;

@@ -190,6 +190,7 @@ void drape_scene_free(drape_scene *s) {
   }
   free(s->stitch);
   for (int i = 0; i < s->n_string; i++) free(s->string[i].hand);
+  for (int i = 0; i < s->n_rope; i++) free(s->rope[i].points);
   free(s->cloth);
   free(s->rope);
   free(s->string);

@@ -567,6 +567,15 @@ static int rope_check(const drape_rope_def *r, int i, double h, drape_err *e) {
                       r->segments, DRAPE_MAX_ROPE_SEGMENTS);
   if (chk_vec(e, P("rope[%d].start", i), r->start, 3, DRAPE_MAX_COORD)) return DRAPE_EINVAL;
   if (chk_vec(e, P("rope[%d].end", i), r->end, 3, DRAPE_MAX_COORD)) return DRAPE_EINVAL;
+  if (r->n_points || r->points) {
+    if (!r->points || r->n_points != r->segments + 1)
+      return drape_fail(e, DRAPE_EINVAL,
+                        "rope[%d].points: %d points for %d segments: expected segments + 1 = %d "
+                        "(one per node)", i, r->n_points, r->segments, r->segments + 1);
+    for (int j = 0; j < r->n_points; j++)
+      if (chk_vec(e, P("rope[%d].points[%d]", i, j), r->points[j], 3, DRAPE_MAX_COORD))
+        return DRAPE_EINVAL;
+  }
   CHK(P("rope[%d].length", i), r->length, 0, 0, DRAPE_MAX_ROPE_LENGTH, 1);
   CHK(P("rope[%d].mass_per_length", i), r->mass_per_length, 0, 0, DRAPE_MAX_MASS_PER_LENGTH, 1);
   if (chk_rope_float(e, i, r)) return DRAPE_EINVAL;
