@@ -1249,6 +1249,120 @@ inline int sc_has(__global const uint *tris, uint t, uint v) {
   return tris[3 * t] == v || tris[3 * t + 1] == v || tris[3 * t + 2] == v;
 }
 
+/* Rope links against cloth edges (issue 18): the edge-edge proximity above
+ * (Bridson, Fedkiw and Anderson 2002, §7.1) between a link (q, q ± 1) of
+ * a rope and an edge of a triangle of a bounded cloth. A rope has no
+ * triangles, so the cloth side cannot find its links; the link's two
+ * nodes find the pair (each from the same numbers: the link with its ends
+ * in index order, the pair ordered as above) and take the whole correction
+ * (the cloth's ends weigh 0 in the pair, as a kinematic edge's do). The
+ * cloth still feels the rope through its nodes (particle and
+ * vertex-triangle passes). Why this suffices against crossings: a link
+ * can only come to pierce a triangle through its ends (a node through the
+ * face: the vertex-triangle pass) or through the triangle's boundary (the
+ * link across an edge: here). Cells: the link's box, at most
+ * SC_LINK_CELLS per axis (a link longer than that many triangle cells
+ * misses contacts beyond them); each triangle once, in the first cell it
+ * shares with the link's box; the first `cap` entries of each bucket;
+ * at most cap_n contacts per particle (with its other link). */
+#define SC_LINK_CELLS 4
+inline float3 sc_rope_link_edges(__global const float4 *x, __global const float4 *p,
+                                 __global const float *wsc, __global const int *sobj,
+                                 __global const int *objf, __global const float4 *objp,
+                                 __global const uint *tris, __global const int *tobj,
+                                 __global const float4 *tbox, float inv,
+                                 __global const uint *start, __global const uint *vals,
+                                 const int n, const uint mask, const uint cap, const int cap_n,
+                                 const int q, const int oq, uint *most) {
+  float3 D = (float3)(0.0f);
+  int cnt = 0;
+  const float tq = objp[oq].x;
+  for (int side = 0; side < 2 && cnt < cap_n; side++) {
+    const int o = side == 0 ? q - 1 : q + 1; /* a rope's nodes are consecutive */
+    if (o < 0 || o >= n || sobj[o] != oq) continue;
+    const uint e0 = (uint)min(q, o), e1 = (uint)max(q, o);
+    const float4 x0 = x[e0], x1 = x[e1];
+    const float3 elo = fmin(x0.xyz, x1.xyz), ehi = fmax(x0.xyz, x1.xyz);
+    int3 c0 = (int3)(sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv));
+    int3 c1 = (int3)(sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv));
+    c1 = min(c1, c0 + (int3)(SC_LINK_CELLS - 1));
+    for (int z = c0.z; z <= c1.z && cnt < cap_n; z++)
+      for (int y = c0.y; y <= c1.y && cnt < cap_n; y++)
+        for (int xx = c0.x; xx <= c1.x && cnt < cap_n; xx++) {
+          const uint h = sc_hash(xx, y, z, mask);
+          const uint lo = start[h], full = start[h + 1u];
+          const uint hi = full - lo > cap ? lo + cap : full;
+          if (full - lo > cap) *most = max(*most, full - lo);
+          for (uint en = lo; en < hi && cnt < cap_n; en++) {
+            const uint t2 = vals[en];
+            const int ot = tobj[t2];
+            if (ot < 0 || !(objf[ot] & SELFCOL_F_BOUND)) continue;
+            const float4 b0 = tbox[2 * t2], b1 = tbox[2 * t2 + 1];
+            if (b0.w == 0.0f) continue;
+            if (!all(elo <= b1.xyz) || !all(ehi >= b0.xyz)) continue; /* NaN: skipped */
+            int3 d0 = (int3)(sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv));
+            int3 first = max(c0, d0);
+            if (first.x != xx || first.y != y || first.z != z) continue;
+            uint3 u;
+            if (!sc_tri_ok(tris, tobj, (int)t2, &u)) continue;
+            const uint U[3] = {u.x, u.y, u.z};
+            for (int j = 0; j < 3 && cnt < cap_n; j++) {
+              const uint ua = U[j], ub = U[j == 2 ? 0 : j + 1];
+              const uint f0 = min(ua, ub), f1 = max(ua, ub);
+              const int sw = f0 < e0;
+              const uint id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
+              const float4 xa = x[id[0]], xb = x[id[1]], xc = x[id[2]], xd = x[id[3]];
+              float s, tt;
+              sc_seg_closest(xa.xyz, xb.xyz, xc.xyz, xd.xyz, &s, &tt);
+              const float3 P1 = xa.xyz + (xb.xyz - xa.xyz) * s;
+              const float3 P2 = xc.xyz + (xd.xyz - xc.xyz) * tt;
+              const float3 ev = P1 - P2;
+              const float l2 = sc_dot(ev, ev);
+              const float d = sc_pair_thickness(tq, objp[ot].x, 0);
+              if (!(l2 < d * d)) continue;
+              const float3 pa = p[id[0]].xyz, pc = p[id[2]].xyz;
+              const float3 Q1 = pa + (p[id[1]].xyz - pa) * s;
+              const float3 Q2 = pc + (p[id[3]].xyz - pc) * tt;
+              const float3 ep = Q1 - Q2;
+              const float len = sqrt(l2);
+              float3 nrm;
+              float depth;
+              if (len > 0.0f) {
+                const float sd = sc_dot(ep, ev);
+                nrm = ev * ((sd >= 0.0f ? 1.0f : -1.0f) / len);
+                depth = sd >= 0.0f ? d - len : d + len;
+              } else {
+                const float lp = sqrt(sc_dot(ep, ep));
+                if (!(lp > 0.0f)) continue;
+                nrm = ep / lp;
+                depth = d;
+              }
+              if (!(depth > 0.0f)) continue;
+              /* the link's ends only: k = 0, 1 (sw = 0) or 2, 3 (sw = 1) */
+              const float bs[4] = {1.0f - s, s, 1.0f - tt, tt};
+              const int k0 = sw ? 2 : 0;
+              float S = 0.0f, Sm = 0.0f;
+              for (int k = k0; k < k0 + 2; k++) {
+                S = S + bs[k] * bs[k] * wsc[id[k]];
+                Sm = Sm + bs[k] * bs[k] * x[id[k]].w;
+              }
+              const int mine = id[k0] == (uint)q ? k0 : k0 + 1;
+              float wq = wsc[q];
+              if (S == 0.0f) {
+                S = Sm;
+                wq = x[q].w;
+              }
+              if (!(S > 0.0f) || wq == 0.0f) continue;
+              const float sg = mine < 2 ? bs[mine] : -bs[mine];
+              D = sc_request(D, nrm * (sg * wq * depth / S));
+              cnt++;
+            }
+          }
+        }
+  }
+  return D;
+}
+
 __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 *p,
                                 __global const float *wsc, __global const float4 *rest,
                                 __global const int *sobj, __global const int *objf,
@@ -1381,6 +1495,9 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
       }
     }
   }
+  if (oq >= 0 && (objf[oq] & SELFCOL_F_ROPE) && inv > 0.0f && xq4.w != 0.0f)
+    D = sc_rope_link_edges(x, p, wsc, sobj, objf, objp, tris, tobj, tbox, inv, start, vals, n,
+                           mask, cap, cap_n, q, oq, &most);
   if (most > 0u && oq >= 0) sc_cap_hit(caps, oq, 6, most);
   delta[q] = (float4)(D, 0.0f);
 }

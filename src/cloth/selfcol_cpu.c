@@ -1216,6 +1216,103 @@ static inline int has_corner(const dr_uint *tris, uint32_t t, uint32_t v) {
   return tris[3 * t] == v || tris[3 * t + 1] == v || tris[3 * t + 2] == v;
 }
 
+/* sc_rope_link_edges: rope q's links against the bounded cloths' triangle
+ * edges; the link's ends take the whole correction. */
+#define SC_LINK_CELLS 4
+static v3 rope_link_edges(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
+                          const dr_uint *tris, float inv, int q, int oq, uint32_t *most) {
+  const selfcol_tables *t = &s->tb;
+  const int cap_n = (int)t->cap_e, n = t->n;
+  const uint32_t cap = t->cap_t;
+  v3 D = V(0, 0, 0);
+  int cnt = 0;
+  const float tq = t->objp[oq].x;
+  for (int side = 0; side < 2 && cnt < cap_n; side++) {
+    const int o = side == 0 ? q - 1 : q + 1;
+    if (o < 0 || o >= n || t->sobj[o] != oq) continue;
+    const uint32_t e0 = (uint32_t)(q < o ? q : o), e1 = (uint32_t)(q < o ? o : q);
+    const v3 x0 = X3(x[e0]), x1 = X3(x[e1]);
+    const v3 elo = vmin(x0, x1), ehi = vmax(x0, x1);
+    int c0[3] = {sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv)};
+    int c1[3] = {sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv)};
+    for (int k = 0; k < 3; k++)
+      if (c1[k] > c0[k] + (SC_LINK_CELLS - 1)) c1[k] = c0[k] + (SC_LINK_CELLS - 1);
+    for (int z = c0[2]; z <= c1[2] && cnt < cap_n; z++)
+      for (int y = c0[1]; y <= c1[1] && cnt < cap_n; y++)
+        for (int xx = c0[0]; xx <= c1[0] && cnt < cap_n; xx++) {
+          const uint32_t h = sc_hash(xx, y, z, t->mask_t);
+          const uint32_t lo = s->tstart[h], full = s->tstart[h + 1u];
+          const uint32_t hi = full - lo > cap ? lo + cap : full;
+          if (full - lo > cap && full - lo > *most) *most = full - lo;
+          for (uint32_t en = lo; en < hi && cnt < cap_n; en++) {
+            const uint32_t t2 = s->tvals[en];
+            const int ot = t->tobj[t2];
+            if (ot < 0 || !(t->objf[ot] & SELFCOL_F_BOUND)) continue;
+            const dr_float4 b0 = s->tbox[2 * t2], b1 = s->tbox[2 * t2 + 1];
+            if (b0.w == 0.0f) continue;
+            if (!box_overlap(elo, ehi, X3(b0), X3(b1))) continue;
+            int d0[3] = {sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv)};
+            if ((c0[0] > d0[0] ? c0[0] : d0[0]) != xx || (c0[1] > d0[1] ? c0[1] : d0[1]) != y ||
+                (c0[2] > d0[2] ? c0[2] : d0[2]) != z)
+              continue;
+            uint32_t U[3];
+            if (!tri_ok(t, tris, (int)t2, U)) continue;
+            for (int j = 0; j < 3 && cnt < cap_n; j++) {
+              const uint32_t ua = U[j], ub = U[j == 2 ? 0 : j + 1];
+              const uint32_t f0 = ua < ub ? ua : ub, f1 = ua < ub ? ub : ua;
+              const int sw = f0 < e0;
+              const uint32_t id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
+              const v3 xa = X3(x[id[0]]), xb = X3(x[id[1]]), xc = X3(x[id[2]]), xd = X3(x[id[3]]);
+              float sp, tt;
+              seg_closest(xa, xb, xc, xd, &sp, &tt);
+              const v3 P1 = add(xa, mul(sub(xb, xa), sp));
+              const v3 P2 = add(xc, mul(sub(xd, xc), tt));
+              const v3 ev = sub(P1, P2);
+              const float l2 = dot(ev, ev);
+              const float d = sc_pair_thickness(tq, t->objp[ot].x, 0);
+              if (!(l2 < d * d)) continue;
+              const v3 pa = X3(p[id[0]]), pc = X3(p[id[2]]);
+              const v3 Q1 = add(pa, mul(sub(X3(p[id[1]]), pa), sp));
+              const v3 Q2 = add(pc, mul(sub(X3(p[id[3]]), pc), tt));
+              const v3 ep = sub(Q1, Q2);
+              const float len = sqrtf(l2);
+              v3 nrm;
+              float depth;
+              if (len > 0.0f) {
+                const float sd = dot(ep, ev);
+                nrm = mul(ev, (sd >= 0.0f ? 1.0f : -1.0f) / len);
+                depth = sd >= 0.0f ? d - len : d + len;
+              } else {
+                const float lp = sqrtf(dot(ep, ep));
+                if (!(lp > 0.0f)) continue;
+                nrm = dvs(ep, lp);
+                depth = d;
+              }
+              if (!(depth > 0.0f)) continue;
+              const float bs[4] = {1.0f - sp, sp, 1.0f - tt, tt};
+              const int k0 = sw ? 2 : 0;
+              float S = 0.0f, Sm = 0.0f;
+              for (int k = k0; k < k0 + 2; k++) {
+                S = S + bs[k] * bs[k] * s->wsc[id[k]];
+                Sm = Sm + bs[k] * bs[k] * x[id[k]].w;
+              }
+              const int mine = id[k0] == (uint32_t)q ? k0 : k0 + 1;
+              float wq = s->wsc[q];
+              if (S == 0.0f) {
+                S = Sm;
+                wq = x[q].w;
+              }
+              if (!(S > 0.0f) || wq == 0.0f) continue;
+              const float sg = mine < 2 ? bs[mine] : -bs[mine];
+              D = sc_request(D, mul(nrm, sg * wq * depth / S));
+              cnt++;
+            }
+          }
+        }
+  }
+  return D;
+}
+
 void cpu_selfcol_edge_edge(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_uint *tris) {
   const selfcol_tables *t = &s->tb;
   const float inv = tri_inv_cell(s->maxbits);
@@ -1337,6 +1434,8 @@ void cpu_selfcol_edge_edge(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, con
         }
       }
     }
+    if (oq >= 0 && (t->objf[oq] & SELFCOL_F_ROPE) && inv > 0.0f && xq4.w != 0.0f)
+      D = rope_link_edges(s, x, p, tris, inv, q, oq, &most);
     if (most > 0u && oq >= 0) sc_cap_hit(s->caps, oq, SELFCOL_CAPC_E, most);
     s->delta[q] = (dr_float4){D.x, D.y, D.z, 0.0f};
   }
