@@ -87,7 +87,25 @@ typedef struct dr_vt_grid {
   dr_float4 top;      /* xyz the vertices' largest coordinates in m        */
   dr_int nx, ny, nz;
   dr_float reach;     /* m                                                 */
-} dr_vt_grid;         /* 48 bytes */
+  dr_float ext;       /* m: reach plus the widest cloth triangle allowed
+                         (vt_particle1's cull)                             */
+  dr_float inv_fine;  /* 1 / the cull's cell size (ext)                    */
+  dr_int pad1, pad2;
+} dr_vt_grid;         /* 64 bytes */
+
+/* The cull's cells (vt_particle1): a bit per hashed cell of size ext,
+ * set for every cell that meets a sharp vertex's box grown by ext (the
+ * hash of Teschner et al. 2003, "Optimized spatial hashing for collision
+ * detection of deformable objects"; a collision only lets a far particle
+ * through to the exact tests). */
+#define DR_VT_BITS_LOG2 15
+static inline dr_uint drc_vt_hash(const int ix, const int iy, const int iz) {
+  return (((dr_uint)ix * 73856093u) ^ ((dr_uint)iy * 19349663u) ^ ((dr_uint)iz * 83492791u)) &
+         ((1u << DR_VT_BITS_LOG2) - 1u);
+}
+static inline int drc_vt_fine(const float x, const float o, const float inv) {
+  return (int)DRC_FLOOR((x - o) * inv);
+}
 
 /* Per-frame parameters of the stage. */
 typedef struct dr_col_params {
@@ -101,7 +119,10 @@ typedef struct dr_col_params {
   dr_int rebuild;     /* 1: the colliders moved, every candidate list is
                          rebuilt at this substep (drc_cand_update)         */
   dr_float max_thickness; /* m: the largest mesh collider thickness       */
-  dr_int pad1, pad2, pad3;
+  dr_int stamp;       /* this substep's number (from 1, wrapping): a
+                         vertex-triangle correction written under it is
+                         this substep's (vt_particle1)                     */
+  dr_int pad2, pad3;
 } dr_col_params;      /* 48 bytes */
 
 /* Triangles per BVH leaf and the traversal stack (depth of a median-split
@@ -427,8 +448,10 @@ typedef struct drc_found {
  * path inflated by T). The tree walk and the candidate list both call it,
  * in the same order (the tree's depth-first order, which is the order of
  * the triangle array: build_trees lays the leaves out left to right), so
- * they give the same bits. */
-static inline void drc_tri_test(drc_found *f, const int t, const drc_v3 x, const drc_v3 p,
+ * they give the same bits. Returns a lower bound on the distance from x to
+ * the triangle (at the substep's end: exact when the closest point was
+ * computed, else the distance to its box), for the particle's ball. */
+static inline float drc_tri_test(drc_found *f, const int t, const drc_v3 x, const drc_v3 p,
                                 const drc_v3 lo, const drc_v3 hi, const float T, const int closed,
                                 const int moving, __global const dr_col_tri *tris,
                                 __global const dr_float4 *v0, __global const dr_float4 *v1,
@@ -450,12 +473,18 @@ static inline void drc_tri_test(drc_found *f, const int t, const drc_v3 x, const
     const float mxy = drc_max6(a.y, b.y, c.y, as.y, bs.y, cs.y);
     const float mnz = drc_min6(a.z, b.z, c.z, as.z, bs.z, cs.z);
     const float mxz = drc_max6(a.z, b.z, c.z, as.z, bs.z, cs.z);
-    if (mnx > hi.x || mxx < lo.x || mny > hi.y || mxy < lo.y || mnz > hi.z || mxz < lo.z) return;
+    if (mnx > hi.x || mxx < lo.x || mny > hi.y || mxy < lo.y || mnz > hi.z || mxz < lo.z) {
+      const float dx = drc_max2(drc_max2(mnx - x.x, x.x - mxx), 0.0f);
+      const float dy = drc_max2(drc_max2(mny - x.y, x.y - mxy), 0.0f);
+      const float dz = drc_max2(drc_max2(mnz - x.z, x.z - mxz), 0.0f);
+      return DRC_SQRT((dx * dx + dy * dy) + dz * dz);
+    }
   }
   float v, w;
   drc_closest_tri(x, a, b, c, &v, &w);
   const drc_v3 g = drc_sub(x, drc_bary(a, b, c, v, w));
   const float d2 = drc_dot(g, g);
+  const float lb = DRC_SQRT(d2);
   if (d2 < f->best_d2) {
     f->best_d2 = d2;
     f->prox = t;
@@ -470,12 +499,12 @@ static inline void drc_tri_test(drc_found *f, const int t, const drc_v3 x, const
   /* closed: only from the outside in; open: from either side */
   const int front = dsu >= 0.0f && deu < 0.0f;
   const int back = !closed && dsu <= 0.0f && deu > 0.0f;
-  if (!front && !back) return;
+  if (!front && !back) return lb;
   const float ls = DRC_SQRT(drc_dot(ns, ns)), le = DRC_SQRT(drc_dot(ne, ne));
-  if (!(ls > 0.0f) || !(le > 0.0f)) return;
+  if (!(ls > 0.0f) || !(le > 0.0f)) return lb;
   const float ds = dsu / ls, de = deu / le;
   const float tau = ds / (ds - de);
-  if (!(tau < f->best_tau)) return;
+  if (!(tau < f->best_tau)) return lb;
   /* the crossing point in the triangle of that moment */
   const drc_v3 q = drc_lerp(p, x, tau);
   const drc_v3 at = drc_lerp(as, a, tau), bt = drc_lerp(bs, b, tau), ct = drc_lerp(cs, c, tau);
@@ -483,12 +512,13 @@ static inline void drc_tri_test(drc_found *f, const int t, const drc_v3 x, const
   drc_closest_tri(q, at, bt, ct, &qv, &qw);
   const drc_v3 gq = drc_sub(q, drc_bary(at, bt, ct, qv, qw));
   /* in the triangle up to a thousandth of T (rounding of the plane) */
-  if (!(drc_dot(gq, gq) <= 1e-6f * T * T)) return;
+  if (!(drc_dot(gq, gq) <= 1e-6f * T * T)) return lb;
   f->best_tau = tau;
   f->cross = t;
   f->cv = qv;
   f->cw = qw;
   f->cside = front ? 1.0f : -1.0f;
+  return lb;
 }
 
 /* Whether box a (alo..ahi) misses box b; a NaN bound misses everything. */
@@ -569,13 +599,88 @@ static inline int drc_cand_walk(const dr_mesh_col mc, const drc_v3 blo, const dr
  * info[0] the list's length (or DR_CAND_NONE / DR_CAND_OVER), info[1] the
  * meshes with nothing in B (bit m), info[2] which of those B lies inside
  * (closed meshes: the parity test at the list's build; with no surface in B
- * over the frame, every point of B has the same answer), info[3] unused. */
+ * over the frame, every point of B has the same answer), info[3] the
+ * ball's state (below); ball: its centre (xyz) and radius (w); sub: its
+ * entries.
+ *
+ * The ball (docs/solver.md "Candidate lists"): after a substep served by
+ * the list, the particle keeps a ball of radius r round the point x it
+ * was tested at, with r small enough that the ball grown by T on each axis
+ * stays in B, and the list's entries whose distance from x (a lower bound:
+ * the triangle's own when it was computed, else its box's; a moving mesh's
+ * leaf: its frame box's) is at most T + r. While a later substep's start
+ * and end both lie in the ball, no other entry can come within T of the
+ * path (the distance to a triangle changes by at most the distance moved)
+ * nor be crossed by it, and the query box stays in B: testing the ball's
+ * entries, in the list's order, is testing the list, to the bit. A ball
+ * with no entry (a particle near nothing) costs two distances a substep. */
 typedef struct drc_cand {
   __global dr_float4 *box;
   __global dr_int *info;
   __global dr_int *list;
   int k;
+  __global dr_float4 *ball;
+  __global dr_int *sub;
+  __global dr_float4 *plane;
 } drc_cand;
+
+/* info[3]: no ball; a ball with no entries, inside state unknown (a closed
+ * mesh's parity is still tested at a frame's first substep) or known to
+ * be outside every closed mesh; a contact plane (below); a ball of
+ * (info[3] - DR_BALL_SUB) slots in sub (a header per mesh, then its
+ * entries, as the list).
+ *
+ * The contact plane: a particle that touched a static mesh (the only one)
+ * at distance g > 0 from its nearest point C, outside, keeps the plane
+ * through C normal to x - C (plane: n, n.C) and a ball of radius r <=
+ * min(T, g) / 4 round x. In the ball the distance to the plane stands for
+ * the distance to the mesh: both change by at most the distance moved
+ * (1-Lipschitz) and agree at x, so they differ by at most 2r <= T / 2; a
+ * contact keeps the particle T from the plane, so at least T / 2 from the
+ * mesh, and it cannot reach the surface (g > r), so no crossing, no
+ * inside. The response is the list's (drc_respond, the mesh at rest),
+ * on the plane: the same few operations for every particle, which the
+ * vector kernel runs on eight at once. */
+#define DR_BALL_NONE -1
+#define DR_BALL_FREE 0
+#define DR_BALL_FREE_OUT 1
+#define DR_BALL_PLANE 2
+#define DR_BALL_SUB 3
+#define DR_BALL_SLOTS 8
+
+/* What a substep served by the list gathers for the particle's next ball:
+ * the entries within thr of x (written to sub while they fit), the
+ * smallest lower bound of the others, and whether every closed mesh is
+ * known to be outside. */
+typedef struct drc_ball_make {
+  int ok;       /* every mesh was served by the list (or had nothing in B) */
+  int n;        /* slots written (headers included)                        */
+  int over;     /* more entries than slots                                 */
+  int out;      /* outside every closed mesh (known or tested this substep) */
+  float thr;    /* T + r: an entry within it joins the ball                */
+  float lb;     /* the smallest lower bound of the entries left out        */
+  float moved;  /* how far x moved from the ball's centre (earlier meshes) */
+  int plane;    /* a static mesh's proximity contact from outside: pn, poff, pg */
+  float pnx, pny, pnz, poff, pg;
+} drc_ball_make;
+
+/* The contact plane's response (drc_respond with the plane's point and no
+ * surface motion): the depth below T, tangential motion cut by mu times
+ * it, then onto the plane's offset T. Written for one particle; the
+ * vector kernel spells the same operations on float8. */
+static inline drc_v3 drc_plane_respond(drc_v3 x, const drc_v3 p, const drc_v3 n, const float off,
+                                       const float T, const float mu) {
+  const float depth = T - (((n.x * x.x + n.y * x.y) + n.z * x.z) - off);
+  const drc_v3 m = drc_sub(x, p);
+  const float mn = drc_dot(m, n);
+  const drc_v3 t = drc_sub(m, drc_mul(n, mn));
+  const float tl = DRC_SQRT(drc_dot(t, t));
+  const float lim = mu * depth;
+  const float f = tl <= lim ? 1.0f : lim / tl;
+  x = drc_sub(x, drc_mul(t, f));
+  const float k = T - (((n.x * x.x + n.y * x.y) + n.z * x.z) - off);
+  return drc_add(x, drc_mul(n, k));
+}
 
 /* One mesh collider against particle x from p. T is the distance to keep
  * (the larger of the particle's and the collider's thickness). Candidate
@@ -596,7 +701,7 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
                             const int m, __global const dr_bvh_node *nodes,
                             __global const dr_col_tri *tris, __global const dr_float4 *v0,
                             __global const dr_float4 *v1, const float al_s, const float al_e,
-                            const drc_cand cd, int *pos) {
+                            const drc_cand cd, int *pos, const int ball, drc_ball_make *bm) {
   drc_v3 x = *x_;
   const float T = margin > mc.thickness ? margin : mc.thickness;
   const int closed = (mc.flags & DR_MESH_CLOSED) != 0, moving = (mc.flags & DR_MESH_MOVING) != 0;
@@ -609,7 +714,8 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
   f.prox = -1, f.cross = -1;
   f.pv = 0.0f, f.pw = 0.0f, f.cv = 0.0f, f.cw = 0.0f, f.cside = 1.0f;
   /* the list serves this query when it exists and B holds the query box
-   * (NaN: not inside, so the walk answers as before) */
+   * (NaN: not inside, so the walk answers as before); in the ball (ball:
+   * DR_BALL_*), both hold and its entries stand for the list's */
   const int len = cd.info[0];
   const dr_float4 blo = cd.box[0], bhi = cd.box[1];
   const int in_b = lo.x >= blo.x && lo.y >= blo.y && lo.z >= blo.z && hi.x <= bhi.x &&
@@ -617,26 +723,56 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
   const int known = len != DR_CAND_NONE && in_b && m < DR_CAND_MESH_BITS &&
                     ((cd.info[1] >> m) & 1) != 0;
   const int from_list = len >= 0 && in_b;
-  /* the mesh's entries in the list (skipped over even when unused) */
+  __global const dr_int *list = ball >= DR_BALL_SUB ? cd.sub : cd.list;
+  /* the mesh's entries in the list (skipped over even when unused); a ball
+   * with no entries has none of any mesh */
   int e0 = 0, ne = 0;
-  if (len >= 0) {
-    ne = cd.list[*pos];
+  if (len >= 0 && (ball == DR_BALL_NONE || ball >= DR_BALL_SUB)) {
+    ne = list[*pos];
     e0 = *pos + 1;
     *pos = e0 + ne;
   }
+  /* the next ball's header for this mesh */
+  const int bh = bm->n;
+  if (bm->ok) {
+    if (bh < DR_BALL_SLOTS) cd.sub[bh] = 0;
+    else bm->over = 1;
+    bm->n++;
+  }
+  if (!from_list) bm->ok = 0;
   if (known) {
     /* nothing of this mesh in B: no contact; inside as found at the build */
   } else if (from_list) {
     for (int j = e0; j < e0 + ne; j++) {
-      const int id = cd.list[j];
+      const int id = list[j];
+      float lb;
       if (!moving) {
-        drc_tri_test(&f, id, x, p, lo, hi, T, closed, moving, tris, v0, v1, al_s, al_e);
-        continue;
+        lb = drc_tri_test(&f, id, x, p, lo, hi, T, closed, moving, tris, v0, v1, al_s, al_e);
+      } else {
+        /* a leaf: its box holds its triangles over the whole frame */
+        const dr_bvh_node nd = nodes[id];
+        const float dx = drc_max2(drc_max2(nd.lo.x - x.x, x.x - nd.hi.x), 0.0f);
+        const float dy = drc_max2(drc_max2(nd.lo.y - x.y, x.y - nd.hi.y), 0.0f);
+        const float dz = drc_max2(drc_max2(nd.lo.z - x.z, x.z - nd.hi.z), 0.0f);
+        lb = DRC_SQRT((dx * dx + dy * dy) + dz * dz);
+        if (!drc_box_miss(nd.lo, nd.hi, lo, hi))
+          for (int t = nd.first; t < nd.first + nd.count; t++)
+            drc_tri_test(&f, t, x, p, lo, hi, T, closed, moving, tris, v0, v1, al_s, al_e);
       }
-      const dr_bvh_node nd = nodes[id];
-      if (drc_box_miss(nd.lo, nd.hi, lo, hi)) continue;
-      for (int t = nd.first; t < nd.first + nd.count; t++)
-        drc_tri_test(&f, t, x, p, lo, hi, T, closed, moving, tris, v0, v1, al_s, al_e);
+      if (!bm->ok) continue;
+      /* the ball's centre is where the first mesh tested the particle */
+      lb = lb - bm->moved;
+      if (lb <= bm->thr) { /* NaN: joins (and a NaN ball serves nothing) */
+        if (bm->n < DR_BALL_SLOTS) {
+          cd.sub[bm->n] = id;
+          if (bh < DR_BALL_SLOTS) cd.sub[bh] = cd.sub[bh] + 1;
+        } else {
+          bm->over = 1;
+        }
+        bm->n++;
+      } else if (lb < bm->lb) {
+        bm->lb = lb;
+      }
     }
   } else {
     /* NaN: no box overlaps a NaN query, so the particle is left NaN */
@@ -665,7 +801,10 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
     if (!closed) return 0;
     const int inside = known ? (cd.info[2] >> m) & 1
                              : al_s <= 0.0f && drc_inside(x, mc.root, nodes, tris, v0, v1, al_e, moving);
+    /* outside known: from B's build, or tested just now */
+    if (!known && !(al_s <= 0.0f)) bm->out = 0;
     if (!inside) return 0;
+    bm->ok = 0;
     return drc_rescue(x_, mc, nodes, tris, v0, v1, al_e, moving, T);
   }
   const float v = cross >= 0 ? f.cv : f.pv, w = cross >= 0 ? f.cw : f.pw;
@@ -693,6 +832,11 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
     if (!(gl > 0.0f)) n = nf;
     else if (closed && side < 0.0f) n = drc_mul(g, -1.0f / gl);
     else n = drc_mul(g, 1.0f / gl);
+    if (!moving && gl > 0.0f && !(closed && side < 0.0f)) {
+      bm->plane = 1;
+      bm->pnx = n.x, bm->pny = n.y, bm->pnz = n.z, bm->pg = gl;
+      bm->poff = (n.x * C.x + n.y * C.y) + n.z * C.z;
+    }
   }
   const drc_v3 u = drc_sub(C, drc_bary(as, bs, cs, v, w));
   x = drc_respond(x, p, n, C, u, T, mc.friction);
@@ -772,6 +916,33 @@ static inline void drc_cand_update(const drc_v3 x, const drc_v3 p, const float m
   cd.info[0] = n <= cd.k ? n : DR_CAND_OVER;
   cd.info[1] = empty;
   cd.info[2] = inside;
+  cd.info[3] = DR_BALL_NONE; /* a ball lives in the B it was made in */
+}
+
+/* This substep's vertex-triangle correction of particle i (vt_particle1),
+ * added before its contacts; returns whether there was one. */
+static inline int drc_vt_add(dr_float4 *xi_, __global const dr_float4 *corr,
+                             __global const dr_int *vstamp, const dr_col_params cp, const int i) {
+  if (cp.n_sharp == 0 || vstamp[i] != cp.stamp) return 0;
+  const dr_float4 d = corr[i];
+  dr_float4 r = *xi_;
+  r.x = r.x + d.x;
+  r.y = r.y + d.y;
+  r.z = r.z + d.z;
+  *xi_ = r;
+  return 1;
+}
+
+/* colliders1's early way out: x after the capsules. */
+static inline int hit_out(dr_float4 *xi_, const drc_v3 x, const int hit) {
+  if (hit) {
+    dr_float4 r = *xi_;
+    r.x = x.x;
+    r.y = x.y;
+    r.z = x.z;
+    *xi_ = r;
+  }
+  return hit;
 }
 
 /* Every capsule, then every mesh collider, for one free particle: x (end
@@ -787,11 +958,45 @@ static inline int colliders1(dr_float4 *xi_, dr_float4 *pi_, const float margin,
   const float al_e = t_end * cp.inv_dt, al_s = (t_end - cp.h) * cp.inv_dt;
   int hit = 0;
   for (int k = 0; k < cp.n_capsules; k++) hit |= drc_capsule1(&x, p, margin, caps[k], al_s, al_e);
-  if (cp.n_meshes > 0) drc_cand_update(x, p, margin, cp, meshes, nodes, tris, v0, v1, al_e, cd);
+  int ball = DR_BALL_NONE;
+  if (cp.n_meshes > 0) {
+    /* in the particle's ball (drc_cand): its entries stand for the list */
+    const dr_float4 bl = *cd.ball;
+    const int bs = cd.info[3];
+    const drc_v3 gx = drc_sub(x, drc_xyz(bl)), gp = drc_sub(p, drc_xyz(bl));
+    if (!cp.rebuild && bs != DR_BALL_NONE && drc_dot(gx, gx) <= bl.w * bl.w &&
+        drc_dot(gp, gp) <= bl.w * bl.w)
+      ball = bs;
+    /* nothing within T of the path and, unless a closed mesh's parity is
+     * due, nothing more to ask: the list's answer is "no contact" */
+    if (ball == DR_BALL_FREE_OUT || (ball == DR_BALL_FREE && al_s > 0.0f)) return hit_out(xi_, x, hit);
+    if (ball == DR_BALL_PLANE) {
+      const dr_float4 pl = *cd.plane;
+      const dr_mesh_col mc = meshes[0];
+      const float T = margin > mc.thickness ? margin : mc.thickness;
+      const drc_v3 n = drc_xyz(pl);
+      if (!(((n.x * x.x + n.y * x.y) + n.z * x.z) - pl.w < T)) return hit_out(xi_, x, hit);
+      return hit_out(xi_, drc_plane_respond(x, p, n, pl.w, T, mc.friction), 1);
+    }
+    if (ball == DR_BALL_NONE)
+      drc_cand_update(x, p, margin, cp, meshes, nodes, tris, v0, v1, al_e, cd);
+  }
+  /* the next ball, gathered while the list serves every mesh */
+  const float Tw = margin > cp.max_thickness ? margin : cp.max_thickness;
+  const drc_v3 dp = drc_sub(x, p);
+  const float dm = drc_max2(drc_max2(dp.x < 0.0f ? -dp.x : dp.x, dp.y < 0.0f ? -dp.y : dp.y),
+                            dp.z < 0.0f ? -dp.z : dp.z);
+  const float r_t = 0.25f * Tw + 3.0f * dm;
+  drc_ball_make bm;
+  bm.ok = ball == DR_BALL_NONE, bm.n = 0, bm.over = 0, bm.out = 1;
+  bm.thr = Tw + r_t, bm.lb = 3.0e38f, bm.moved = 0.0f;
+  bm.plane = 0, bm.pnx = 0.0f, bm.pny = 0.0f, bm.pnz = 0.0f, bm.poff = 0.0f, bm.pg = 0.0f;
+  const drc_v3 c0 = x;
   int pos = 0;
   for (int k = 0; k < cp.n_meshes; k++) {
     const drc_v3 before = x;
-    const int h = drc_mesh1(&x, p, margin, meshes[k], k, nodes, tris, v0, v1, al_s, al_e, cd, &pos);
+    const int h = drc_mesh1(&x, p, margin, meshes[k], k, nodes, tris, v0, v1, al_s, al_e, cd, &pos,
+                            ball, &bm);
     if (h == 2) { /* rescued from inside: the start moves along (no velocity) */
       p = drc_add(p, drc_sub(x, before));
       dr_float4 q = *pi_;
@@ -799,6 +1004,45 @@ static inline int colliders1(dr_float4 *xi_, dr_float4 *pi_, const float margin,
       *pi_ = q;
     }
     hit |= h;
+    const drc_v3 g = drc_sub(x, c0);
+    bm.moved = DRC_SQRT(drc_dot(g, g));
+  }
+  if (cp.n_meshes > 0 && ball == DR_BALL_FREE && bm.out && !hit) cd.info[3] = DR_BALL_FREE_OUT;
+  if (cp.n_meshes > 0 && (ball == DR_BALL_NONE || (bm.plane && cp.n_meshes == 1))) {
+    /* the next ball: a contact plane whenever a contact was searched for
+     * (in a ball or not: the tree walk, the list and a ball's entries find
+     * the same contact, so all make the same plane), else, out of any
+     * ball, from the list: its grown box in B (so a query from it stays in
+     * B), and with no entry, as wide as the nearest entry allows */
+    int st = DR_BALL_NONE;
+    float r = 0.0f;
+    if (bm.plane && cp.n_meshes == 1) {
+      const float T0 = margin > meshes[0].thickness ? margin : meshes[0].thickness;
+      r = 0.25f * drc_min2(T0, bm.pg);
+      if (r > 0.0f) {
+        st = DR_BALL_PLANE;
+        dr_float4 pl = *cd.plane;
+        pl.x = bm.pnx, pl.y = bm.pny, pl.z = bm.pnz, pl.w = bm.poff;
+        *cd.plane = pl;
+      }
+    } else if (bm.ok && !bm.over && cd.info[0] >= 0) {
+      const dr_float4 blo = cd.box[0], bhi = cd.box[1];
+      const float rb = drc_min6(c0.x - blo.x, c0.y - blo.y, c0.z - blo.z, bhi.x - c0.x,
+                                bhi.y - c0.y, bhi.z - c0.z) - Tw;
+      if (bm.n == cp.n_meshes) {
+        r = drc_min2(rb, bm.lb - Tw);
+        if (r > 0.0f) st = bm.out ? DR_BALL_FREE_OUT : DR_BALL_FREE;
+      } else {
+        r = drc_min2(rb, r_t);
+        if (r > 0.0f) st = DR_BALL_SUB + bm.n;
+      }
+    }
+    if (st != DR_BALL_NONE) {
+      dr_float4 b = *cd.ball;
+      b.x = c0.x, b.y = c0.y, b.z = c0.z, b.w = r;
+      *cd.ball = b;
+    }
+    cd.info[3] = st;
   }
   if (hit) {
     dr_float4 r = *xi_;
@@ -857,53 +1101,59 @@ static inline void bvh_refit1(__global dr_bvh_node *nodes, __global const dr_col
  * its normal by their barycentric weights times inverse mass (the
  * point-triangle constraint of Müller et al. 2007, "Position based
  * dynamics", §4.4, with an infinite mass at the point), so the vertex ends
- * at distance T on the side it was on at the substep start. Each triangle
- * writes its three corners' corrections (vt_tri1); each particle then takes
- * the mean of the corrections its triangles made (vt_gather1), in a fixed
- * order, so no two work items write one particle. */
+ * at distance T on the side it was on at the substep start.
+ * It runs first in the stage, on the positions the constraints (and
+ * self-collision) left, one particle per work item: vt_particle1 takes the
+ * mean of the corrections its triangles make to it (vt_tri1: a triangle's
+ * three corners at once; each corner's work item computes it, so no two
+ * work items write one particle and nothing is read that this launch
+ * writes), and the particle pass adds it before its own contacts, so the
+ * particles end outside the meshes whatever the vertices asked.
+ * Most particles are far from every sharp vertex: a particle more than ext
+ * from each on some axis (its cull cell's bit clear: vbits, built on the
+ * host) has no triangle that could reach one and stops there. */
 static inline int drc_cell(const float x, const float o, const float cell, const int n) {
   const float f = DRC_FLOOR((x - o) / cell);
   return f < 0.0f ? 0 : f > (float)(n - 1) ? n - 1 : (int)f; /* NaN: the last */
 }
 
-static inline void vt_tri1(__global const dr_float4 *x, __global const dr_float4 *p,
-                           __global const dr_uint *tri, __global const dr_int *obj,
-                           __global const dr_object *objects, __global const dr_mesh_col *meshes,
-                           __global const dr_int *sharp, __global const dr_int *cells,
-                           const dr_vt_grid grid, __global const dr_float4 *v0,
-                           __global const dr_float4 *v1, const dr_col_params cp,
-                           const float t_end, const int t, __global dr_float4 *corr) {
+static inline float vt_tri1(__global const dr_float4 *x, __global const dr_float4 *p,
+                            __global const dr_uint *tri, __global const dr_int *obj,
+                            __global const dr_object *objects, __global const dr_mesh_col *meshes,
+                            __global const dr_int *sharp, __global const dr_int *cells,
+                            const dr_vt_grid grid, __global const dr_float4 *v0,
+                            __global const dr_float4 *v1, const dr_col_params cp,
+                            const float t_end, const int t, float *corr) {
   const dr_uint i0 = tri[3 * t], i1 = tri[3 * t + 1], i2 = tri[3 * t + 2];
   float c0x = 0.0f, c0y = 0.0f, c0z = 0.0f, c1x = 0.0f, c1y = 0.0f, c1z = 0.0f;
   float c2x = 0.0f, c2y = 0.0f, c2z = 0.0f, hits = 0.0f;
   if (i0 != i1) { /* a torn triangle is (i0, i0, i0) */
     const dr_float4 X0 = x[i0], X1 = x[i1], X2 = x[i2];
     const drc_v3 a = drc_xyz(X0), b = drc_xyz(X1), c = drc_xyz(X2);
-    const drc_v3 as = drc_xyz(p[i0]), bs = drc_xyz(p[i1]), cs = drc_xyz(p[i2]);
+    const float mnx = drc_min2(drc_min2(a.x, b.x), c.x), mxx = drc_max2(drc_max2(a.x, b.x), c.x);
+    const float mny = drc_min2(drc_min2(a.y, b.y), c.y), mxy = drc_max2(drc_max2(a.y, b.y), c.y);
+    const float mnz = drc_min2(drc_min2(a.z, b.z), c.z), mxz = drc_max2(drc_max2(a.z, b.z), c.z);
     /* the triangle's box grown by reach misses every vertex's box (most
      * of the cloth): no vertex can pass the box test below */
-    const int away =
-        drc_min2(drc_min2(a.x, b.x), c.x) - grid.reach > grid.top.x ||
-        drc_max2(drc_max2(a.x, b.x), c.x) + grid.reach < grid.origin.x ||
-        drc_min2(drc_min2(a.y, b.y), c.y) - grid.reach > grid.top.y ||
-        drc_max2(drc_max2(a.y, b.y), c.y) + grid.reach < grid.origin.y ||
-        drc_min2(drc_min2(a.z, b.z), c.z) - grid.reach > grid.top.z ||
-        drc_max2(drc_max2(a.z, b.z), c.z) + grid.reach < grid.origin.z;
-    const float margin = objects[obj[i0]].thickness;
-    const float al_e = t_end * cp.inv_dt, al_s = (t_end - cp.h) * cp.inv_dt;
-    const drc_v3 ne0 = drc_cross(drc_sub(b, a), drc_sub(c, a));
-    const drc_v3 ns0 = drc_cross(drc_sub(bs, as), drc_sub(cs, as));
-    const float le = away ? 0.0f : DRC_SQRT(drc_dot(ne0, ne0));
+    const int away = mnx - grid.reach > grid.top.x || mxx + grid.reach < grid.origin.x ||
+                     mny - grid.reach > grid.top.y || mxy + grid.reach < grid.origin.y ||
+                     mnz - grid.reach > grid.top.z || mxz + grid.reach < grid.origin.z;
     const float wsum = X0.w + X1.w + X2.w;
-    if (!away && le > 0.0f && wsum > 0.0f) {
-      const drc_v3 ne = drc_mul(ne0, 1.0f / le);
+    if (!away && wsum > 0.0f) {
+      const float margin = objects[obj[i0]].thickness;
+      const float al_e = t_end * cp.inv_dt, al_s = (t_end - cp.h) * cp.inv_dt;
       const float cs_ = grid.origin.w;
-      const int ix0 = drc_cell(drc_min2(drc_min2(a.x, b.x), c.x) - grid.reach, grid.origin.x, cs_, grid.nx);
-      const int ix1 = drc_cell(drc_max2(drc_max2(a.x, b.x), c.x) + grid.reach, grid.origin.x, cs_, grid.nx);
-      const int iy0 = drc_cell(drc_min2(drc_min2(a.y, b.y), c.y) - grid.reach, grid.origin.y, cs_, grid.ny);
-      const int iy1 = drc_cell(drc_max2(drc_max2(a.y, b.y), c.y) + grid.reach, grid.origin.y, cs_, grid.ny);
-      const int iz0 = drc_cell(drc_min2(drc_min2(a.z, b.z), c.z) - grid.reach, grid.origin.z, cs_, grid.nz);
-      const int iz1 = drc_cell(drc_max2(drc_max2(a.z, b.z), c.z) + grid.reach, grid.origin.z, cs_, grid.nz);
+      const int ix0 = drc_cell(mnx - grid.reach, grid.origin.x, cs_, grid.nx);
+      const int ix1 = drc_cell(mxx + grid.reach, grid.origin.x, cs_, grid.nx);
+      const int iy0 = drc_cell(mny - grid.reach, grid.origin.y, cs_, grid.ny);
+      const int iy1 = drc_cell(mxy + grid.reach, grid.origin.y, cs_, grid.ny);
+      const int iz0 = drc_cell(mnz - grid.reach, grid.origin.z, cs_, grid.nz);
+      const int iz1 = drc_cell(mxz + grid.reach, grid.origin.z, cs_, grid.nz);
+      /* the normals and the start positions when a vertex first passes
+       * the box test (most triangles here have none) */
+      int ready = 0;
+      float le = 0.0f;
+      drc_v3 ne = a, ns0 = a, as = a;
       for (int iz = iz0; iz <= iz1; iz++)
       for (int iy = iy0; iy <= iy1; iy++)
       for (int ix = ix0; ix <= ix1; ix++) {
@@ -913,15 +1163,22 @@ static inline void vt_tri1(__global const dr_float4 *x, __global const dr_float4
         const dr_mesh_col mc = meshes[sharp[2 * k + 1]];
         const float T = margin > mc.thickness ? margin : mc.thickness;
         const drc_v3 qa = drc_xyz(v0[vi]), qb = drc_xyz(v1[vi]);
-        const drc_v3 q = drc_lerp(qa, qb, al_e), qs = drc_lerp(qa, qb, al_s);
+        const drc_v3 q = drc_lerp(qa, qb, al_e);
         /* near the triangle at all? (its box inflated by T) */
-        if (q.x < (a.x < b.x ? (a.x < c.x ? a.x : c.x) : (b.x < c.x ? b.x : c.x)) - T ||
-            q.x > (a.x > b.x ? (a.x > c.x ? a.x : c.x) : (b.x > c.x ? b.x : c.x)) + T ||
-            q.y < (a.y < b.y ? (a.y < c.y ? a.y : c.y) : (b.y < c.y ? b.y : c.y)) - T ||
-            q.y > (a.y > b.y ? (a.y > c.y ? a.y : c.y) : (b.y > c.y ? b.y : c.y)) + T ||
-            q.z < (a.z < b.z ? (a.z < c.z ? a.z : c.z) : (b.z < c.z ? b.z : c.z)) - T ||
-            q.z > (a.z > b.z ? (a.z > c.z ? a.z : c.z) : (b.z > c.z ? b.z : c.z)) + T)
+        if (q.x < mnx - T || q.x > mxx + T || q.y < mny - T || q.y > mxy + T || q.z < mnz - T ||
+            q.z > mxz + T)
           continue;
+        if (!ready) {
+          ready = 1;
+          as = drc_xyz(p[i0]);
+          const drc_v3 bs = drc_xyz(p[i1]), css = drc_xyz(p[i2]);
+          const drc_v3 ne0 = drc_cross(drc_sub(b, a), drc_sub(c, a));
+          ns0 = drc_cross(drc_sub(bs, as), drc_sub(css, as));
+          le = DRC_SQRT(drc_dot(ne0, ne0));
+          ne = drc_mul(ne0, 1.0f / le);
+        }
+        if (!(le > 0.0f)) break;
+        const drc_v3 qs = drc_lerp(qa, qb, al_s);
         float v, w;
         drc_closest_tri(q, a, b, c, &v, &w);
         /* only where the vertex is over the triangle's face: at its edges
@@ -946,58 +1203,111 @@ static inline void vt_tri1(__global const dr_float4 *x, __global const dr_float4
       }
     }
   }
-  dr_float4 r0, r1, r2;
-  r0.x = c0x, r0.y = c0y, r0.z = c0z, r0.w = hits;
-  r1.x = c1x, r1.y = c1y, r1.z = c1z, r1.w = hits;
-  r2.x = c2x, r2.y = c2y, r2.z = c2z, r2.w = hits;
-  corr[3 * t] = r0;
-  corr[3 * t + 1] = r1;
-  corr[3 * t + 2] = r2;
+  corr[0] = c0x, corr[1] = c0y, corr[2] = c0z;
+  corr[3] = c1x, corr[4] = c1y, corr[5] = c1z;
+  corr[6] = c2x, corr[7] = c2y, corr[8] = c2z;
+  return hits;
 }
 
-/* Particle i: the mean of the corrections of its triangles that touched a
- * vertex (w = 1 marks them), in the order of its triangle list. */
-static inline void vt_gather1(__global dr_float4 *x, __global const dr_uint *tri,
-                              __global const dr_int *vt_off, __global const dr_int *vt_list,
-                              __global const dr_float4 *corr, const int i) {
+/* Particle i's vertex-triangle correction: the mean of the corrections
+ * its triangles that touched a vertex give it, in the order of its
+ * triangle list, into corr[i], with vstamp[i] = cp.stamp (the particle
+ * pass adds it in the same substep). The cull: the triangle's box grown by
+ * reach must hold the vertex's frame-start position for vt_tri1 to find
+ * it, so particle i is within reach + the triangle's width of it on each
+ * axis; ext allows triangles up to twice the widest at rest (a cloth torn
+ * or blown wider than that near a vertex is not tested). */
+static inline void vt_particle1(__global const dr_float4 *x, __global const dr_float4 *p,
+                                __global const dr_uint *tri, __global const dr_int *vt_off,
+                                __global const dr_int *vt_list, __global const dr_int *obj,
+                                __global const dr_object *objects,
+                                __global const dr_mesh_col *meshes, __global const dr_int *sharp,
+                                __global const dr_int *cells, __global const dr_uint *vbits,
+                                const dr_vt_grid grid, __global const dr_float4 *v0,
+                                __global const dr_float4 *v1, const dr_col_params cp,
+                                const float t_end, const int i, __global dr_float4 *corr,
+                                __global dr_int *vstamp) {
+  const dr_float4 xi = x[i];
+  const float e = grid.ext;
+  /* NaN fails every test: a NaN particle gets nothing */
+  if (!(xi.x >= grid.origin.x - e && xi.x <= grid.top.x + e && xi.y >= grid.origin.y - e &&
+        xi.y <= grid.top.y + e && xi.z >= grid.origin.z - e && xi.z <= grid.top.z + e))
+    return;
+  const dr_uint hb = drc_vt_hash(drc_vt_fine(xi.x, grid.origin.x, grid.inv_fine),
+                                 drc_vt_fine(xi.y, grid.origin.y, grid.inv_fine),
+                                 drc_vt_fine(xi.z, grid.origin.z, grid.inv_fine));
+  if (!((vbits[hb >> 5] >> (hb & 31u)) & 1u)) return;
   float sx = 0.0f, sy = 0.0f, sz = 0.0f, n = 0.0f;
   for (int k = vt_off[i]; k < vt_off[i + 1]; k++) {
     const int t = vt_list[k];
     const int c = tri[3 * t] == (dr_uint)i ? 0 : tri[3 * t + 1] == (dr_uint)i ? 1 : 2;
-    const dr_float4 d = corr[3 * t + c];
-    if (!(d.w > 0.0f)) continue;
-    sx += d.x, sy += d.y, sz += d.z, n += 1.0f;
+    float d[9];
+    if (!(vt_tri1(x, p, tri, obj, objects, meshes, sharp, cells, grid, v0, v1, cp, t_end, t, d) >
+          0.0f))
+      continue;
+    sx += d[3 * c], sy += d[3 * c + 1], sz += d[3 * c + 2], n += 1.0f;
   }
   if (n > 0.0f) {
-    dr_float4 xi = x[i];
-    xi.x = xi.x + sx / n;
-    xi.y = xi.y + sy / n;
-    xi.z = xi.z + sz / n;
-    x[i] = xi;
+    dr_float4 r = xi;
+    r.x = sx / n, r.y = sy / n, r.z = sz / n, r.w = 0.0f;
+    corr[i] = r;
+    vstamp[i] = cp.stamp;
   }
 }
 
 #ifdef __OPENCL_VERSION__
-/* One cloth triangle per work item (both kernel forms). */
+/* Vector form: DR_PARTICLE_LANES particles per work item; the eight are
+ * tested against the vertices' box at once (most of the cloth stops
+ * there), then one by one. */
 __kernel void collider_vt(__global const float4 *x, __global const float4 *p,
-                          __global const uint *tri, __global const int *obj,
+                          __global const uint *tri, __global const int *vt_off,
+                          __global const int *vt_list, __global const int *obj,
                           __global const dr_object *objects, __global const dr_mesh_col *meshes,
                           __global const int *sharp, __global const int *cells,
-                          const dr_vt_grid grid, __global const float4 *v0,
-                          __global const float4 *v1, const dr_col_params cp, const float t_end,
-                          __global float4 *corr) {
-  const int t = get_global_id(0);
-  if (t >= cp.n_tris) return;
-  vt_tri1(x, p, tri, obj, objects, meshes, sharp, cells, grid, v0, v1, cp, t_end, t, corr);
+                          __global const uint *vbits, const dr_vt_grid grid,
+                          __global const float4 *v0, __global const float4 *v1,
+                          const dr_col_params cp, const float t_end, __global float4 *corr,
+                          __global int *vstamp) {
+  const int i0 = get_global_id(0) * DR_PARTICLE_LANES;
+  if (i0 >= cp.n_particles) return;
+  __global const float *xf = (__global const float *)(x + i0);
+  const float16 X0 = vload16(0, xf), X1 = vload16(1, xf);
+  const float8 px = (float8)(X0.s048c, X1.s048c), py = (float8)(X0.s159d, X1.s159d);
+  const float8 pz = (float8)(X0.s26ae, X1.s26ae);
+  const float e = grid.ext;
+  const int8 in = px >= grid.origin.x - e && px <= grid.top.x + e && py >= grid.origin.y - e &&
+                  py <= grid.top.y + e && pz >= grid.origin.z - e && pz <= grid.top.z + e;
+  if (!any(in)) return;
+  /* the cull's cells of the eight (vt_particle1's hash, on the lanes in
+   * the box; the others' cells are never read) */
+  const float inv = grid.inv_fine;
+  const uint8 cx = as_uint8(convert_int8(floor((px - grid.origin.x) * inv)));
+  const uint8 cy = as_uint8(convert_int8(floor((py - grid.origin.y) * inv)));
+  const uint8 cz = as_uint8(convert_int8(floor((pz - grid.origin.z) * inv)));
+  const uint8 hb = ((cx * 73856093u) ^ (cy * 19349663u) ^ (cz * 83492791u)) &
+                   ((1u << DR_VT_BITS_LOG2) - 1u);
+  const uint hv[8] = {hb.s0, hb.s1, hb.s2, hb.s3, hb.s4, hb.s5, hb.s6, hb.s7};
+  const int iv[8] = {in.s0, in.s1, in.s2, in.s3, in.s4, in.s5, in.s6, in.s7};
+  for (int l = 0; l < DR_PARTICLE_LANES && i0 + l < cp.n_particles; l++)
+    if (iv[l] && ((vbits[hv[l] >> 5] >> (hv[l] & 31u)) & 1u))
+      vt_particle1(x, p, tri, vt_off, vt_list, obj, objects, meshes, sharp, cells, vbits, grid,
+                   v0, v1, cp, t_end, i0 + l, corr, vstamp);
 }
 
-/* One particle per work item (both kernel forms). */
-__kernel void collider_vt_gather(__global float4 *x, __global const uint *tri,
-                                 __global const int *vt_off, __global const int *vt_list,
-                                 __global const float4 *corr, const int n) {
+/* GPU form: one particle per work item. */
+__kernel void collider_vt_g(__global const float4 *x, __global const float4 *p,
+                            __global const uint *tri, __global const int *vt_off,
+                            __global const int *vt_list, __global const int *obj,
+                            __global const dr_object *objects, __global const dr_mesh_col *meshes,
+                            __global const int *sharp, __global const int *cells,
+                            __global const uint *vbits, const dr_vt_grid grid,
+                            __global const float4 *v0, __global const float4 *v1,
+                            const dr_col_params cp, const float t_end, __global float4 *corr,
+                            __global int *vstamp) {
   const int i = get_global_id(0);
-  if (i >= n) return;
-  vt_gather1(x, tri, vt_off, vt_list, corr, i);
+  if (i >= cp.n_particles) return;
+  vt_particle1(x, p, tri, vt_off, vt_list, obj, objects, meshes, sharp, cells, vbits, grid, v0, v1,
+               cp, t_end, i, corr, vstamp);
 }
 
 /* Nodes [first, first + count): one level of every collider's tree. */
@@ -1017,23 +1327,89 @@ __kernel void colliders(__global float4 *x, __global float4 *p, __global const i
                         __global const dr_col_tri *tris, __global const float4 *v0,
                         __global const float4 *v1, const dr_col_params cp, const float t_end,
                         __global float4 *cbox, __global int *cinfo, __global int *clist,
-                        const int k) {
+                        const int k, __global const float4 *corr, __global const int *vstamp,
+                        __global float4 *cball, __global int *csub, __global float4 *cplane) {
   const int i0 = get_global_id(0) * DR_PARTICLE_LANES;
   if (i0 >= cp.n_particles) return;
+  /* the eight at once first: each pinned, or with its path in a ball with
+   * no entries (colliders1's own way out, nothing to write), or in a
+   * contact plane's ball (its response, spelled on float8), and no
+   * vertex correction: done (most of a cloth, most substeps). The
+   * particle arrays are padded to whole groups. */
+  int8 done = (int8)(0);
+  if (cp.n_capsules == 0 && cp.n_meshes > 0 && !cp.rebuild) {
+    __global float *xf = (__global float *)(x + i0);
+    __global const float *pf = (__global const float *)(p + i0);
+    __global const float *bf = (__global const float *)(cball + i0);
+    float16 X0 = vload16(0, xf), X1 = vload16(1, xf);
+    const float16 P0 = vload16(0, pf), P1 = vload16(1, pf);
+    const float16 B0 = vload16(0, bf), B1 = vload16(1, bf);
+    const int16 I0 = vload16(0, cinfo + 4 * i0), I1 = vload16(1, cinfo + 4 * i0);
+    const int8 st = (int8)(I0.s37bf, I1.s37bf);
+    const float8 w = (float8)(X0.s37bf, X1.s37bf);
+    float8 xx = (float8)(X0.s048c, X1.s048c), xy = (float8)(X0.s159d, X1.s159d);
+    float8 xz = (float8)(X0.s26ae, X1.s26ae);
+    const float8 px = (float8)(P0.s048c, P1.s048c), py = (float8)(P0.s159d, P1.s159d);
+    const float8 pz = (float8)(P0.s26ae, P1.s26ae);
+    const float8 bx = (float8)(B0.s048c, B1.s048c), by = (float8)(B0.s159d, B1.s159d);
+    const float8 bz = (float8)(B0.s26ae, B1.s26ae), br = (float8)(B0.s37bf, B1.s37bf);
+    const float8 gx = xx - bx, gy = xy - by, gz = xz - bz;
+    const float8 hx = px - bx, hy = py - by, hz = pz - bz;
+    const int8 inb = ((gx * gx + gy * gy) + gz * gz <= br * br) & ((hx * hx + hy * hy) + hz * hz <= br * br);
+    const float al_s = (t_end - cp.h) * cp.inv_dt;
+    const int8 later = (int8)(al_s > 0.0f ? -1 : 0);
+    int8 ok = inb;
+    if (cp.n_sharp > 0) ok = ok & (vload8(0, vstamp + i0) != cp.stamp);
+    const int8 plane = ok & (st == DR_BALL_PLANE) & (w != 0.0f);
+    done = (w == 0.0f) | (ok & ((st == DR_BALL_FREE_OUT) | ((st == DR_BALL_FREE) & later))) | plane;
+    if (any(plane)) { /* drc_plane_respond, lane by lane the same operations */
+      __global const float *qf = (__global const float *)(cplane + i0);
+      const float16 Q0 = vload16(0, qf), Q1 = vload16(1, qf);
+      const float8 nx = (float8)(Q0.s048c, Q1.s048c), ny = (float8)(Q0.s159d, Q1.s159d);
+      const float8 nz = (float8)(Q0.s26ae, Q1.s26ae), off = (float8)(Q0.s37bf, Q1.s37bf);
+      const dr_mesh_col mc = meshes[0];
+      const float8 T = fmax(DR_OBJECT_FIELD8(vload8(0, obj + i0), objects, thickness),
+                            (float8)(mc.thickness));
+      const float8 sd = ((nx * xx + ny * xy) + nz * xz) - off;
+      const int8 touch = plane & (sd < T);
+      if (any(touch)) {
+        const float8 depth = T - sd;
+        const float8 mx = xx - px, my = xy - py, mz = xz - pz;
+        const float8 mn = (mx * nx + my * ny) + mz * nz;
+        const float8 tx = mx - nx * mn, ty = my - ny * mn, tz = mz - nz * mn;
+        const float8 tl = sqrt((tx * tx + ty * ty) + tz * tz);
+        const float8 lim = mc.friction * depth;
+        const float8 f = select(lim / tl, (float8)(1.0f), tl <= lim);
+        const float8 ax = xx - tx * f, ay = xy - ty * f, az = xz - tz * f;
+        const float8 k = T - (((nx * ax + ny * ay) + nz * az) - off);
+        xx = select(xx, ax + nx * k, touch);
+        xy = select(xy, ay + ny * k, touch);
+        xz = select(xz, az + nz * k, touch);
+        DR_COLUMNS_TO_AOS(xx, xy, xz, w, X0, X1);
+        vstore16(X0, 0, xf);
+        vstore16(X1, 1, xf);
+      }
+    }
+    if (all(done)) return;
+  }
+  const int dn[8] = {done.s0, done.s1, done.s2, done.s3, done.s4, done.s5, done.s6, done.s7};
   for (int l = 0; l < DR_PARTICLE_LANES; l++) {
     const int i = i0 + l;
     if (i >= cp.n_particles) break;
+    if (dn[l]) continue;
     float4 xi = x[i];
     if (xi.w == 0.0f) { /* pinned: a list of older poses must not survive */
-      if (cp.rebuild) cinfo[4 * i] = DR_CAND_NONE;
+      if (cp.rebuild) cinfo[4 * i] = DR_CAND_NONE, cinfo[4 * i + 3] = DR_BALL_NONE;
       continue;
     }
+    const int moved = drc_vt_add(&xi, corr, vstamp, cp, i);
     float4 pi = p[i];
     drc_cand cd;
     cd.box = cbox + 2 * i, cd.info = cinfo + 4 * i, cd.list = clist + i * k, cd.k = k;
+    cd.ball = cball + i, cd.sub = csub + DR_BALL_SLOTS * i, cd.plane = cplane + i;
     const int hit = colliders1(&xi, &pi, objects[obj[i]].thickness, cp, caps, meshes, nodes, tris,
                                v0, v1, t_end, cd);
-    if (hit) x[i] = xi;
+    if (hit || moved) x[i] = xi;
     if (hit & 2) p[i] = pi;
   }
 }
@@ -1045,20 +1421,23 @@ __kernel void colliders_g(__global float4 *x, __global float4 *p, __global const
                           __global const dr_col_tri *tris, __global const float4 *v0,
                           __global const float4 *v1, const dr_col_params cp, const float t_end,
                           __global float4 *cbox, __global int *cinfo, __global int *clist,
-                          const int k) {
+                          const int k, __global const float4 *corr, __global const int *vstamp,
+                          __global float4 *cball, __global int *csub, __global float4 *cplane) {
   const int i = get_global_id(0);
   if (i >= cp.n_particles) return;
   float4 xi = x[i];
   if (xi.w == 0.0f) {
-    if (cp.rebuild) cinfo[4 * i] = DR_CAND_NONE;
+    if (cp.rebuild) cinfo[4 * i] = DR_CAND_NONE, cinfo[4 * i + 3] = DR_BALL_NONE;
     return;
   }
+  const int moved = drc_vt_add(&xi, corr, vstamp, cp, i);
   float4 pi = p[i];
   drc_cand cd;
   cd.box = cbox + 2 * i, cd.info = cinfo + 4 * i, cd.list = clist + i * k, cd.k = k;
+  cd.ball = cball + i, cd.sub = csub + DR_BALL_SLOTS * i, cd.plane = cplane + i;
   const int hit = colliders1(&xi, &pi, objects[obj[i]].thickness, cp, caps, meshes, nodes, tris,
                              v0, v1, t_end, cd);
-  if (hit) x[i] = xi;
+  if (hit || moved) x[i] = xi;
   if (hit & 2) p[i] = pi;
 }
 #endif

@@ -25,14 +25,16 @@ _Static_assert(sizeof(dr_mesh_col) == 16 && offsetof(dr_mesh_col, flags) == 12, 
 _Static_assert(sizeof(dr_col_params) == 48 && offsetof(dr_col_params, n_tris) == 24 &&
                    offsetof(dr_col_params, max_thickness) == 32,
                "dr_col_params layout");
-_Static_assert(sizeof(dr_vt_grid) == 48 && offsetof(dr_vt_grid, reach) == 44, "dr_vt_grid layout");
+_Static_assert(sizeof(dr_vt_grid) == 64 && offsetof(dr_vt_grid, reach) == 44 &&
+                   offsetof(dr_vt_grid, ext) == 48,
+               "dr_vt_grid layout");
 
 void dr_backend_cl_particles(const drape_sim *s, drape_cl **cl, cl_mem *x, cl_mem *p, cl_mem *obj,
                              cl_mem *mat, dr_cl_prof **prof, int *gpu);
 void dr_backend_cl_tris(const drape_sim *s, cl_mem *tris, cl_mem *vt_off, cl_mem *vt_list);
 const dr_uint *dr_backend_cpu_tris(drape_sim *s);
 
-enum { CK_REFIT, CK_PARTICLES, CK_VT, CK_VT_GATHER, CK_COUNT };
+enum { CK_REFIT, CK_PARTICLES, CK_VT, CK_COUNT };
 
 typedef struct col_mesh {
   int vfirst, nv;               /* its vertices in the shared arrays       */
@@ -70,8 +72,12 @@ struct dr_colliders {
   dr_int *sharp;                /* (vertex, mesh) of each sharp vertex     */
   dr_int *sorted;               /* the same, in grid cell order (per frame) */
   dr_int *cells;                /* cell starts into sorted, n_cells + 1     */
+  dr_uint *vbits;               /* the cull's hashed cells (colliders.cl)   */
   dr_vt_grid grid;
-  dr_float4 *corr;              /* CPU: 3 per cloth triangle (vt pass)     */
+  float tri_width;              /* twice the longest cloth triangle edge at
+                                   rest (the vertex pass's cull)           */
+  dr_float4 *corr;              /* CPU: per particle (vertex pass)         */
+  dr_int *vstamp;               /* CPU: the substep its corr is of         */
   int *corr_scratch;            /* n_sharp ints (grid build)               */
   int any_keys;                 /* something moves: upload and refit each frame */
   int need_upload;              /* first frame after attach or reset       */
@@ -85,7 +91,7 @@ struct dr_colliders {
   drape_cl *cl;
   dr_cl_kern k[CK_COUNT];
   size_t local[CK_COUNT];
-  cl_mem bcaps, bmeshes, bnodes, btris, bv0, bv1, bsharp, bcorr, bcells;
+  cl_mem bcaps, bmeshes, bnodes, btris, bv0, bv1, bsharp, bcorr, bcells, bvbits, bvstamp;
   uint64_t bytes;
   /* candidate lists (colliders.cl, drc_cand_update): per particle B (2
    * float4), the state (4 ints) and K slots; lists_stale: the poses moved,
@@ -93,7 +99,9 @@ struct dr_colliders {
   int cand_k, cand_n, lists_stale;
   dr_float4 *cbox;              /* CPU reference                           */
   dr_int *cinfo, *clist;
-  cl_mem bcbox, bcinfo, bclist;
+  dr_float4 *cball, *cplane;    /* CPU reference: the balls (colliders.cl)  */
+  dr_int *csub;
+  cl_mem bcbox, bcinfo, bclist, bcball, bcsub, bcplane;
 };
 
 /* ---- building ------------------------------------------------------------ */
@@ -231,12 +239,18 @@ static void poses(dr_colliders *c, double t0, double t1);
 /* Cells of the sharp-vertex grid at most: 32 per side and one more. */
 #define VT_SIDE 32
 #define VT_CELLS ((VT_SIDE + 1) * (VT_SIDE + 1) * (VT_SIDE + 1))
+#define VT_WORDS ((1u << DR_VT_BITS_LOG2) / 32u)
 
 /* The sharp vertices of this frame into the grid (dr_vt_grid in
  * colliders.cl): cells of at least 5 cm, at most VT_SIDE + 1 a side, by
  * their frame-start position; reach = the largest contact distance plus
  * the largest motion of a sharp vertex over the frame. A counting sort,
- * vertices in their list order within a cell. */
+ * vertices in their list order within a cell. Then the cull's bits
+ * (vt_particle1): every cell of size ext (ext = reach + tri_width)
+ * that meets a vertex's box grown by ext (and a thousandth, for the
+ * rounding of q +- ext); the cell of a point is the kernels' own product
+ * (x - o) * inv, monotonic in x, so a particle within ext of a vertex on
+ * every axis finds its bit set. */
 static void build_vt_grid(dr_colliders *c, float max_cloth_thickness) {
   if (c->n_sharp == 0) return;
   float lo[3] = {3e38f, 3e38f, 3e38f}, hi[3] = {-3e38f, -3e38f, -3e38f}, motion = 0.0f, tcol = 0.0f;
@@ -258,6 +272,7 @@ static void build_vt_grid(dr_colliders *c, float max_cloth_thickness) {
   c->grid.top = (dr_float4){hi[0], hi[1], hi[2], 0.0f};
   c->grid.nx = n[0], c->grid.ny = n[1], c->grid.nz = n[2];
   c->grid.reach = motion + fmaxf(tcol, max_cloth_thickness) * 1.01f;
+  c->grid.ext = c->grid.reach + c->tri_width;
   const int nc = n[0] * n[1] * n[2];
   memset(c->cells, 0, sizeof *c->cells * (size_t)(nc + 1));
   int *cell_of = (int *)c->corr_scratch;
@@ -276,6 +291,24 @@ static void build_vt_grid(dr_colliders *c, float max_cloth_thickness) {
   }
   for (int i = nc; i > 0; i--) c->cells[i] = c->cells[i - 1];
   c->cells[0] = 0;
+  memset(c->vbits, 0, sizeof *c->vbits * VT_WORDS);
+  const float inv = 1.0f / c->grid.ext, g = 1.001f * c->grid.ext;
+  c->grid.inv_fine = inv;
+  for (int k = 0; k < c->n_sharp; k++) {
+    const dr_float4 a = c->v0[c->sharp[2 * k]];
+    const float pa[3] = {a.x, a.y, a.z};
+    int r0[3], r1[3];
+    for (int q = 0; q < 3; q++) {
+      r0[q] = drc_vt_fine(pa[q] - g, lo[q], inv);
+      r1[q] = drc_vt_fine(pa[q] + g, lo[q], inv);
+    }
+    for (int z = r0[2]; z <= r1[2]; z++)
+      for (int y = r0[1]; y <= r1[1]; y++)
+        for (int x = r0[0]; x <= r1[0]; x++) {
+          const dr_uint h = drc_vt_hash(x, y, z);
+          c->vbits[h >> 5] |= 1u << (h & 31u);
+        }
+  }
 }
 
 /* Sharp vertices: two of the faces round it meet at more than 60 degrees
@@ -409,8 +442,9 @@ int dr_colliders_create(const drape_scene *sc, dr_colliders **out, drape_err *e)
   }
   c->sorted = malloc(sizeof *c->sorted * 2 * (size_t)(c->n_sharp + 1));
   c->cells = calloc(VT_CELLS + 1, sizeof *c->cells);
+  c->vbits = calloc(VT_WORDS, sizeof *c->vbits);
   c->corr_scratch = malloc(sizeof *c->corr_scratch * (size_t)(c->n_sharp + 1));
-  if (!c->sorted || !c->cells || !c->corr_scratch) {
+  if (!c->sorted || !c->cells || !c->vbits || !c->corr_scratch) {
     dr_colliders_destroy(c);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory for the collider vertices");
   }
@@ -435,7 +469,8 @@ int dr_colliders_create(const drape_scene *sc, dr_colliders **out, drape_err *e)
 static void cl_free(dr_colliders *c) {
   for (int k = 0; k < CK_COUNT; k++) dr_cl_kern_release(&c->k[k]);
   cl_mem *all[] = {&c->bcaps, &c->bmeshes, &c->bnodes, &c->btris, &c->bv0, &c->bv1, &c->bsharp,
-                   &c->bcorr, &c->bcells, &c->bcbox, &c->bcinfo, &c->bclist};
+                   &c->bcorr, &c->bcells, &c->bvbits, &c->bvstamp, &c->bcbox, &c->bcinfo,
+                   &c->bclist, &c->bcball, &c->bcsub, &c->bcplane};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dr_cl_buffer_release(all[i]);
   c->bytes = 0;
   c->on_cl = 0;
@@ -448,8 +483,9 @@ void dr_colliders_destroy(dr_colliders *c) {
   for (int m = 0; m < c->n_meshes; m++) free(c->mdef[m].keys), free(c->mdef[m].seq);
   free(c->cdef), free(c->mdef), free(c->caps), free(c->meshes), free(c->nodes), free(c->tris);
   free(c->rest), free(c->v0), free(c->v1), free(c->level_off), free(c->sharp), free(c->corr);
-  free(c->sorted), free(c->cells), free(c->corr_scratch);
-  free(c->cbox), free(c->cinfo), free(c->clist);
+  free(c->sorted), free(c->cells), free(c->vbits), free(c->corr_scratch), free(c->vstamp);
+  free(c->cbox), free(c->cinfo), free(c->clist), free(c->cball), free(c->csub);
+  free(c->cplane);
   free(c);
 }
 
@@ -552,7 +588,10 @@ int dr_colliders_begin(drape_sim *s, drape_err *e) {
       DRAPE_CL_TRY(e, clEnqueueWriteBuffer(cl->queue, c->bcells, CL_TRUE, 0,
                                            sizeof(dr_int) * (size_t)(nc + 1), c->cells, 0, NULL,
                                            NULL));
-      s->tm.bytes_to_device += 2 * sizeof(dr_int) * (size_t)c->n_sharp + 4 * (size_t)(nc + 1);
+      DRAPE_CL_TRY(e, clEnqueueWriteBuffer(cl->queue, c->bvbits, CL_TRUE, 0,
+                                           sizeof(dr_uint) * VT_WORDS, c->vbits, 0, NULL, NULL));
+      s->tm.bytes_to_device +=
+          2 * sizeof(dr_int) * (size_t)c->n_sharp + 4 * (size_t)(nc + 1) + 4 * VT_WORDS;
     }
     if (c->flags_dirty) {
       DRAPE_CL_TRY(e, clEnqueueWriteBuffer(cl->queue, c->bmeshes, CL_TRUE, 0,
@@ -605,72 +644,73 @@ int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
   c->cp.max_thickness = 0.0f;
   for (int m = 0; m < c->n_meshes; m++)
     c->cp.max_thickness = fmaxf(c->cp.max_thickness, c->meshes[m].thickness);
+  c->cp.stamp = c->cp.stamp < 0x7fffffff ? c->cp.stamp + 1 : 1;
   c->lists_stale = 0;
+  const int vt = c->cp.n_sharp > 0 && c->cp.n_tris > 0;
   if (!c->on_cl) {
     dr_float4 *x, *p;
     const dr_object *mat;
     dr_backend_cpu_particles(s, &x, &p, &mat);
+    if (vt) { /* the vertex pass first, on the positions as they are */
+      const dr_uint *tri = dr_backend_cpu_tris(s);
+      for (int i = 0; i < s->m.n_particles; i++)
+        vt_particle1(x, p, tri, s->m.vt_off, s->m.vt_list, s->m.obj, mat, c->meshes, c->sorted,
+                     c->cells, c->vbits, c->grid, c->v0, c->v1, c->cp, t_end, i, c->corr, c->vstamp);
+    }
     for (int i = 0; i < s->m.n_particles; i++) {
       dr_float4 xi = x[i], pi = p[i];
       if (xi.w == 0.0f) { /* as the kernels: a pinned particle drops its list */
-        if (c->cp.rebuild) c->cinfo[4 * i] = DR_CAND_NONE;
+        if (c->cp.rebuild) c->cinfo[4 * i] = DR_CAND_NONE, c->cinfo[4 * i + 3] = DR_BALL_NONE;
         continue;
       }
+      const int moved = drc_vt_add(&xi, c->corr, c->vstamp, c->cp, i);
       const drc_cand cd = {c->cbox + 2 * i, c->cinfo + 4 * i, c->clist + (size_t)i * (size_t)c->cand_k,
-                           c->cand_k};
+                           c->cand_k, c->cball + i, c->csub + (size_t)DR_BALL_SLOTS * (size_t)i,
+                           c->cplane + i};
       const int hit = colliders1(&xi, &pi, mat[s->m.obj[i]].thickness, c->cp, c->caps, c->meshes,
                                  c->nodes, c->tris, c->v0, c->v1, t_end, cd);
-      if (hit) x[i] = xi;
+      if (hit || moved) x[i] = xi;
       if (hit & 2) p[i] = pi;
-    }
-    if (c->cp.n_sharp > 0 && c->cp.n_tris > 0) {
-      const dr_uint *tri = dr_backend_cpu_tris(s);
-      for (int t = 0; t < c->cp.n_tris; t++)
-        vt_tri1(x, p, tri, s->m.obj, mat, c->meshes, c->sorted, c->cells, c->grid, c->v0, c->v1,
-                c->cp, t_end, t, c->corr);
-      for (int i = 0; i < s->m.n_particles; i++)
-        vt_gather1(x, tri, s->m.vt_off, s->m.vt_list, c->corr, i);
     }
     return DRAPE_OK;
   }
   drape_cl *cl;
   cl_mem x, p, obj, mat;
   dr_cl_prof *prof;
-  int gpu;
+  int gpu, rc;
   dr_backend_cl_particles(s, &cl, &x, &p, &obj, &mat, &prof, &gpu);
-  int rc = DRAPE_CL_BIND(&c->k[CK_PARTICLES], 0, e, DRAPE_CL_ARG("x", x), DRAPE_CL_ARG("p", p),
-                         DRAPE_CL_ARG("obj", obj), DRAPE_CL_ARG("objects", mat),
-                         DRAPE_CL_ARG("caps", c->bcaps), DRAPE_CL_ARG("meshes", c->bmeshes),
-                         DRAPE_CL_ARG("nodes", c->bnodes), DRAPE_CL_ARG("tris", c->btris),
-                         DRAPE_CL_ARG("v0", c->bv0), DRAPE_CL_ARG("v1", c->bv1),
-                         DRAPE_CL_ARG("cp", c->cp), DRAPE_CL_ARG("t_end", t_end),
-                         DRAPE_CL_ARG("cbox", c->bcbox), DRAPE_CL_ARG("cinfo", c->bcinfo),
-                         DRAPE_CL_ARG("clist", c->bclist), DRAPE_CL_ARG("k", c->cand_k));
-  if (rc) return rc;
   prof->stage = s->cur_stage, prof->colour = -1, prof->part = -1;
   const size_t n = (size_t)s->m.n_particles;
   const size_t items = gpu ? n : (n + DR_PARTICLE_LANES - 1) / DR_PARTICLE_LANES;
-  rc = dr_cl_launch(c->cl, &c->k[CK_PARTICLES], items, c->local[CK_PARTICLES], prof, e);
-  if (rc || c->cp.n_sharp == 0 || c->cp.n_tris == 0) return rc;
-  /* the vertex-triangle pass: corrections per triangle, then per particle */
-  cl_mem tri, vt_off, vt_list;
-  dr_backend_cl_tris(s, &tri, &vt_off, &vt_list);
-  const int np = s->m.n_particles;
-  if ((rc = DRAPE_CL_BIND(&c->k[CK_VT], 0, e, DRAPE_CL_ARG("x", x), DRAPE_CL_ARG("p", p),
-                          DRAPE_CL_ARG("tri", tri), DRAPE_CL_ARG("obj", obj),
-                          DRAPE_CL_ARG("objects", mat), DRAPE_CL_ARG("meshes", c->bmeshes),
-                          DRAPE_CL_ARG("sharp", c->bsharp), DRAPE_CL_ARG("cells", c->bcells),
-                          DRAPE_CL_ARG("grid", c->grid), DRAPE_CL_ARG("v0", c->bv0),
-                          DRAPE_CL_ARG("v1", c->bv1), DRAPE_CL_ARG("cp", c->cp),
-                          DRAPE_CL_ARG("t_end", t_end), DRAPE_CL_ARG("corr", c->bcorr))) ||
-      (rc = DRAPE_CL_BIND(&c->k[CK_VT_GATHER], 0, e, DRAPE_CL_ARG("x", x), DRAPE_CL_ARG("tri", tri),
-                          DRAPE_CL_ARG("vt_off", vt_off), DRAPE_CL_ARG("vt_list", vt_list),
-                          DRAPE_CL_ARG("corr", c->bcorr), DRAPE_CL_ARG("n", np))))
-    return rc;
-  s->tm.launches += 2;
-  if ((rc = dr_cl_launch(c->cl, &c->k[CK_VT], (size_t)c->cp.n_tris, c->local[CK_VT], prof, e)))
-    return rc;
-  return dr_cl_launch(c->cl, &c->k[CK_VT_GATHER], n, c->local[CK_VT_GATHER], prof, e);
+  if (vt) { /* the vertex pass: a correction per particle near a sharp vertex */
+    cl_mem tri, vt_off, vt_list;
+    dr_backend_cl_tris(s, &tri, &vt_off, &vt_list);
+    if ((rc = DRAPE_CL_BIND(&c->k[CK_VT], 0, e, DRAPE_CL_ARG("x", x), DRAPE_CL_ARG("p", p),
+                            DRAPE_CL_ARG("tri", tri), DRAPE_CL_ARG("vt_off", vt_off),
+                            DRAPE_CL_ARG("vt_list", vt_list), DRAPE_CL_ARG("obj", obj),
+                            DRAPE_CL_ARG("objects", mat), DRAPE_CL_ARG("meshes", c->bmeshes),
+                            DRAPE_CL_ARG("sharp", c->bsharp), DRAPE_CL_ARG("cells", c->bcells),
+                            DRAPE_CL_ARG("vbits", c->bvbits), DRAPE_CL_ARG("grid", c->grid),
+                            DRAPE_CL_ARG("v0", c->bv0), DRAPE_CL_ARG("v1", c->bv1),
+                            DRAPE_CL_ARG("cp", c->cp), DRAPE_CL_ARG("t_end", t_end),
+                            DRAPE_CL_ARG("corr", c->bcorr), DRAPE_CL_ARG("vstamp", c->bvstamp))) ||
+        (rc = dr_cl_launch(c->cl, &c->k[CK_VT], items, c->local[CK_VT], prof, e)))
+      return rc;
+    s->tm.launches++;
+  }
+  rc = DRAPE_CL_BIND(&c->k[CK_PARTICLES], 0, e, DRAPE_CL_ARG("x", x), DRAPE_CL_ARG("p", p),
+                     DRAPE_CL_ARG("obj", obj), DRAPE_CL_ARG("objects", mat),
+                     DRAPE_CL_ARG("caps", c->bcaps), DRAPE_CL_ARG("meshes", c->bmeshes),
+                     DRAPE_CL_ARG("nodes", c->bnodes), DRAPE_CL_ARG("tris", c->btris),
+                     DRAPE_CL_ARG("v0", c->bv0), DRAPE_CL_ARG("v1", c->bv1),
+                     DRAPE_CL_ARG("cp", c->cp), DRAPE_CL_ARG("t_end", t_end),
+                     DRAPE_CL_ARG("cbox", c->bcbox), DRAPE_CL_ARG("cinfo", c->bcinfo),
+                     DRAPE_CL_ARG("clist", c->bclist), DRAPE_CL_ARG("k", c->cand_k),
+                     DRAPE_CL_ARG("corr", c->bcorr), DRAPE_CL_ARG("vstamp", c->bvstamp),
+                     DRAPE_CL_ARG("cball", c->bcball), DRAPE_CL_ARG("csub", c->bcsub),
+                     DRAPE_CL_ARG("cplane", c->bcplane));
+  if (rc) return rc;
+  return dr_cl_launch(c->cl, &c->k[CK_PARTICLES], items, c->local[CK_PARTICLES], prof, e);
 }
 
 /* ---- set-up on a backend ------------------------------------------------------ */
@@ -689,17 +729,25 @@ static int cand_alloc(const drape_sim *s, dr_colliders *c, drape_err *e) {
                         env, DR_CAND_MAX_SLOTS);
     k = (int)v;
   }
-  const int n = c->n_meshes > 0 ? s->m.n_particles : 0;
-  free(c->cbox), free(c->cinfo), free(c->clist);
-  c->cbox = NULL, c->cinfo = NULL, c->clist = NULL;
+  /* the states and balls padded to whole groups: the vector kernel reads
+   * eight at once */
+  const int n = c->n_meshes > 0 ? (s->m.n_particles + DR_PARTICLE_LANES - 1) & ~(DR_PARTICLE_LANES - 1)
+                                : 0;
+  free(c->cbox), free(c->cinfo), free(c->clist), free(c->cball), free(c->csub), free(c->cplane);
+  c->cbox = NULL, c->cinfo = NULL, c->clist = NULL, c->cball = NULL, c->csub = NULL;
+  c->cplane = NULL;
   c->cand_k = k, c->cand_n = n;
   c->cinfo = malloc(4 * sizeof *c->cinfo * (size_t)(n + 1));
   if (!c->cinfo) return drape_fail(e, DRAPE_ENOMEM, "out of memory (collider candidate lists)");
-  for (int i = 0; i < 4 * (n + 1); i++) c->cinfo[i] = i % 4 == 0 ? DR_CAND_NONE : 0;
+  for (int i = 0; i < 4 * (n + 1); i++)
+    c->cinfo[i] = i % 4 == 0 ? DR_CAND_NONE : i % 4 == 3 ? DR_BALL_NONE : 0;
   if (s->be == &dr_backend_cl) return DRAPE_OK;
   c->cbox = calloc(2 * (size_t)(n + 1), sizeof *c->cbox);
   c->clist = malloc(sizeof *c->clist * ((size_t)n * (size_t)k + 1));
-  if (!c->cbox || !c->clist)
+  c->cball = calloc((size_t)n + 1, sizeof *c->cball);
+  c->cplane = calloc((size_t)n + 1, sizeof *c->cplane);
+  c->csub = malloc(sizeof *c->csub * (DR_BALL_SLOTS * (size_t)n + 1));
+  if (!c->cbox || !c->clist || !c->cball || !c->cplane || !c->csub)
     return drape_fail(e, DRAPE_ENOMEM, "out of memory (collider candidate lists)");
   return DRAPE_OK;
 }
@@ -710,9 +758,20 @@ int dr_colliders_attach(drape_sim *s, drape_err *e) {
   c->need_upload = 1;
   const int rc_cand = cand_alloc(s, c, e);
   if (rc_cand) return rc_cand;
+  /* the vertex pass's cull allows cloth triangles twice as wide as the
+   * widest at rest (its longest edge) */
+  c->tri_width = 0.0f;
+  for (int t = 0; t < s->m.n_tris; t++)
+    for (int q = 0; q < 3; q++) {
+      const dr_float4 a = s->m.x0[s->m.tris[3 * t + q]], b = s->m.x0[s->m.tris[3 * t + (q + 1) % 3]];
+      const float dx = a.x - b.x, dy = a.y - b.y, dz = a.z - b.z;
+      c->tri_width = fmaxf(c->tri_width, 2.0f * sqrtf(dx * dx + dy * dy + dz * dz));
+    }
   if (s->be != &dr_backend_cl && c->n_sharp > 0 && !c->corr) {
-    c->corr = calloc(3 * (size_t)s->m.n_tris + 1, sizeof *c->corr);
-    if (!c->corr) return drape_fail(e, DRAPE_ENOMEM, "out of memory (vertex-triangle pass)");
+    c->corr = calloc((size_t)s->m.n_particles + 1, sizeof *c->corr);
+    c->vstamp = calloc((size_t)s->m.n_particles + 1, sizeof *c->vstamp);
+    if (!c->corr || !c->vstamp)
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory (vertex-triangle pass)");
   }
   if (s->be != &dr_backend_cl || c->on_cl) return DRAPE_OK;
   drape_cl *cl;
@@ -722,8 +781,8 @@ int dr_colliders_attach(drape_sim *s, drape_err *e) {
   dr_backend_cl_particles(s, &cl, &x, &p, &obj, &mat, &prof, &gpu);
   c->cl = cl;
   c->gpu = gpu;
-  const char *names[CK_COUNT] = {"bvh_refit", gpu ? "colliders_g" : "colliders", "collider_vt",
-                                 "collider_vt_gather"};
+  const char *names[CK_COUNT] = {"bvh_refit", gpu ? "colliders_g" : "colliders",
+                                 gpu ? "collider_vt_g" : "collider_vt"};
   for (int k = 0; k < CK_COUNT; k++) {
     if ((rc = dr_cl_kern_create(cl, names[k], &c->k[k], e))) return rc;
     if (gpu) c->local[k] = dr_cl_kern_local(cl, &c->k[k]);
@@ -747,16 +806,30 @@ int dr_colliders_attach(drape_sim *s, drape_err *e) {
                          "sharp collider vertices", &c->bytes, &up, &c->bsharp, e)) ||
       (rc = dr_cl_buffer(cl, sizeof(dr_int) * (c->n_sharp ? VT_CELLS + 1 : 0), c->cells,
                          "sharp vertex grid", &c->bytes, &up, &c->bcells, e)) ||
-      (rc = dr_cl_buffer(cl, 3 * f4 * (size_t)(c->n_sharp ? s->m.n_tris : 0), NULL,
+      (rc = dr_cl_buffer(cl, sizeof(dr_uint) * (c->n_sharp ? VT_WORDS : 0), c->vbits,
+                         "sharp vertex cull", &c->bytes, &up, &c->bvbits, e)) ||
+      (rc = dr_cl_buffer(cl, f4 * (size_t)(c->n_sharp ? s->m.n_particles : 0), NULL,
                          "vertex-triangle corrections", &c->bytes, &up, &c->bcorr, e)) ||
+      (rc = dr_cl_buffer(cl, sizeof(dr_int) * (size_t)(c->n_sharp ? c->cand_n + 8 : 0), NULL,
+                         "vertex-triangle stamps", &c->bytes, &up, &c->bvstamp, e)) ||
       (rc = dr_cl_buffer(cl, 2 * f4 * (size_t)c->cand_n, NULL, "collider candidate boxes",
                          &c->bytes, &up, &c->bcbox, e)) ||
       (rc = dr_cl_buffer(cl, 4 * sizeof(dr_int) * (size_t)c->cand_n, c->cinfo,
                          "collider candidate states", &c->bytes, &up, &c->bcinfo, e)) ||
+      (rc = dr_cl_buffer(cl, f4 * (size_t)c->cand_n, NULL, "collider balls", &c->bytes, &up,
+                         &c->bcball, e)) ||
+      (rc = dr_cl_buffer(cl, f4 * (size_t)c->cand_n, NULL, "collider contact planes", &c->bytes,
+                         &up, &c->bcplane, e)) ||
+      (rc = dr_cl_buffer(cl, sizeof(dr_int) * DR_BALL_SLOTS * (size_t)c->cand_n, NULL,
+                         "collider ball entries", &c->bytes, &up, &c->bcsub, e)) ||
       (rc = dr_cl_buffer(cl, sizeof(dr_int) * (size_t)c->cand_n * (size_t)c->cand_k, NULL,
                          "collider candidate lists", &c->bytes, &up, &c->bclist, e)))
     return rc;
   s->tm.bytes_to_device += up;
+  /* no stamp matches before the first substep writes one (stamps start at 1) */
+  if (c->n_sharp > 0 &&
+      (rc = dr_cl_fill0(cl, c->bvstamp, sizeof(dr_int) * (size_t)(c->cand_n + 8), NULL, e)))
+    return rc;
   return DRAPE_CL_BIND(&c->k[CK_REFIT], 0, e, DRAPE_CL_ARG("nodes", c->bnodes),
                        DRAPE_CL_ARG("tris", c->btris), DRAPE_CL_ARG("v0", c->bv0),
                        DRAPE_CL_ARG("v1", c->bv1));
