@@ -1354,9 +1354,139 @@ inline float3 sc_rope_link_edges(__global const float4 *x, __global const float4
               }
               if (!(S > 0.0f) || wq == 0.0f) continue;
               const float sg = mine < 2 ? bs[mine] : -bs[mine];
-              D = sc_request(D, nrm * (sg * wq * depth / S));
+              /* a node moves at most the depth for one contact: with its partners
+               * held (supported, kinematic, or the cloth side) and the closest point
+               * next to the other end, depth / b would throw it */
+              float f = sg * wq / S;
+              f = f > 1.0f ? 1.0f : (f < -1.0f ? -1.0f : f);
+              D = sc_request(D, nrm * (f * depth));
               cnt++;
             }
+          }
+        }
+  }
+  return D;
+}
+
+/* Rope links against rope links (issue 18): the same proximity and
+ * projection between a link (q, q ± 1) and a link of any rope (this one
+ * included) that shares no node with it, shared by all four nodes' masses
+ * like two cloth edges (each node finds the pair from the same numbers and
+ * applies its own share). Within one rope the pair thickness is at most
+ * the links' distance in the rest shape (so coils laid closer than the
+ * thickness keep their spacing). Candidates come from the particle hash
+ * (cells 2 t_max, built on this substep's clamped positions): the nodes in
+ * the cells of the link's box grown by `reach` (3 t_max; at most
+ * SC_ROPE_CELLS cells per axis), a bucket that two visited cells share
+ * read once, the first cap_p entries of each; a candidate link (r, r + 1)
+ * is taken from its lower node r, so once. A link within the pair
+ * thickness d <= t_max of ours has both nodes within d + its length of
+ * our link: found whenever links are at most 2 t_max long (the node
+ * spacing the Limits ask for) and the nodes moved less than the rest of
+ * the reach since the hash; longer links may miss contacts. */
+#define SC_ROPE_CELLS 5
+inline float3 sc_rope_link_links(float3 D, int *cnt, __global const float4 *x,
+                                 __global const float4 *p, __global const float *wsc,
+                                 __global const float4 *rest, __global const int *sobj,
+                                 __global const int *objf, __global const float4 *objp,
+                                 __global const uint *pstart, __global const uint *pvals,
+                                 const int n, const float inv_p, const uint mask_p,
+                                 const uint cap_p, const float reach, const int cap_n,
+                                 const int q, const int oq) {
+  const float tq = objp[oq].x;
+  for (int side = 0; side < 2 && *cnt < cap_n; side++) {
+    const int o = side == 0 ? q - 1 : q + 1;
+    if (o < 0 || o >= n || sobj[o] != oq) continue;
+    const uint e0 = (uint)min(q, o), e1 = (uint)max(q, o);
+    const float4 x0 = x[e0], x1 = x[e1];
+    const float3 elo = fmin(x0.xyz, x1.xyz) - (float3)(reach),
+                 ehi = fmax(x0.xyz, x1.xyz) + (float3)(reach);
+    int3 c0 = (int3)(sc_coord(elo.x, inv_p), sc_coord(elo.y, inv_p), sc_coord(elo.z, inv_p));
+    int3 c1 = (int3)(sc_coord(ehi.x, inv_p), sc_coord(ehi.y, inv_p), sc_coord(ehi.z, inv_p));
+    c1 = min(c1, c0 + (int3)(SC_ROPE_CELLS - 1));
+    for (int z = c0.z; z <= c1.z && *cnt < cap_n; z++)
+      for (int y = c0.y; y <= c1.y && *cnt < cap_n; y++)
+        for (int xx = c0.x; xx <= c1.x && *cnt < cap_n; xx++) {
+          const uint h = sc_hash(xx, y, z, mask_p);
+          int seen = 0; /* an earlier visited cell with the same bucket */
+          for (int z2 = c0.z; z2 <= z && !seen; z2++)
+            for (int y2 = c0.y; y2 <= c1.y && !seen; y2++)
+              for (int x2 = c0.x; x2 <= c1.x && !seen; x2++) {
+                if (z2 == z && (y2 > y || (y2 == y && x2 >= xx))) continue;
+                seen = sc_hash(x2, y2, z2, mask_p) == h;
+              }
+          if (seen) continue;
+          const uint lo = pstart[h], full = pstart[h + 1u];
+          const uint hi = full - lo > cap_p ? lo + cap_p : full;
+          for (uint en = lo; en < hi && *cnt < cap_n; en++) {
+            const uint r = pvals[en];
+            const int orr = sobj[r];
+            if (orr < 0 || !(objf[orr] & SELFCOL_F_ROPE)) continue;
+            if (r + 1u >= (uint)n || sobj[r + 1u] != orr) continue; /* its link (r, r + 1) */
+            const uint f0 = r, f1 = r + 1u;
+            if (f0 == e0 || f0 == e1 || f1 == e0 || f1 == e1) continue;
+            const int sw = f0 < e0;
+            const uint id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
+            const float4 xa = x[id[0]], xb = x[id[1]], xc = x[id[2]], xd = x[id[3]];
+            float s, tt;
+            sc_seg_closest(xa.xyz, xb.xyz, xc.xyz, xd.xyz, &s, &tt);
+            const float3 P1 = xa.xyz + (xb.xyz - xa.xyz) * s;
+            const float3 P2 = xc.xyz + (xd.xyz - xc.xyz) * tt;
+            const float3 ev = P1 - P2;
+            const float l2 = sc_dot(ev, ev);
+            const int same = orr == oq;
+            float d = sc_pair_thickness(tq, objp[orr].x, same);
+            if (!(l2 < d * d)) continue;
+            if (same) { /* not closer than in the rest shape */
+              const float rr = sc_seg_dist(rest[id[0]].xyz, rest[id[1]].xyz, rest[id[2]].xyz,
+                                           rest[id[3]].xyz);
+              if (!(l2 < rr * rr)) continue;
+              d = fmin(d, rr);
+            }
+            const float3 pa = p[id[0]].xyz, pc = p[id[2]].xyz;
+            const float3 Q1 = pa + (p[id[1]].xyz - pa) * s;
+            const float3 Q2 = pc + (p[id[3]].xyz - pc) * tt;
+            const float3 ep = Q1 - Q2;
+            const float len = sqrt(l2);
+            float3 nrm;
+            float depth;
+            if (len > 0.0f) {
+              const float sd = sc_dot(ep, ev);
+              nrm = ev * ((sd >= 0.0f ? 1.0f : -1.0f) / len);
+              depth = sd >= 0.0f ? d - len : d + len;
+            } else {
+              const float lp = sqrt(sc_dot(ep, ep));
+              if (!(lp > 0.0f)) continue;
+              nrm = ep / lp;
+              depth = d;
+            }
+            if (!(depth > 0.0f)) continue;
+            const float bs[4] = {1.0f - s, s, 1.0f - tt, tt};
+            float S = 0.0f, Sm = 0.0f, wq = 0.0f, wmq = 0.0f;
+            int mine = 0;
+            for (int k = 0; k < 4; k++) {
+              const float wk = wsc[id[k]], wm = x[id[k]].w;
+              S = S + bs[k] * bs[k] * wk;
+              Sm = Sm + bs[k] * bs[k] * wm;
+              if (id[k] == (uint)q) {
+                mine = k;
+                wq = wk;
+                wmq = wm;
+              }
+            }
+            if (S == 0.0f) {
+              S = Sm;
+              wq = wmq;
+            }
+            if (!(S > 0.0f) || wq == 0.0f) continue;
+            const float sg = mine < 2 ? bs[mine] : -bs[mine];
+            /* a node moves at most the depth for one contact: with its partners
+             * held (supported, kinematic, or the cloth side) and the closest point
+             * next to the other end, depth / b would throw it */
+            float f = sg * wq / S;
+            f = f > 1.0f ? 1.0f : (f < -1.0f ? -1.0f : f);
+            D = sc_request(D, nrm * (f * depth));
+            (*cnt)++;
           }
         }
   }
@@ -1372,7 +1502,9 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
                                 __global const uint *vals, __global const uint *adj_start,
                                 __global const uint *adj, __global float4 *delta, const int n,
                                 const uint mask, const uint cap, const int cap_n,
-                                __global uint *caps) {
+                                __global uint *caps, __global const uint *pstart,
+                                __global const uint *pvals, const float inv_p,
+                                const uint mask_p, const uint cap_p, const float reach_l) {
   const int q = get_global_id(0);
   if (q >= n) return;
   float3 D = (float3)(0.0f);
@@ -1495,9 +1627,13 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
       }
     }
   }
-  if (oq >= 0 && (objf[oq] & SELFCOL_F_ROPE) && inv > 0.0f && xq4.w != 0.0f)
+  if (oq >= 0 && (objf[oq] & SELFCOL_F_ROPE) && inv > 0.0f && xq4.w != 0.0f) {
     D = sc_rope_link_edges(x, p, wsc, sobj, objf, objp, tris, tobj, tbox, inv, start, vals, n,
                            mask, cap, cap_n, q, oq, &most);
+    int cr = 0;
+    D = sc_rope_link_links(D, &cr, x, p, wsc, rest, sobj, objf, objp, pstart, pvals, n, inv_p,
+                           mask_p, cap_p, reach_l, cap_n, q, oq);
+  }
   if (most > 0u && oq >= 0) sc_cap_hit(caps, oq, 6, most);
   delta[q] = (float4)(D, 0.0f);
 }

@@ -12,41 +12,8 @@
  *  - the check can fail: with self-collision off the rope falls through
  *    the cloth, its links through the cloth's triangles;
  *  - same bits: the CPU reference, OpenCL twice (vector form) and the GPU
- *    form over 10 frames;
- *  - rope links against cloth edges (kernels/selfcol.cl,
- *    sc_rope_link_edges): the same coils laid with 28 links of 10 cm (10
- *    thicknesses, over three cloth spacings): met only at its nodes, the
- *    links cut through the cloth draped on the sphere (chords of a convex
- *    surface; measured 2-8 crossings from frame 14 on, edge-edge pass off);
- *    with the link contacts zero at every frame of 36; same bits CPU =
- *    OpenCL (both forms) over 20 frames with the rope landing. */
-#include "cloth/selfcol.h"
+ *    form over 10 frames. The link contacts: test_selfcol_rope_links.c. */
 #include "selfcol_cases.h"
-
-/* Relays rope 0 of sc on the helix of scenes/rope_coils.json (three turns
- * of radius 0.15 m rising 4 cm a turn from y = 0.95) with `segments`
- * links, its length the polyline's. */
-static void relay_coils(drape_scene *sc, int segments) {
-  drape_rope_def *r = &sc->rope[0];
-  free(r->points);
-  r->segments = segments;
-  r->n_points = segments + 1;
-  r->points = calloc((size_t)r->n_points, sizeof *r->points);
-  assert_non_null(r->points);
-  const double R = 0.15, pitch = 0.04, turns = 3, y0 = 0.95, pi = 3.14159265358979323846;
-  r->length = 0;
-  for (int j = 0; j <= segments; j++) {
-    const double a = 2 * pi * turns * j / segments;
-    r->points[j][0] = R * cos(a);
-    r->points[j][1] = y0 + pitch * turns * j / segments;
-    r->points[j][2] = R * sin(a);
-    if (j) {
-      const double *u = r->points[j - 1], *v = r->points[j];
-      r->length += sqrt((v[0] - u[0]) * (v[0] - u[0]) + (v[1] - u[1]) * (v[1] - u[1]) +
-                        (v[2] - u[2]) * (v[2] - u[2]));
-    }
-  }
-}
 
 static int frames_wanted(void) {
   const char *v = getenv("DRAPE_TEST_ROPE_FRAMES");
@@ -102,41 +69,12 @@ static void test_rope_bits(void **state) {
   drape_scene_free(&sc);
 }
 
-/* Long links: the link contacts keep them out of the cloth; without the
- * edge-edge pass (selfcol_set_edge_off) they cut through it. */
-static void test_rope_long_links(void **state) {
-  (void)state;
-  drape_scene sc;
-  case_load("scenes/rope_coils.json", &sc);
-  relay_coils(&sc, 28);
-  const case_run on = case_run_counting(&sc, 36, 1, "coils of 10 cm links, link contacts");
-  selfcol_set_edge_off(1);
-  const case_run off = case_run_counting(&sc, 36, 1, "coils of 10 cm links, nodes only");
-  selfcol_set_edge_off(0);
-  assert_int_equal(on.most, 0);
-  assert_true(off.most > 0);
-  drape_scene_free(&sc);
-}
-
-static void test_rope_long_links_bits(void **state) {
-  (void)state;
-  drape_scene sc;
-  case_load("scenes/rope_coils.json", &sc);
-  relay_coils(&sc, 28);
-  /* 13 cm lower: the coils meet the falling cloth within the 20 frames */
-  for (int j = 0; j <= sc.rope[0].segments; j++) sc.rope[0].points[j][1] -= 0.13;
-  case_same_bits(&sc, 20, "coils of 10 cm links, landing");
-  drape_scene_free(&sc);
-}
-
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rope_points),
       cmocka_unit_test(test_rope_bits),
       cmocka_unit_test(test_rope_no_crossings),
       cmocka_unit_test(test_rope_without_selfcol_crosses),
-      cmocka_unit_test(test_rope_long_links),
-      cmocka_unit_test(test_rope_long_links_bits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -471,13 +471,19 @@ int selfcol_cl_edge_edge(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_e
   const selfcol_tables *t = &s->tb;
   const cl_int n = t->n, cap_n = (cl_int)t->cap_e;
   const cl_uint mask = t->mask_t, cap = t->cap_t;
+  /* rope links against rope links: the particle hash (selfcol_cpu.c,
+   * cpu_selfcol_edge_edge, the same numbers) */
+  const float inv_p = 1.0f / t->cell, reach_l = 3.0f * t->t_max;
+  const cl_uint mask_p = t->mask_p, cap_p = t->cap_p;
   int rc;
   if ((rc = BIND(SK_EDGE_EDGE, A("x", x), A("p", p), A("wsc", s->wsc), A("rest", s->rest),
                  A("sobj", s->sobj), A("objf", s->objf), A("objp", s->objp), A("tris", tris),
                  A("tobj", s->tobj), A("tbox", s->tbox), A("maxbits", s->maxbits),
                  A("start", s->tcount), A("vals", s->tvals), A("adj_start", s->adj_start),
                  A("adj", s->adj), A("delta", s->delta), A("n", n), A("mask", mask),
-                 A("cap", cap), A("cap_n", cap_n), A("caps", s->caps))) ||
+                 A("cap", cap), A("cap_n", cap_n), A("caps", s->caps), A("pstart", s->pcount),
+                 A("pvals", s->pvals), A("inv_p", inv_p), A("mask_p", mask_p),
+                 A("cap_p", cap_p), A("reach_l", reach_l))) ||
       (rc = launch(s, SK_EDGE_EDGE, (size_t)n, 0, e)) ||
       (rc = BIND(SK_APPLY, A("x", x), A("delta", s->delta), A("n", n))))
     return rc;

@@ -1304,9 +1304,120 @@ static v3 rope_link_edges(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p
               }
               if (!(S > 0.0f) || wq == 0.0f) continue;
               const float sg = mine < 2 ? bs[mine] : -bs[mine];
-              D = sc_request(D, mul(nrm, sg * wq * depth / S));
+              /* at most the depth per contact (kernels/selfcol.cl, the same) */
+              float f = sg * wq / S;
+              f = f > 1.0f ? 1.0f : (f < -1.0f ? -1.0f : f);
+              D = sc_request(D, mul(nrm, f * depth));
               cnt++;
             }
+          }
+        }
+  }
+  return D;
+}
+
+/* sc_rope_link_links: rope q's links against every rope's links through
+ * the particle hash, shared by the four nodes' masses. */
+#define SC_ROPE_CELLS 5
+static v3 rope_link_links(selfcol_cpu *s, v3 D, int *cnt, const dr_float4 *x, const dr_float4 *p,
+                          int q, int oq) {
+  const selfcol_tables *t = &s->tb;
+  const int cap_n = (int)t->cap_e, n = t->n;
+  const float inv_p = 1.0f / t->cell, reach = 3.0f * t->t_max;
+  const uint32_t mask_p = t->mask_p, cap_p = t->cap_p;
+  const float tq = t->objp[oq].x;
+  for (int side = 0; side < 2 && *cnt < cap_n; side++) {
+    const int o = side == 0 ? q - 1 : q + 1;
+    if (o < 0 || o >= n || t->sobj[o] != oq) continue;
+    const uint32_t e0 = (uint32_t)(q < o ? q : o), e1 = (uint32_t)(q < o ? o : q);
+    const v3 x0 = X3(x[e0]), x1 = X3(x[e1]);
+    const v3 R = V(reach, reach, reach);
+    const v3 elo = sub(vmin(x0, x1), R), ehi = add(vmax(x0, x1), R);
+    int c0[3] = {sc_coord(elo.x, inv_p), sc_coord(elo.y, inv_p), sc_coord(elo.z, inv_p)};
+    int c1[3] = {sc_coord(ehi.x, inv_p), sc_coord(ehi.y, inv_p), sc_coord(ehi.z, inv_p)};
+    for (int k = 0; k < 3; k++)
+      if (c1[k] > c0[k] + (SC_ROPE_CELLS - 1)) c1[k] = c0[k] + (SC_ROPE_CELLS - 1);
+    for (int z = c0[2]; z <= c1[2] && *cnt < cap_n; z++)
+      for (int y = c0[1]; y <= c1[1] && *cnt < cap_n; y++)
+        for (int xx = c0[0]; xx <= c1[0] && *cnt < cap_n; xx++) {
+          const uint32_t h = sc_hash(xx, y, z, mask_p);
+          int seen = 0;
+          for (int z2 = c0[2]; z2 <= z && !seen; z2++)
+            for (int y2 = c0[1]; y2 <= c1[1] && !seen; y2++)
+              for (int x2 = c0[0]; x2 <= c1[0] && !seen; x2++) {
+                if (z2 == z && (y2 > y || (y2 == y && x2 >= xx))) continue;
+                seen = sc_hash(x2, y2, z2, mask_p) == h;
+              }
+          if (seen) continue;
+          const uint32_t lo = s->pstart[h], full = s->pstart[h + 1u];
+          const uint32_t hi = full - lo > cap_p ? lo + cap_p : full;
+          for (uint32_t en = lo; en < hi && *cnt < cap_n; en++) {
+            const uint32_t r = s->pvals[en];
+            const int orr = t->sobj[r];
+            if (orr < 0 || !(t->objf[orr] & SELFCOL_F_ROPE)) continue;
+            if (r + 1u >= (uint32_t)n || t->sobj[r + 1u] != orr) continue;
+            const uint32_t f0 = r, f1 = r + 1u;
+            if (f0 == e0 || f0 == e1 || f1 == e0 || f1 == e1) continue;
+            const int sw = f0 < e0;
+            const uint32_t id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
+            const v3 xa = X3(x[id[0]]), xb = X3(x[id[1]]), xc = X3(x[id[2]]), xd = X3(x[id[3]]);
+            float sp, tt;
+            seg_closest(xa, xb, xc, xd, &sp, &tt);
+            const v3 P1 = add(xa, mul(sub(xb, xa), sp));
+            const v3 P2 = add(xc, mul(sub(xd, xc), tt));
+            const v3 ev = sub(P1, P2);
+            const float l2 = dot(ev, ev);
+            const int same = orr == oq;
+            float d = sc_pair_thickness(tq, t->objp[orr].x, same);
+            if (!(l2 < d * d)) continue;
+            if (same) {
+              const float rr = seg_dist(X3(t->rest[id[0]]), X3(t->rest[id[1]]), X3(t->rest[id[2]]),
+                                        X3(t->rest[id[3]]));
+              if (!(l2 < rr * rr)) continue;
+              d = fminf(d, rr);
+            }
+            const v3 pa = X3(p[id[0]]), pc = X3(p[id[2]]);
+            const v3 Q1 = add(pa, mul(sub(X3(p[id[1]]), pa), sp));
+            const v3 Q2 = add(pc, mul(sub(X3(p[id[3]]), pc), tt));
+            const v3 ep = sub(Q1, Q2);
+            const float len = sqrtf(l2);
+            v3 nrm;
+            float depth;
+            if (len > 0.0f) {
+              const float sd = dot(ep, ev);
+              nrm = mul(ev, (sd >= 0.0f ? 1.0f : -1.0f) / len);
+              depth = sd >= 0.0f ? d - len : d + len;
+            } else {
+              const float lp = sqrtf(dot(ep, ep));
+              if (!(lp > 0.0f)) continue;
+              nrm = dvs(ep, lp);
+              depth = d;
+            }
+            if (!(depth > 0.0f)) continue;
+            const float bs[4] = {1.0f - sp, sp, 1.0f - tt, tt};
+            float S = 0.0f, Sm = 0.0f, wq = 0.0f, wmq = 0.0f;
+            int mine = 0;
+            for (int k = 0; k < 4; k++) {
+              const float wk = s->wsc[id[k]], wm = x[id[k]].w;
+              S = S + bs[k] * bs[k] * wk;
+              Sm = Sm + bs[k] * bs[k] * wm;
+              if (id[k] == (uint32_t)q) {
+                mine = k;
+                wq = wk;
+                wmq = wm;
+              }
+            }
+            if (S == 0.0f) {
+              S = Sm;
+              wq = wmq;
+            }
+            if (!(S > 0.0f) || wq == 0.0f) continue;
+            const float sg = mine < 2 ? bs[mine] : -bs[mine];
+            /* at most the depth per contact (kernels/selfcol.cl, the same) */
+            float f = sg * wq / S;
+            f = f > 1.0f ? 1.0f : (f < -1.0f ? -1.0f : f);
+            D = sc_request(D, mul(nrm, f * depth));
+            (*cnt)++;
           }
         }
   }
@@ -1434,8 +1545,11 @@ void cpu_selfcol_edge_edge(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, con
         }
       }
     }
-    if (oq >= 0 && (t->objf[oq] & SELFCOL_F_ROPE) && inv > 0.0f && xq4.w != 0.0f)
+    if (oq >= 0 && (t->objf[oq] & SELFCOL_F_ROPE) && inv > 0.0f && xq4.w != 0.0f) {
       D = rope_link_edges(s, x, p, tris, inv, q, oq, &most);
+      int cr = 0;
+      D = rope_link_links(s, D, &cr, x, p, q, oq);
+    }
     if (most > 0u && oq >= 0) sc_cap_hit(s->caps, oq, SELFCOL_CAPC_E, most);
     s->delta[q] = (dr_float4){D.x, D.y, D.z, 0.0f};
   }
