@@ -122,7 +122,9 @@ typedef struct dr_col_params {
   dr_int stamp;       /* this substep's number (from 1, wrapping): a
                          vertex-triangle correction written under it is
                          this substep's (vt_particle1)                     */
-  dr_int pad2, pad3;
+  dr_int planes;      /* 1: near particles get contact planes too (drc_cand;
+                         DRAPE_COLLIDER_PLANES=0: only touching ones)      */
+  dr_int pad3;
 } dr_col_params;      /* 48 bytes */
 
 /* Triangles per BVH leaf and the traversal stack (depth of a median-split
@@ -933,6 +935,92 @@ static inline int drc_vt_add(dr_float4 *xi_, __global const dr_float4 *corr,
   return 1;
 }
 
+/* A particle near a static mesh (the only one) but not touching it: its
+ * nearest point among the ball's entries (every triangle within T + r of
+ * it is one) gives it a contact plane as a touch would (drc_cand), when
+ * it lies outside. Returns whether it did (plane in cd.plane, radius in
+ * *r). */
+static inline int drc_near_plane(const drc_v3 c0, const float margin, const dr_mesh_col mc,
+                                 __global const dr_col_tri *tris, __global const dr_float4 *v1,
+                                 const drc_cand cd, const int slots, float *r) {
+  float best = 3.0e38f;
+  drc_v3 C = c0, nf = c0;
+  for (int j = 1; j < slots; j++) {
+    const dr_col_tri tr = tris[cd.sub[j]];
+    const drc_v3 a = drc_xyz(v1[tr.a]), b = drc_xyz(v1[tr.b]), c = drc_xyz(v1[tr.c]);
+    float v, w;
+    drc_closest_tri(c0, a, b, c, &v, &w);
+    const drc_v3 q = drc_bary(a, b, c, v, w);
+    const drc_v3 g = drc_sub(c0, q);
+    const float d2 = drc_dot(g, g);
+    if (d2 < best) {
+      best = d2;
+      C = q;
+      nf = drc_cross(drc_sub(b, a), drc_sub(c, a));
+    }
+  }
+  const drc_v3 g = drc_sub(c0, C);
+  const float gl = DRC_SQRT(best);
+  if (!(gl > 0.0f) || ((mc.flags & DR_MESH_CLOSED) && drc_dot(g, nf) < 0.0f)) return 0;
+  const drc_v3 n = drc_mul(g, 1.0f / gl);
+  const float T = margin > mc.thickness ? margin : mc.thickness;
+  *r = 0.25f * drc_min2(T, gl);
+  dr_float4 pl = *cd.plane;
+  pl.x = n.x, pl.y = n.y, pl.z = n.z, pl.w = (n.x * C.x + n.y * C.y) + n.z * C.z;
+  *cd.plane = pl;
+  return 1;
+}
+
+/* Leaving a ball with no entries: the distance from x to the nearest mesh
+ * (a lower bound, at most reach: the tree walked nearest first, pruned by
+ * box distance; a static mesh's triangles exactly, a moving mesh's leaves
+ * by their frame boxes, which hold them all frame). The new ball's radius
+ * is it minus T; below DR_BALL_MIN_FREE T the list takes over. */
+#define DR_BALL_REACH 0.25f
+#define DR_BALL_MIN_FREE 0.5f
+static inline float drc_nearest(const drc_v3 x, const float reach, const dr_col_params cp,
+                                __global const dr_mesh_col *meshes,
+                                __global const dr_bvh_node *nodes,
+                                __global const dr_col_tri *tris, __global const dr_float4 *v1) {
+  float best = reach * reach;
+  for (int m = 0; m < cp.n_meshes; m++) {
+    const dr_mesh_col mc = meshes[m];
+    const int moving = (mc.flags & DR_MESH_MOVING) != 0;
+    int stack[DR_BVH_STACK];
+    int top = 0;
+    stack[top++] = mc.root;
+    while (top > 0) {
+      const dr_bvh_node nd = nodes[stack[--top]];
+      const float dx = drc_max2(drc_max2(nd.lo.x - x.x, x.x - nd.hi.x), 0.0f);
+      const float dy = drc_max2(drc_max2(nd.lo.y - x.y, x.y - nd.hi.y), 0.0f);
+      const float dz = drc_max2(drc_max2(nd.lo.z - x.z, x.z - nd.hi.z), 0.0f);
+      const float bd = (dx * dx + dy * dy) + dz * dz;
+      if (!(bd < best)) continue; /* NaN: nothing is near */
+      if (nd.left >= 0) {
+        if (top + 2 <= DR_BVH_STACK) {
+          stack[top++] = nd.left + 1;
+          stack[top++] = nd.left;
+        }
+        continue;
+      }
+      if (moving) {
+        best = bd;
+        continue;
+      }
+      for (int t = nd.first; t < nd.first + nd.count; t++) {
+        const dr_col_tri tr = tris[t];
+        const drc_v3 a = drc_xyz(v1[tr.a]), b = drc_xyz(v1[tr.b]), c = drc_xyz(v1[tr.c]);
+        float v, w;
+        drc_closest_tri(x, a, b, c, &v, &w);
+        const drc_v3 g = drc_sub(x, drc_bary(a, b, c, v, w));
+        const float d2 = drc_dot(g, g);
+        if (d2 < best) best = d2;
+      }
+    }
+  }
+  return DRC_SQRT(best);
+}
+
 /* colliders1's early way out: x after the capsules. */
 static inline int hit_out(dr_float4 *xi_, const drc_v3 x, const int hit) {
   if (hit) {
@@ -977,6 +1065,21 @@ static inline int colliders1(dr_float4 *xi_, dr_float4 *pi_, const float margin,
       const drc_v3 n = drc_xyz(pl);
       if (!(((n.x * x.x + n.y * x.y) + n.z * x.z) - pl.w < T)) return hit_out(xi_, x, hit);
       return hit_out(xi_, drc_plane_respond(x, p, n, pl.w, T, mc.friction), 1);
+    }
+    /* out of a ball with no entries: a wider one round x when the path
+     * stays clear of every mesh by T (its inside state goes along: the
+     * path met no surface) */
+    if (ball == DR_BALL_NONE && !cp.rebuild &&
+        (bs == DR_BALL_FREE_OUT || (bs == DR_BALL_FREE && al_s > 0.0f))) {
+      const float Tw = margin > cp.max_thickness ? margin : cp.max_thickness;
+      const float r = drc_nearest(x, DR_BALL_REACH, cp, meshes, nodes, tris, v1) - Tw;
+      const drc_v3 d = drc_sub(x, p);
+      if (r >= DR_BALL_MIN_FREE * Tw && drc_dot(d, d) <= r * r) {
+        dr_float4 b = bl;
+        b.x = x.x, b.y = x.y, b.z = x.z, b.w = r;
+        *cd.ball = b;
+        return hit_out(xi_, x, hit);
+      }
     }
     if (ball == DR_BALL_NONE)
       drc_cand_update(x, p, margin, cp, meshes, nodes, tris, v0, v1, al_e, cd);
@@ -1035,6 +1138,9 @@ static inline int colliders1(dr_float4 *xi_, dr_float4 *pi_, const float margin,
       } else {
         r = drc_min2(rb, r_t);
         if (r > 0.0f) st = DR_BALL_SUB + bm.n;
+        if (r > 0.0f && cp.n_meshes == 1 && cp.planes && !(meshes[0].flags & DR_MESH_MOVING) &&
+            drc_near_plane(c0, margin, meshes[0], tris, v1, cd, bm.n, &r))
+          st = DR_BALL_PLANE;
       }
     }
     if (st != DR_BALL_NONE) {

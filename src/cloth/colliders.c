@@ -97,6 +97,7 @@ struct dr_colliders {
    * float4), the state (4 ints) and K slots; lists_stale: the poses moved,
    * rebuild every list at the next substep */
   int cand_k, cand_n, lists_stale;
+  int planes;                   /* near particles get contact planes too    */
   dr_float4 *cbox;              /* CPU reference                           */
   dr_int *cinfo, *clist;
   dr_float4 *cball, *cplane;    /* CPU reference: the balls (colliders.cl)  */
@@ -645,6 +646,7 @@ int dr_colliders_run(drape_sim *s, float t_end, drape_err *e) {
   for (int m = 0; m < c->n_meshes; m++)
     c->cp.max_thickness = fmaxf(c->cp.max_thickness, c->meshes[m].thickness);
   c->cp.stamp = c->cp.stamp < 0x7fffffff ? c->cp.stamp + 1 : 1;
+  c->cp.planes = c->planes;
   c->lists_stale = 0;
   const int vt = c->cp.n_sharp > 0 && c->cp.n_tris > 0;
   if (!c->on_cl) {
@@ -731,6 +733,10 @@ static int cand_alloc(const drape_sim *s, dr_colliders *c, drape_err *e) {
   }
   /* the states and balls padded to whole groups: the vector kernel reads
    * eight at once */
+  const char *pe = getenv("DRAPE_COLLIDER_PLANES");
+  if (pe && *pe && strcmp(pe, "0") != 0 && strcmp(pe, "1") != 0)
+    return drape_fail(e, DRAPE_EINVAL, "DRAPE_COLLIDER_PLANES = %s: must be 0 or 1", pe);
+  c->planes = !(pe && strcmp(pe, "0") == 0);
   const int n = c->n_meshes > 0 ? (s->m.n_particles + DR_PARTICLE_LANES - 1) & ~(DR_PARTICLE_LANES - 1)
                                 : 0;
   free(c->cbox), free(c->cinfo), free(c->clist), free(c->cball), free(c->csub), free(c->cplane);
