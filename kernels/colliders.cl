@@ -972,11 +972,11 @@ static inline int drc_near_plane(const drc_v3 c0, const float margin, const dr_m
 }
 
 /* Leaving a ball with no entries: the distance from x to the nearest mesh
- * (a lower bound, at most reach: the tree walked nearest first, pruned by
+ * (a lower bound, at most reach: the tree walked nearer child first, pruned by
  * box distance; a static mesh's triangles exactly, a moving mesh's leaves
  * by their frame boxes, which hold them all frame). The new ball's radius
  * is it minus T; below DR_BALL_MIN_FREE T the list takes over. */
-#define DR_BALL_REACH 0.25f
+#define DR_BALL_REACH 0.1f
 #define DR_BALL_MIN_FREE 0.5f
 static inline float drc_nearest(const drc_v3 x, const float reach, const dr_col_params cp,
                                 __global const dr_mesh_col *meshes,
@@ -997,9 +997,18 @@ static inline float drc_nearest(const drc_v3 x, const float reach, const dr_col_
       const float bd = (dx * dx + dy * dy) + dz * dz;
       if (!(bd < best)) continue; /* NaN: nothing is near */
       if (nd.left >= 0) {
+        /* the nearer child on top: it is walked first and shrinks best */
+        const dr_bvh_node l = nodes[nd.left], rr = nodes[nd.left + 1];
+        const float lx = drc_max2(drc_max2(l.lo.x - x.x, x.x - l.hi.x), 0.0f);
+        const float ly = drc_max2(drc_max2(l.lo.y - x.y, x.y - l.hi.y), 0.0f);
+        const float lz = drc_max2(drc_max2(l.lo.z - x.z, x.z - l.hi.z), 0.0f);
+        const float rx = drc_max2(drc_max2(rr.lo.x - x.x, x.x - rr.hi.x), 0.0f);
+        const float ry = drc_max2(drc_max2(rr.lo.y - x.y, x.y - rr.hi.y), 0.0f);
+        const float rz = drc_max2(drc_max2(rr.lo.z - x.z, x.z - rr.hi.z), 0.0f);
+        const int left_first = (lx * lx + ly * ly) + lz * lz <= (rx * rx + ry * ry) + rz * rz;
         if (top + 2 <= DR_BVH_STACK) {
-          stack[top++] = nd.left + 1;
-          stack[top++] = nd.left;
+          stack[top++] = left_first ? nd.left + 1 : nd.left;
+          stack[top++] = left_first ? nd.left : nd.left + 1;
         }
         continue;
       }
@@ -1343,6 +1352,32 @@ static inline void vt_particle1(__global const dr_float4 *x, __global const dr_f
                                  drc_vt_fine(xi.y, grid.origin.y, grid.inv_fine),
                                  drc_vt_fine(xi.z, grid.origin.z, grid.inv_fine));
   if (!((vbits[hb >> 5] >> (hb & 31u)) & 1u)) return;
+  /* the cells' bits are coarse: a vertex within ext on every axis, or none
+   * of the triangles can reach one */
+  {
+    const float cs = grid.origin.w;
+    const int ix0 = drc_cell(xi.x - e, grid.origin.x, cs, grid.nx);
+    const int ix1 = drc_cell(xi.x + e, grid.origin.x, cs, grid.nx);
+    const int iy0 = drc_cell(xi.y - e, grid.origin.y, cs, grid.ny);
+    const int iy1 = drc_cell(xi.y + e, grid.origin.y, cs, grid.ny);
+    const int iz0 = drc_cell(xi.z - e, grid.origin.z, cs, grid.nz);
+    const int iz1 = drc_cell(xi.z + e, grid.origin.z, cs, grid.nz);
+    int near = 0;
+    for (int iz = iz0; iz <= iz1 && !near; iz++)
+      for (int iy = iy0; iy <= iy1 && !near; iy++)
+        for (int ix = ix0; ix <= ix1 && !near; ix++) {
+          const int cell = (iz * grid.ny + iy) * grid.nx + ix;
+          for (int k = cells[cell]; k < cells[cell + 1]; k++) {
+            const dr_float4 q = v0[sharp[2 * k]];
+            if (q.x >= xi.x - e && q.x <= xi.x + e && q.y >= xi.y - e && q.y <= xi.y + e &&
+                q.z >= xi.z - e && q.z <= xi.z + e) {
+              near = 1;
+              break;
+            }
+          }
+        }
+    if (!near) return;
+  }
   float sx = 0.0f, sy = 0.0f, sz = 0.0f, n = 0.0f;
   for (int k = vt_off[i]; k < vt_off[i + 1]; k++) {
     const int t = vt_list[k];
