@@ -90,7 +90,8 @@ typedef struct dr_vt_grid {
   dr_float ext;       /* m: reach plus the widest cloth triangle allowed
                          (vt_particle1's cull)                             */
   dr_float inv_fine;  /* 1 / the cull's cell size (ext)                    */
-  dr_int pad1, pad2;
+  dr_float inv_cell;  /* 1 / the grid's cell size (origin.w)               */
+  dr_int pad2;
 } dr_vt_grid;         /* 64 bytes */
 
 /* The cull's cells (vt_particle1): a bit per hashed cell of size ext,
@@ -1227,8 +1228,8 @@ static inline void bvh_refit1(__global dr_bvh_node *nodes, __global const dr_col
  * Most particles are far from every sharp vertex: a particle more than ext
  * from each on some axis (its cull cell's bit clear: vbits, built on the
  * host) has no triangle that could reach one and stops there. */
-static inline int drc_cell(const float x, const float o, const float cell, const int n) {
-  const float f = DRC_FLOOR((x - o) / cell);
+static inline int drc_cell(const float x, const float o, const float inv, const int n) {
+  const float f = DRC_FLOOR((x - o) * inv); /* a product: monotonic, and no division */
   return f < 0.0f ? 0 : f > (float)(n - 1) ? n - 1 : (int)f; /* NaN: the last */
 }
 
@@ -1257,7 +1258,7 @@ static inline float vt_tri1(__global const dr_float4 *x, __global const dr_float
     if (!away && wsum > 0.0f) {
       const float margin = objects[obj[i0]].thickness;
       const float al_e = t_end * cp.inv_dt, al_s = (t_end - cp.h) * cp.inv_dt;
-      const float cs_ = grid.origin.w;
+      const float cs_ = grid.inv_cell;
       const int ix0 = drc_cell(mnx - grid.reach, grid.origin.x, cs_, grid.nx);
       const int ix1 = drc_cell(mxx + grid.reach, grid.origin.x, cs_, grid.nx);
       const int iy0 = drc_cell(mny - grid.reach, grid.origin.y, cs_, grid.ny);
@@ -1355,7 +1356,7 @@ static inline void vt_particle1(__global const dr_float4 *x, __global const dr_f
   /* the cells' bits are coarse: a vertex within ext on every axis, or none
    * of the triangles can reach one */
   {
-    const float cs = grid.origin.w;
+    const float cs = grid.inv_cell;
     const int ix0 = drc_cell(xi.x - e, grid.origin.x, cs, grid.nx);
     const int ix1 = drc_cell(xi.x + e, grid.origin.x, cs, grid.nx);
     const int iy0 = drc_cell(xi.y - e, grid.origin.y, cs, grid.ny);

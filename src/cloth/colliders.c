@@ -270,6 +270,7 @@ static void build_vt_grid(dr_colliders *c, float max_cloth_thickness) {
     if (n[q] > VT_SIDE + 1) n[q] = VT_SIDE + 1;
   }
   c->grid.origin = (dr_float4){lo[0], lo[1], lo[2], cell};
+  c->grid.inv_cell = 1.0f / cell;
   c->grid.top = (dr_float4){hi[0], hi[1], hi[2], 0.0f};
   c->grid.nx = n[0], c->grid.ny = n[1], c->grid.nz = n[2];
   c->grid.reach = motion + fmaxf(tcol, max_cloth_thickness) * 1.01f;
@@ -279,8 +280,9 @@ static void build_vt_grid(dr_colliders *c, float max_cloth_thickness) {
   int *cell_of = (int *)c->corr_scratch;
   for (int k = 0; k < c->n_sharp; k++) {
     const dr_float4 a = c->v0[c->sharp[2 * k]];
-    const int ix = drc_cell(a.x, lo[0], cell, n[0]), iy = drc_cell(a.y, lo[1], cell, n[1]),
-              iz = drc_cell(a.z, lo[2], cell, n[2]);
+    const int ix = drc_cell(a.x, lo[0], c->grid.inv_cell, n[0]),
+              iy = drc_cell(a.y, lo[1], c->grid.inv_cell, n[1]),
+              iz = drc_cell(a.z, lo[2], c->grid.inv_cell, n[2]);
     cell_of[k] = (iz * n[1] + iy) * n[0] + ix;
     c->cells[cell_of[k] + 1]++;
   }
