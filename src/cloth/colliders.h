@@ -10,8 +10,10 @@
  * Per frame (dr_colliders_begin, from the frame's begin): the poses at the
  * frame start and end from the keys (in double on the host), uploaded when
  * something moves, and the trees refitted over the frame's motion. Per
- * substep (dr_colliders_run): one pass over the particles, on the device
- * (both kernel forms) or in the CPU reference, from the same source. */
+ * substep (dr_colliders_run): the sharp vertices' pass over the particles
+ * near them, then one pass over all particles (balls, contact planes,
+ * candidate lists), on the device (both kernel forms) or in the CPU
+ * reference, from the same source. */
 #ifndef DRAPE_CLOTH_COLLIDERS_H
 #define DRAPE_CLOTH_COLLIDERS_H
 
