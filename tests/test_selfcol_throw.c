@@ -6,19 +6,19 @@
  *  - the scene starts moving: the kinetic energy of frame 1 is the
  *    sheets' 1/2 m v^2 (within the first frame's gravity and damping);
  *  - with self_collision_bounds on (the scene), zero crossings at every
- *    3rd frame of F (default 90: the meeting, the landing on the sphere;
+ *    3rd frame of F (default 60: the meeting, the landing on the sphere;
  *    DRAPE_TEST_THROW_FRAMES=240 runs the scene's whole length), max
  *    strain bounded, every frame finite;
  *  - the check can fail: with self_collision off the sheets do go through
- *    each other (hundreds of crossings by frame 50);
+ *    each other once they land (603 crossings at frame 42);
  *  - same bits: the CPU reference, OpenCL twice (vector form) and the GPU
  *    form over the first 12 frames, through the meeting. */
 #include "selfcol_cases.h"
 
 static int frames_wanted(void) {
   const char *v = getenv("DRAPE_TEST_THROW_FRAMES");
-  const int f = v && *v ? atoi(v) : 90;
-  return f > 0 ? f : 90;
+  const int f = v && *v ? atoi(v) : 60;
+  return f > 0 ? f : 60;
 }
 
 static void test_throw_starts_moving(void **state) {
@@ -76,7 +76,7 @@ static void test_throw_without_selfcol_crosses(void **state) {
   drape_scene sc;
   case_load("scenes/throw.json", &sc);
   for (int k = 0; k < 2; k++) sc.cloth[k].self_collision = sc.cloth[k].self_collision_bounds = 0;
-  const case_run r = case_run_counting(&sc, 51, 3, "throw, self-collision off");
+  const case_run r = case_run_counting(&sc, 45, 3, "throw, self-collision off");
   assert_true(r.most > 100);
   drape_scene_free(&sc);
 }
