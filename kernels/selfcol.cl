@@ -1249,6 +1249,59 @@ inline int sc_has(__global const uint *tris, uint t, uint v) {
   return tris[3 * t] == v || tris[3 * t + 1] == v || tris[3 * t + 2] == v;
 }
 
+/* Edges (f0, f1) and (e0, e1), sharing no particle, as one pair in a fixed
+ * order (the edge with the lower first end is A, so every particle of it
+ * computes the same numbers; id: A's ends, then B's): their closest points
+ * (parameters s, tt) and, when closer than the pair's thickness d (within
+ * one object no closer than in the rest shape), the normal from the side
+ * they were on at the substep's start and the depth (Bridson, Fedkiw and
+ * Anderson 2002, §7.1). Returns 0 when they do not touch. The cloth's
+ * edges and the rope links both take their contacts from it. */
+static inline int sc_edge_pair(__global const float4 *x, __global const float4 *p,
+                               __global const float4 *rest, const uint f0, const uint f1,
+                               const uint e0, const uint e1, float d, const int same, uint *id,
+                               float *s_, float *tt_, float3 *nrm_, float *depth_) {
+  const int sw = f0 < e0;
+  id[0] = sw ? f0 : e0;
+  id[1] = sw ? f1 : e1;
+  id[2] = sw ? e0 : f0;
+  id[3] = sw ? e1 : f1;
+  const float4 xa = x[id[0]], xb = x[id[1]], xc = x[id[2]], xd = x[id[3]];
+  float s, tt;
+  sc_seg_closest(xa.xyz, xb.xyz, xc.xyz, xd.xyz, &s, &tt);
+  const float3 P1 = xa.xyz + (xb.xyz - xa.xyz) * s;
+  const float3 P2 = xc.xyz + (xd.xyz - xc.xyz) * tt;
+  const float3 ev = P1 - P2;
+  const float l2 = sc_dot(ev, ev);
+  if (!(l2 < d * d)) return 0;
+  if (same) {
+    const float rr = sc_seg_dist(rest[id[0]].xyz, rest[id[1]].xyz, rest[id[2]].xyz,
+                                 rest[id[3]].xyz);
+    if (!(l2 < rr * rr)) return 0;
+    d = fmin(d, rr);
+  }
+  const float3 pa = p[id[0]].xyz, pc = p[id[2]].xyz;
+  const float3 Q1 = pa + (p[id[1]].xyz - pa) * s;
+  const float3 Q2 = pc + (p[id[3]].xyz - pc) * tt;
+  const float3 ep = Q1 - Q2;
+  const float len = sqrt(l2);
+  float3 nrm;
+  float depth;
+  if (len > 0.0f) {
+    const float side = sc_dot(ep, ev);
+    nrm = ev * ((side >= 0.0f ? 1.0f : -1.0f) / len);
+    depth = side >= 0.0f ? d - len : d + len;
+  } else {
+    const float lp = sqrt(sc_dot(ep, ep));
+    if (!(lp > 0.0f)) return 0;
+    nrm = ep / lp;
+    depth = d;
+  }
+  if (!(depth > 0.0f)) return 0;
+  *s_ = s, *tt_ = tt, *nrm_ = nrm, *depth_ = depth;
+  return 1;
+}
+
 /* Rope links against cloth edges (issue 18): the edge-edge proximity above
  * (Bridson, Fedkiw and Anderson 2002, §7.1) between a link (q, q ± 1) of
  * a rope and an edge of a triangle of a bounded cloth. A rope has no
@@ -1267,7 +1320,8 @@ inline int sc_has(__global const uint *tris, uint t, uint v) {
  * at most cap_n contacts per particle (with its other link). */
 #define SC_LINK_CELLS 4
 inline float3 sc_rope_link_edges(__global const float4 *x, __global const float4 *p,
-                                 __global const float *wsc, __global const int *sobj,
+                                 __global const float *wsc, __global const float4 *rest,
+                                 __global const int *sobj,
                                  __global const int *objf, __global const float4 *objp,
                                  __global const uint *tris, __global const int *tobj,
                                  __global const float4 *tbox, float inv,
@@ -1309,36 +1363,14 @@ inline float3 sc_rope_link_edges(__global const float4 *x, __global const float4
             for (int j = 0; j < 3 && cnt < cap_n; j++) {
               const uint ua = U[j], ub = U[j == 2 ? 0 : j + 1];
               const uint f0 = min(ua, ub), f1 = max(ua, ub);
-              const int sw = f0 < e0;
-              const uint id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
-              const float4 xa = x[id[0]], xb = x[id[1]], xc = x[id[2]], xd = x[id[3]];
-              float s, tt;
-              sc_seg_closest(xa.xyz, xb.xyz, xc.xyz, xd.xyz, &s, &tt);
-              const float3 P1 = xa.xyz + (xb.xyz - xa.xyz) * s;
-              const float3 P2 = xc.xyz + (xd.xyz - xc.xyz) * tt;
-              const float3 ev = P1 - P2;
-              const float l2 = sc_dot(ev, ev);
-              const float d = sc_pair_thickness(tq, objp[ot].x, 0);
-              if (!(l2 < d * d)) continue;
-              const float3 pa = p[id[0]].xyz, pc = p[id[2]].xyz;
-              const float3 Q1 = pa + (p[id[1]].xyz - pa) * s;
-              const float3 Q2 = pc + (p[id[3]].xyz - pc) * tt;
-              const float3 ep = Q1 - Q2;
-              const float len = sqrt(l2);
+              uint id[4];
+              float s, tt, depth;
               float3 nrm;
-              float depth;
-              if (len > 0.0f) {
-                const float sd = sc_dot(ep, ev);
-                nrm = ev * ((sd >= 0.0f ? 1.0f : -1.0f) / len);
-                depth = sd >= 0.0f ? d - len : d + len;
-              } else {
-                const float lp = sqrt(sc_dot(ep, ep));
-                if (!(lp > 0.0f)) continue;
-                nrm = ep / lp;
-                depth = d;
-              }
-              if (!(depth > 0.0f)) continue;
-              /* the link's ends only: k = 0, 1 (sw = 0) or 2, 3 (sw = 1) */
+              if (!sc_edge_pair(x, p, rest, f0, f1, e0, e1, sc_pair_thickness(tq, objp[ot].x, 0),
+                                0, id, &s, &tt, &nrm, &depth))
+                continue;
+              /* the link's ends only: k = 0, 1 when the link is A, else 2, 3 */
+              const int sw = id[0] != e0;
               const float bs[4] = {1.0f - s, s, 1.0f - tt, tt};
               const int k0 = sw ? 2 : 0;
               float S = 0.0f, Sm = 0.0f;
@@ -1425,42 +1457,14 @@ inline float3 sc_rope_link_links(float3 D, int *cnt, __global const float4 *x,
             if (r + 1u >= (uint)n || sobj[r + 1u] != orr) continue; /* its link (r, r + 1) */
             const uint f0 = r, f1 = r + 1u;
             if (f0 == e0 || f0 == e1 || f1 == e0 || f1 == e1) continue;
-            const int sw = f0 < e0;
-            const uint id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
-            const float4 xa = x[id[0]], xb = x[id[1]], xc = x[id[2]], xd = x[id[3]];
-            float s, tt;
-            sc_seg_closest(xa.xyz, xb.xyz, xc.xyz, xd.xyz, &s, &tt);
-            const float3 P1 = xa.xyz + (xb.xyz - xa.xyz) * s;
-            const float3 P2 = xc.xyz + (xd.xyz - xc.xyz) * tt;
-            const float3 ev = P1 - P2;
-            const float l2 = sc_dot(ev, ev);
             const int same = orr == oq;
-            float d = sc_pair_thickness(tq, objp[orr].x, same);
-            if (!(l2 < d * d)) continue;
-            if (same) { /* not closer than in the rest shape */
-              const float rr = sc_seg_dist(rest[id[0]].xyz, rest[id[1]].xyz, rest[id[2]].xyz,
-                                           rest[id[3]].xyz);
-              if (!(l2 < rr * rr)) continue;
-              d = fmin(d, rr);
-            }
-            const float3 pa = p[id[0]].xyz, pc = p[id[2]].xyz;
-            const float3 Q1 = pa + (p[id[1]].xyz - pa) * s;
-            const float3 Q2 = pc + (p[id[3]].xyz - pc) * tt;
-            const float3 ep = Q1 - Q2;
-            const float len = sqrt(l2);
+            uint id[4];
+            float s, tt, depth;
             float3 nrm;
-            float depth;
-            if (len > 0.0f) {
-              const float sd = sc_dot(ep, ev);
-              nrm = ev * ((sd >= 0.0f ? 1.0f : -1.0f) / len);
-              depth = sd >= 0.0f ? d - len : d + len;
-            } else {
-              const float lp = sqrt(sc_dot(ep, ep));
-              if (!(lp > 0.0f)) continue;
-              nrm = ep / lp;
-              depth = d;
-            }
-            if (!(depth > 0.0f)) continue;
+            if (!sc_edge_pair(x, p, rest, f0, f1, e0, e1,
+                              sc_pair_thickness(tq, objp[orr].x, same), same, id, &s, &tt, &nrm,
+                              &depth))
+              continue;
             const float bs[4] = {1.0f - s, s, 1.0f - tt, tt};
             float S = 0.0f, Sm = 0.0f, wq = 0.0f, wmq = 0.0f;
             int mine = 0;
@@ -1562,45 +1566,13 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
                   const uint ua = U[j], ub = U[j == 2 ? 0 : j + 1];
                   const uint f0 = min(ua, ub), f1 = max(ua, ub);
                   if (f0 == e0 || f0 == e1 || f1 == e0 || f1 == e1) continue;
-                  /* the pair in a fixed order (the edge with the lower first
-                   * end is A), so every particle of it computes the same
-                   * numbers */
-                  const int sw = f0 < e0;
-                  const uint id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
-                  const float4 xa = x[id[0]], xb = x[id[1]], xc = x[id[2]], xd = x[id[3]];
-                  float s, tt;
-                  sc_seg_closest(xa.xyz, xb.xyz, xc.xyz, xd.xyz, &s, &tt);
-                  const float3 P1 = xa.xyz + (xb.xyz - xa.xyz) * s;
-                  const float3 P2 = xc.xyz + (xd.xyz - xc.xyz) * tt;
-                  const float3 ev = P1 - P2;
-                  const float l2 = sc_dot(ev, ev);
-                  float d = sc_pair_thickness(tq, objp[ot].x, same);
-                  if (!(l2 < d * d)) continue;
-                  if (same) { /* not closer than in the rest mesh */
-                    float r = sc_seg_dist(rest[id[0]].xyz, rest[id[1]].xyz, rest[id[2]].xyz,
-                                          rest[id[3]].xyz);
-                    if (!(l2 < r * r)) continue;
-                    d = fmin(d, r);
-                  }
-                  /* the side at the start of the substep */
-                  const float3 pa = p[id[0]].xyz, pc = p[id[2]].xyz;
-                  const float3 Q1 = pa + (p[id[1]].xyz - pa) * s;
-                  const float3 Q2 = pc + (p[id[3]].xyz - pc) * tt;
-                  const float3 ep = Q1 - Q2;
-                  const float len = sqrt(l2);
+                  uint id[4];
+                  float s, tt, depth;
                   float3 nrm;
-                  float depth;
-                  if (len > 0.0f) {
-                    const float side = sc_dot(ep, ev);
-                    nrm = ev * ((side >= 0.0f ? 1.0f : -1.0f) / len);
-                    depth = side >= 0.0f ? d - len : d + len;
-                  } else {
-                    const float lp = sqrt(sc_dot(ep, ep));
-                    if (!(lp > 0.0f)) continue;
-                    nrm = ep / lp;
-                    depth = d;
-                  }
-                  if (!(depth > 0.0f)) continue;
+                  if (!sc_edge_pair(x, p, rest, f0, f1, e0, e1,
+                                    sc_pair_thickness(tq, objp[ot].x, same), same, id, &s, &tt,
+                                    &nrm, &depth))
+                    continue;
                   const float bs[4] = {1.0f - s, s, 1.0f - tt, tt};
                   float S = 0.0f, Sm = 0.0f;
                   float wk[4], wm[4];
@@ -1628,7 +1600,7 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
     }
   }
   if (oq >= 0 && (objf[oq] & SELFCOL_F_ROPE) && inv > 0.0f && xq4.w != 0.0f) {
-    D = sc_rope_link_edges(x, p, wsc, sobj, objf, objp, tris, tobj, tbox, inv, start, vals, n,
+    D = sc_rope_link_edges(x, p, wsc, rest, sobj, objf, objp, tris, tobj, tbox, inv, start, vals, n,
                            mask, cap, cap_n, q, oq, &most);
     int cr = 0;
     D = sc_rope_link_links(D, &cr, x, p, wsc, rest, sobj, objf, objp, pstart, pvals, n, inv_p,

@@ -1212,6 +1212,53 @@ static void seg_closest(v3 p1, v3 q1, v3 p2, v3 q2, float *ps, float *pt) {
   *pt = t;
 }
 
+/* sc_edge_pair: edges (f0, f1) and (e0, e1) as one pair in a fixed order,
+ * their closest points and, when touching, the normal and the depth; the
+ * same arithmetic as the kernel. */
+static int edge_pair(const selfcol_tables *t, const dr_float4 *x, const dr_float4 *p, uint32_t f0,
+                     uint32_t f1, uint32_t e0, uint32_t e1, float d, int same, uint32_t *id,
+                     float *s_, float *tt_, v3 *nrm_, float *depth_) {
+  const int sw = f0 < e0;
+  id[0] = sw ? f0 : e0;
+  id[1] = sw ? f1 : e1;
+  id[2] = sw ? e0 : f0;
+  id[3] = sw ? e1 : f1;
+  const v3 xa = X3(x[id[0]]), xb = X3(x[id[1]]), xc = X3(x[id[2]]), xd = X3(x[id[3]]);
+  float sp, tt;
+  seg_closest(xa, xb, xc, xd, &sp, &tt);
+  const v3 P1 = add(xa, mul(sub(xb, xa), sp));
+  const v3 P2 = add(xc, mul(sub(xd, xc), tt));
+  const v3 ev = sub(P1, P2);
+  const float l2 = dot(ev, ev);
+  if (!(l2 < d * d)) return 0;
+  if (same) {
+    const float rr = seg_dist(X3(t->rest[id[0]]), X3(t->rest[id[1]]), X3(t->rest[id[2]]),
+                              X3(t->rest[id[3]]));
+    if (!(l2 < rr * rr)) return 0;
+    d = fminf(d, rr);
+  }
+  const v3 pa = X3(p[id[0]]), pc = X3(p[id[2]]);
+  const v3 Q1 = add(pa, mul(sub(X3(p[id[1]]), pa), sp));
+  const v3 Q2 = add(pc, mul(sub(X3(p[id[3]]), pc), tt));
+  const v3 ep = sub(Q1, Q2);
+  const float len = sqrtf(l2);
+  v3 nrm;
+  float depth;
+  if (len > 0.0f) {
+    const float side = dot(ep, ev);
+    nrm = mul(ev, (side >= 0.0f ? 1.0f : -1.0f) / len);
+    depth = side >= 0.0f ? d - len : d + len;
+  } else {
+    const float lp = sqrtf(dot(ep, ep));
+    if (!(lp > 0.0f)) return 0;
+    nrm = dvs(ep, lp);
+    depth = d;
+  }
+  if (!(depth > 0.0f)) return 0;
+  *s_ = sp, *tt_ = tt, *nrm_ = nrm, *depth_ = depth;
+  return 1;
+}
+
 static inline int has_corner(const dr_uint *tris, uint32_t t, uint32_t v) {
   return tris[3 * t] == v || tris[3 * t + 1] == v || tris[3 * t + 2] == v;
 }
@@ -1260,37 +1307,14 @@ static v3 rope_link_edges(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p
             for (int j = 0; j < 3 && cnt < cap_n; j++) {
               const uint32_t ua = U[j], ub = U[j == 2 ? 0 : j + 1];
               const uint32_t f0 = ua < ub ? ua : ub, f1 = ua < ub ? ub : ua;
-              const int sw = f0 < e0;
-              const uint32_t id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
-              const v3 xa = X3(x[id[0]]), xb = X3(x[id[1]]), xc = X3(x[id[2]]), xd = X3(x[id[3]]);
-              float sp, tt;
-              seg_closest(xa, xb, xc, xd, &sp, &tt);
-              const v3 P1 = add(xa, mul(sub(xb, xa), sp));
-              const v3 P2 = add(xc, mul(sub(xd, xc), tt));
-              const v3 ev = sub(P1, P2);
-              const float l2 = dot(ev, ev);
-              const float d = sc_pair_thickness(tq, t->objp[ot].x, 0);
-              if (!(l2 < d * d)) continue;
-              const v3 pa = X3(p[id[0]]), pc = X3(p[id[2]]);
-              const v3 Q1 = add(pa, mul(sub(X3(p[id[1]]), pa), sp));
-              const v3 Q2 = add(pc, mul(sub(X3(p[id[3]]), pc), tt));
-              const v3 ep = sub(Q1, Q2);
-              const float len = sqrtf(l2);
+              uint32_t id[4];
+              float sp, tt, depth;
               v3 nrm;
-              float depth;
-              if (len > 0.0f) {
-                const float sd = dot(ep, ev);
-                nrm = mul(ev, (sd >= 0.0f ? 1.0f : -1.0f) / len);
-                depth = sd >= 0.0f ? d - len : d + len;
-              } else {
-                const float lp = sqrtf(dot(ep, ep));
-                if (!(lp > 0.0f)) continue;
-                nrm = dvs(ep, lp);
-                depth = d;
-              }
-              if (!(depth > 0.0f)) continue;
+              if (!edge_pair(t, x, p, f0, f1, e0, e1, sc_pair_thickness(tq, t->objp[ot].x, 0), 0,
+                             id, &sp, &tt, &nrm, &depth))
+                continue;
               const float bs[4] = {1.0f - sp, sp, 1.0f - tt, tt};
-              const int k0 = sw ? 2 : 0;
+              const int k0 = id[0] != e0 ? 2 : 0; /* the link's ends */
               float S = 0.0f, Sm = 0.0f;
               for (int k = k0; k < k0 + 2; k++) {
                 S = S + bs[k] * bs[k] * s->wsc[id[k]];
@@ -1358,42 +1382,13 @@ static v3 rope_link_links(selfcol_cpu *s, v3 D, int *cnt, const dr_float4 *x, co
             if (r + 1u >= (uint32_t)n || t->sobj[r + 1u] != orr) continue;
             const uint32_t f0 = r, f1 = r + 1u;
             if (f0 == e0 || f0 == e1 || f1 == e0 || f1 == e1) continue;
-            const int sw = f0 < e0;
-            const uint32_t id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
-            const v3 xa = X3(x[id[0]]), xb = X3(x[id[1]]), xc = X3(x[id[2]]), xd = X3(x[id[3]]);
-            float sp, tt;
-            seg_closest(xa, xb, xc, xd, &sp, &tt);
-            const v3 P1 = add(xa, mul(sub(xb, xa), sp));
-            const v3 P2 = add(xc, mul(sub(xd, xc), tt));
-            const v3 ev = sub(P1, P2);
-            const float l2 = dot(ev, ev);
             const int same = orr == oq;
-            float d = sc_pair_thickness(tq, t->objp[orr].x, same);
-            if (!(l2 < d * d)) continue;
-            if (same) {
-              const float rr = seg_dist(X3(t->rest[id[0]]), X3(t->rest[id[1]]), X3(t->rest[id[2]]),
-                                        X3(t->rest[id[3]]));
-              if (!(l2 < rr * rr)) continue;
-              d = fminf(d, rr);
-            }
-            const v3 pa = X3(p[id[0]]), pc = X3(p[id[2]]);
-            const v3 Q1 = add(pa, mul(sub(X3(p[id[1]]), pa), sp));
-            const v3 Q2 = add(pc, mul(sub(X3(p[id[3]]), pc), tt));
-            const v3 ep = sub(Q1, Q2);
-            const float len = sqrtf(l2);
+            uint32_t id[4];
+            float sp, tt, depth;
             v3 nrm;
-            float depth;
-            if (len > 0.0f) {
-              const float sd = dot(ep, ev);
-              nrm = mul(ev, (sd >= 0.0f ? 1.0f : -1.0f) / len);
-              depth = sd >= 0.0f ? d - len : d + len;
-            } else {
-              const float lp = sqrtf(dot(ep, ep));
-              if (!(lp > 0.0f)) continue;
-              nrm = dvs(ep, lp);
-              depth = d;
-            }
-            if (!(depth > 0.0f)) continue;
+            if (!edge_pair(t, x, p, f0, f1, e0, e1, sc_pair_thickness(tq, t->objp[orr].x, same),
+                           same, id, &sp, &tt, &nrm, &depth))
+              continue;
             const float bs[4] = {1.0f - sp, sp, 1.0f - tt, tt};
             float S = 0.0f, Sm = 0.0f, wq = 0.0f, wmq = 0.0f;
             int mine = 0;
@@ -1484,42 +1479,13 @@ void cpu_selfcol_edge_edge(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, con
                     const uint32_t ua = U[j], ub = U[j == 2 ? 0 : j + 1];
                     const uint32_t f0 = ua < ub ? ua : ub, f1 = ua < ub ? ub : ua;
                     if (f0 == e0 || f0 == e1 || f1 == e0 || f1 == e1) continue;
-                    const int sw = f0 < e0;
-                    const uint32_t id[4] = {sw ? f0 : e0, sw ? f1 : e1, sw ? e0 : f0, sw ? e1 : f1};
-                    const v3 xa = X3(x[id[0]]), xb = X3(x[id[1]]), xc = X3(x[id[2]]),
-                             xd = X3(x[id[3]]);
-                    float sp, tt;
-                    seg_closest(xa, xb, xc, xd, &sp, &tt);
-                    const v3 P1 = add(xa, mul(sub(xb, xa), sp));
-                    const v3 P2 = add(xc, mul(sub(xd, xc), tt));
-                    const v3 ev = sub(P1, P2);
-                    const float l2 = dot(ev, ev);
-                    float d = sc_pair_thickness(tq, t->objp[ot].x, same);
-                    if (!(l2 < d * d)) continue;
-                    if (same) {
-                      float r = seg_dist(X3(t->rest[id[0]]), X3(t->rest[id[1]]), X3(t->rest[id[2]]),
-                                         X3(t->rest[id[3]]));
-                      if (!(l2 < r * r)) continue;
-                      d = fminf(d, r);
-                    }
-                    const v3 pa = X3(p[id[0]]), pc = X3(p[id[2]]);
-                    const v3 Q1 = add(pa, mul(sub(X3(p[id[1]]), pa), sp));
-                    const v3 Q2 = add(pc, mul(sub(X3(p[id[3]]), pc), tt));
-                    const v3 ep = sub(Q1, Q2);
-                    const float len = sqrtf(l2);
+                    uint32_t id[4];
+                    float sp, tt, depth;
                     v3 nrm;
-                    float depth;
-                    if (len > 0.0f) {
-                      const float side = dot(ep, ev);
-                      nrm = mul(ev, (side >= 0.0f ? 1.0f : -1.0f) / len);
-                      depth = side >= 0.0f ? d - len : d + len;
-                    } else {
-                      const float lp = sqrtf(dot(ep, ep));
-                      if (!(lp > 0.0f)) continue;
-                      nrm = dvs(ep, lp);
-                      depth = d;
-                    }
-                    if (!(depth > 0.0f)) continue;
+                    if (!edge_pair(t, x, p, f0, f1, e0, e1,
+                                   sc_pair_thickness(tq, t->objp[ot].x, same), same, id, &sp, &tt,
+                                   &nrm, &depth))
+                      continue;
                     const float bs[4] = {1.0f - sp, sp, 1.0f - tt, tt};
                     float S = 0.0f, Sm = 0.0f, wk[4], wm[4];
                     int mine = 0;
