@@ -21,17 +21,8 @@
 #include "cloth_util.h"
 #include "drape/cloth.h"
 #include "drape/scene.h"
+#include "selfcol_cases.h"
 #include "support.h"
-
-static void load(const char *rel, drape_scene *s) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", drape_test_source_dir(), rel);
-  drape_err e = {0};
-  if (drape_scene_load(path, s, &e)) {
-    print_error("%s: %s\n", path, e.msg);
-    fail();
-  }
-}
 
 static int frames_wanted(void) {
   const char *v = getenv("DRAPE_TEST_TWIST_FRAMES");
@@ -70,7 +61,7 @@ static long run_twist(drape_scene *sc, int frames, double *strain) {
 static void test_twist(void **state) {
   (void)state;
   drape_scene sc;
-  load("scenes/twist.json", &sc);
+  case_load("scenes/twist.json", &sc);
   const int F = frames_wanted();
   for (int inext = 0; inext < 2; inext++) {
     if (inext) sc.cloth[0].compliance_stretch = 0.0;
@@ -88,7 +79,7 @@ static void test_twist(void **state) {
 static void test_twist_without_bounds_crosses(void **state) {
   (void)state;
   drape_scene sc;
-  load("scenes/twist.json", &sc);
+  case_load("scenes/twist.json", &sc);
   assert_int_equal(sc.cloth[0].self_collision_bounds, 1); /* the scene asks for them */
   sc.cloth[0].self_collision_bounds = 0;
   double strain = 0;
@@ -109,7 +100,7 @@ static float *positions(drape_sim *sim, int n) {
 static void test_twist_bits(void **state) {
   (void)state;
   drape_scene sc;
-  load("scenes/twist.json", &sc);
+  case_load("scenes/twist.json", &sc);
   const int n = sc.cloth[0].rows * sc.cloth[0].cols, F = 5;
   const size_t bytes = sizeof(float) * 4 * (size_t)n;
   drape_err e = {0};
