@@ -178,8 +178,13 @@ static void dir_of(const char *path, char *out, size_t cap) {
 
 static void abs_path(const char *path, char *out, size_t cap) {
   char cwd[4096];
-  if (path[0] == '/' || !getcwd(cwd, sizeof cwd)) snprintf(out, cap, "%s", path);
-  else snprintf(out, cap, "%s/%s", cwd, path);
+  if (path[0] == '/' || !getcwd(cwd, sizeof cwd)) {
+    snprintf(out, cap, "%s", path);
+    return;
+  }
+  /* a joined path that does not fit stays relative rather than cut short */
+  const int n = snprintf(out, cap, "%s/%s", cwd, path);
+  if (n < 0 || (size_t)n >= cap) snprintf(out, cap, "%s", path);
 }
 
 static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {

@@ -101,7 +101,7 @@ static inline void sc_cap_hit(uint32_t *caps, int o, int c, uint32_t cand) {
 
 int selfcol_closest(const float q[3], const float a[3], const float b[3], const float c[3],
                     float bary[3]) {
-  v3 bb;
+  v3 bb = V(0.0f, 0.0f, 0.0f); /* sc_closest fills it; -O3 cannot see that */
   int r = sc_closest(V(q[0], q[1], q[2]), V(a[0], a[1], a[2]), V(b[0], b[1], b[2]),
                      V(c[0], c[1], c[2]), &bb);
   bary[0] = bb.x; bary[1] = bb.y; bary[2] = bb.z;

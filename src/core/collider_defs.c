@@ -312,7 +312,7 @@ static int parse_collider(drape_err *e, const char *path, const cJSON *o, drape_
             r = failj(e, q, g, why);
           }
         } else {
-          double f;
+          double f = 0; /* num sets it whenever r is 0 */
           r = num(e, q, g, &f);
           if (!r && !(f >= 0 && f <= DRAPE_MAX_SEQUENCE_FIRST && f == floor(f))) {
             char why[128];
