@@ -176,6 +176,21 @@ static inline float drc_max6(const float a, const float b, const float c, const 
   return drc_max2(drc_max2(drc_max2(a, b), drc_max2(c, d)), drc_max2(e, f));
 }
 
+/* Squared distance from x to the box lo..hi (0 inside it). */
+static inline float drc_box_d2(const drc_v3 x, const drc_v3 lo, const drc_v3 hi) {
+  const float dx = drc_max2(drc_max2(lo.x - x.x, x.x - hi.x), 0.0f);
+  const float dy = drc_max2(drc_max2(lo.y - x.y, x.y - hi.y), 0.0f);
+  const float dz = drc_max2(drc_max2(lo.z - x.z, x.z - hi.z), 0.0f);
+  return (dx * dx + dy * dy) + dz * dz;
+}
+
+/* The particle's motion over the substep p -> x, its largest component. */
+static inline float drc_motion(const drc_v3 x, const drc_v3 p) {
+  const drc_v3 d = drc_sub(x, p);
+  return drc_max2(drc_max2(d.x < 0.0f ? -d.x : d.x, d.y < 0.0f ? -d.y : d.y),
+                  d.z < 0.0f ? -d.z : d.z);
+}
+
 /* Parameter in [0, 1] of the point of segment a + (b - a) s nearest q. */
 static inline float drc_seg_param(const drc_v3 q, const drc_v3 a, const drc_v3 b) {
   const drc_v3 ab = drc_sub(b, a);
@@ -476,12 +491,8 @@ static inline float drc_tri_test(drc_found *f, const int t, const drc_v3 x, cons
     const float mxy = drc_max6(a.y, b.y, c.y, as.y, bs.y, cs.y);
     const float mnz = drc_min6(a.z, b.z, c.z, as.z, bs.z, cs.z);
     const float mxz = drc_max6(a.z, b.z, c.z, as.z, bs.z, cs.z);
-    if (mnx > hi.x || mxx < lo.x || mny > hi.y || mxy < lo.y || mnz > hi.z || mxz < lo.z) {
-      const float dx = drc_max2(drc_max2(mnx - x.x, x.x - mxx), 0.0f);
-      const float dy = drc_max2(drc_max2(mny - x.y, x.y - mxy), 0.0f);
-      const float dz = drc_max2(drc_max2(mnz - x.z, x.z - mxz), 0.0f);
-      return DRC_SQRT((dx * dx + dy * dy) + dz * dz);
-    }
+    if (mnx > hi.x || mxx < lo.x || mny > hi.y || mxy < lo.y || mnz > hi.z || mxz < lo.z)
+      return DRC_SQRT(drc_box_d2(x, drc_v(mnx, mny, mnz), drc_v(mxx, mxy, mxz)));
   }
   float v, w;
   drc_closest_tri(x, a, b, c, &v, &w);
@@ -754,10 +765,7 @@ static inline int drc_mesh1(drc_v3 *x_, const drc_v3 p, const float margin, cons
       } else {
         /* a leaf: its box holds its triangles over the whole frame */
         const dr_bvh_node nd = nodes[id];
-        const float dx = drc_max2(drc_max2(nd.lo.x - x.x, x.x - nd.hi.x), 0.0f);
-        const float dy = drc_max2(drc_max2(nd.lo.y - x.y, x.y - nd.hi.y), 0.0f);
-        const float dz = drc_max2(drc_max2(nd.lo.z - x.z, x.z - nd.hi.z), 0.0f);
-        lb = DRC_SQRT((dx * dx + dy * dy) + dz * dz);
+        lb = DRC_SQRT(drc_box_d2(x, drc_xyz(nd.lo), drc_xyz(nd.hi)));
         if (!drc_box_miss(nd.lo, nd.hi, lo, hi))
           for (int t = nd.first; t < nd.first + nd.count; t++)
             drc_tri_test(&f, t, x, p, lo, hi, T, closed, moving, tris, v0, v1, al_s, al_e);
@@ -879,10 +887,7 @@ static inline void drc_cand_update(const drc_v3 x, const drc_v3 p, const float m
   const int p_in_old = had && p.x >= blo.x && p.y >= blo.y && p.z >= blo.z && p.x <= bhi.x &&
                        p.y <= bhi.y && p.z <= bhi.z;
   const int old_empty = p_in_old ? cd.info[1] : 0, old_inside = cd.info[2];
-  const drc_v3 d = drc_sub(x, p);
-  const float dm = drc_max2(drc_max2(d.x < 0.0f ? -d.x : d.x, d.y < 0.0f ? -d.y : d.y),
-                            d.z < 0.0f ? -d.z : d.z);
-  const float s = 0.25f * T + 3.0f * dm;
+  const float s = 0.25f * T + 3.0f * drc_motion(x, p);
   /* the wide box first: empty of every mesh? */
   const float sw = 16.0f * s;
   drc_v3 Blo = drc_v(lo.x - sw, lo.y - sw, lo.z - sw), Bhi = drc_v(hi.x + sw, hi.y + sw, hi.z + sw);
@@ -992,21 +997,13 @@ static inline float drc_nearest(const drc_v3 x, const float reach, const dr_col_
     stack[top++] = mc.root;
     while (top > 0) {
       const dr_bvh_node nd = nodes[stack[--top]];
-      const float dx = drc_max2(drc_max2(nd.lo.x - x.x, x.x - nd.hi.x), 0.0f);
-      const float dy = drc_max2(drc_max2(nd.lo.y - x.y, x.y - nd.hi.y), 0.0f);
-      const float dz = drc_max2(drc_max2(nd.lo.z - x.z, x.z - nd.hi.z), 0.0f);
-      const float bd = (dx * dx + dy * dy) + dz * dz;
+      const float bd = drc_box_d2(x, drc_xyz(nd.lo), drc_xyz(nd.hi));
       if (!(bd < best)) continue; /* NaN: nothing is near */
       if (nd.left >= 0) {
         /* the nearer child on top: it is walked first and shrinks best */
         const dr_bvh_node l = nodes[nd.left], rr = nodes[nd.left + 1];
-        const float lx = drc_max2(drc_max2(l.lo.x - x.x, x.x - l.hi.x), 0.0f);
-        const float ly = drc_max2(drc_max2(l.lo.y - x.y, x.y - l.hi.y), 0.0f);
-        const float lz = drc_max2(drc_max2(l.lo.z - x.z, x.z - l.hi.z), 0.0f);
-        const float rx = drc_max2(drc_max2(rr.lo.x - x.x, x.x - rr.hi.x), 0.0f);
-        const float ry = drc_max2(drc_max2(rr.lo.y - x.y, x.y - rr.hi.y), 0.0f);
-        const float rz = drc_max2(drc_max2(rr.lo.z - x.z, x.z - rr.hi.z), 0.0f);
-        const int left_first = (lx * lx + ly * ly) + lz * lz <= (rx * rx + ry * ry) + rz * rz;
+        const int left_first = drc_box_d2(x, drc_xyz(l.lo), drc_xyz(l.hi)) <=
+                               drc_box_d2(x, drc_xyz(rr.lo), drc_xyz(rr.hi));
         if (top + 2 <= DR_BVH_STACK) {
           stack[top++] = left_first ? nd.left + 1 : nd.left;
           stack[top++] = left_first ? nd.left : nd.left + 1;
@@ -1096,10 +1093,7 @@ static inline int colliders1(dr_float4 *xi_, dr_float4 *pi_, const float margin,
   }
   /* the next ball, gathered while the list serves every mesh */
   const float Tw = margin > cp.max_thickness ? margin : cp.max_thickness;
-  const drc_v3 dp = drc_sub(x, p);
-  const float dm = drc_max2(drc_max2(dp.x < 0.0f ? -dp.x : dp.x, dp.y < 0.0f ? -dp.y : dp.y),
-                            dp.z < 0.0f ? -dp.z : dp.z);
-  const float r_t = 0.25f * Tw + 3.0f * dm;
+  const float r_t = 0.25f * Tw + 3.0f * drc_motion(x, p);
   drc_ball_make bm;
   bm.ok = ball == DR_BALL_NONE, bm.n = 0, bm.over = 0, bm.out = 1;
   bm.thr = Tw + r_t, bm.lb = 3.0e38f, bm.moved = 0.0f;
