@@ -12,6 +12,18 @@
 #include "drape/scene.h"
 #include "support.h"
 
+/* A scene file of the source tree (rel: e.g. "scenes/twist.json"); a load
+ * error fails the test with the loader's message. */
+static inline void scene_from_source(const char *rel, drape_scene *s) {
+  char path[2048];
+  snprintf(path, sizeof path, "%s/%s", drape_test_source_dir(), rel);
+  drape_err e = {0};
+  if (drape_scene_load(path, s, &e)) {
+    print_error("%s: %s\n", path, e.msg);
+    fail();
+  }
+}
+
 /* n x n cloth in the xy plane, hanging from its two top corners. */
 static inline void scene_hanging_cloth(drape_scene *s, int n, double spacing, int tethers) {
   drape_scene_init(s);

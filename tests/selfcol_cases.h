@@ -18,16 +18,6 @@
 #include "drape/scene.h"
 #include "support.h"
 
-static inline void case_load(const char *rel, drape_scene *s) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", drape_test_source_dir(), rel);
-  drape_err e = {0};
-  if (drape_scene_load(path, s, &e)) {
-    print_error("%s: %s\n", path, e.msg);
-    fail();
-  }
-}
-
 static inline long case_crossings(drape_sim *sim) {
   long n = -1;
   drape_err e = {0};

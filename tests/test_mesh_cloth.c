@@ -25,16 +25,6 @@
 
 static char g_dir[1024];
 
-static void load_scene(const char *rel, drape_scene *s) {
-  char path[2048];
-  snprintf(path, sizeof path, "%s/%s", drape_test_source_dir(), rel);
-  drape_err e = {0};
-  if (drape_scene_load(path, s, &e)) {
-    print_error("%s: %s\n", rel, e.msg);
-    fail();
-  }
-}
-
 /* Gives the def a mesh from arrays (no file): n vertices xyz, nt triangles. */
 static void set_mesh(drape_cloth_def *c, const double *xyz, int n, const int *tris, int nt) {
   c->has_mesh = 1;
@@ -267,8 +257,8 @@ static void drape_over_sphere(drape_scene *s, double *lowest, double *top_out, d
 static void sphere_drape(void **state) {
   (void)state;
   drape_scene g, ms;
-  load_scene("scenes/drape_sphere.json", &g);
-  load_scene("scenes/tablecloth_mesh.json", &ms);
+  scene_from_source("scenes/drape_sphere.json", &g);
+  scene_from_source("scenes/tablecloth_mesh.json", &ms);
   double lg, tg, ag, sg, lm, tm, am, sm;
   drape_over_sphere(&g, &lg, &tg, &ag, &sg);
   drape_over_sphere(&ms, &lm, &tm, &am, &sm);
@@ -542,7 +532,7 @@ static void flat_stays_flat(void **state) {
 static void skirt_sewn(void **state) {
   (void)state;
   drape_scene s;
-  load_scene("scenes/skirt_sewn.json", &s);
+  scene_from_source("scenes/skirt_sewn.json", &s);
   double close = 0;
   for (int k = 0; k < s.n_stitch; k++) close = fmax(close, s.stitch[k].close_time);
   drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CPU);
@@ -668,7 +658,7 @@ static void compare_cl_cpu(const drape_scene *s, int frames) {
 static void backends_agree(void **state) {
   (void)state;
   drape_scene s;
-  load_scene("scenes/skirt_sewn.json", &s);
+  scene_from_source("scenes/skirt_sewn.json", &s);
   s.cloth[0].n_pin_vertices = 1;
   s.cloth[0].pin_vertices = malloc(sizeof(int));
   s.cloth[0].pin_vertices[0] = 5;
@@ -676,7 +666,7 @@ static void backends_agree(void **state) {
   s.iterations = 3; /* the multipliers kept across iterations, bending's too */
   compare_cl_cpu(&s, 10);
   drape_scene_free(&s);
-  load_scene("scenes/tablecloth_mesh.json", &s);
+  scene_from_source("scenes/tablecloth_mesh.json", &s);
   s.cloth[0].has_pin_box = 1;
   const double box[2][3] = {{-2, 1, -2}, {2, 2, -1.05}};
   memcpy(s.cloth[0].pin_box, box, sizeof box);

@@ -61,7 +61,7 @@ static long run_twist(drape_scene *sc, int frames, double *strain) {
 static void test_twist(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/twist.json", &sc);
+  scene_from_source("scenes/twist.json", &sc);
   const int F = frames_wanted();
   for (int inext = 0; inext < 2; inext++) {
     if (inext) sc.cloth[0].compliance_stretch = 0.0;
@@ -79,7 +79,7 @@ static void test_twist(void **state) {
 static void test_twist_without_bounds_crosses(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/twist.json", &sc);
+  scene_from_source("scenes/twist.json", &sc);
   assert_int_equal(sc.cloth[0].self_collision_bounds, 1); /* the scene asks for them */
   sc.cloth[0].self_collision_bounds = 0;
   double strain = 0;
@@ -100,7 +100,7 @@ static float *positions(drape_sim *sim, int n) {
 static void test_twist_bits(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/twist.json", &sc);
+  scene_from_source("scenes/twist.json", &sc);
   const int n = sc.cloth[0].rows * sc.cloth[0].cols, F = 5;
   const size_t bytes = sizeof(float) * 4 * (size_t)n;
   drape_err e = {0};

@@ -23,7 +23,7 @@ static int frames_wanted(void) {
 static void test_garment_no_crossings(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/skirt_selfcol.json", &sc);
+  scene_from_source("scenes/skirt_selfcol.json", &sc);
   assert_int_equal(sc.n_cloth, 2);
   assert_true(sc.cloth[0].has_mesh && sc.cloth[1].has_mesh);
   assert_true(sc.cloth[0].self_collision_bounds && sc.cloth[1].self_collision_bounds);
@@ -38,7 +38,7 @@ static void test_garment_no_crossings(void **state) {
 static void test_garment_without_selfcol_crosses(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/skirt_sewn.json", &sc);
+  scene_from_source("scenes/skirt_sewn.json", &sc);
   assert_false(sc.cloth[0].self_collision || sc.cloth[1].self_collision);
   const case_run r = case_run_counting(&sc, 12, 3, "skirt, self-collision off");
   assert_true(r.most > 20);
@@ -48,7 +48,7 @@ static void test_garment_without_selfcol_crosses(void **state) {
 static void test_garment_bits(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/skirt_selfcol.json", &sc);
+  scene_from_source("scenes/skirt_selfcol.json", &sc);
   case_same_bits(&sc, 10, "skirt");
   drape_scene_free(&sc);
 }

@@ -24,7 +24,7 @@ static int frames_wanted(void) {
 static void test_rope_points(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/rope_coils.json", &sc);
+  scene_from_source("scenes/rope_coils.json", &sc);
   assert_int_equal(sc.n_rope, 1);
   const drape_rope_def *r = &sc.rope[0];
   assert_int_equal(r->n_points, r->segments + 1);
@@ -42,7 +42,7 @@ static void test_rope_points(void **state) {
 static void test_rope_no_crossings(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/rope_coils.json", &sc);
+  scene_from_source("scenes/rope_coils.json", &sc);
   assert_true(sc.cloth[0].self_collision && sc.cloth[0].self_collision_bounds);
   const case_run r = case_run_counting(&sc, frames_wanted(), 3, "rope coils, bounds on");
   assert_int_equal(r.most, 0);
@@ -54,7 +54,7 @@ static void test_rope_no_crossings(void **state) {
 static void test_rope_without_selfcol_crosses(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/rope_coils.json", &sc);
+  scene_from_source("scenes/rope_coils.json", &sc);
   sc.cloth[0].self_collision = sc.cloth[0].self_collision_bounds = 0;
   const case_run r = case_run_counting(&sc, 24, 2, "rope coils, self-collision off");
   assert_true(r.most > 0);
@@ -64,7 +64,7 @@ static void test_rope_without_selfcol_crosses(void **state) {
 static void test_rope_bits(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/rope_coils.json", &sc);
+  scene_from_source("scenes/rope_coils.json", &sc);
   case_same_bits(&sc, 10, "rope coils");
   drape_scene_free(&sc);
 }

@@ -104,7 +104,7 @@ static double coils_closest(const drape_scene *sc, int frames) {
 static void test_rope_on_rope(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/rope_coils.json", &sc);
+  scene_from_source("scenes/rope_coils.json", &sc);
   const double t = sc.rope[0].thickness;
   const double on = coils_closest(&sc, 36);
   selfcol_set_edge_off(1);
@@ -122,7 +122,7 @@ static void test_rope_on_rope(void **state) {
 static void test_rope_long_links(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/rope_coils.json", &sc);
+  scene_from_source("scenes/rope_coils.json", &sc);
   relay_coils(&sc, 28);
   const case_run on = case_run_counting(&sc, 30, 1, "coils of 10 cm links, link contacts");
   selfcol_set_edge_off(1);
@@ -136,7 +136,7 @@ static void test_rope_long_links(void **state) {
 static void test_rope_links_bits(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/rope_coils.json", &sc);
+  scene_from_source("scenes/rope_coils.json", &sc);
   case_same_bits(&sc, 18, "rope coils, landing");
   /* the window holds link contacts with the rope's own links: its turns
    * lie on each other one thickness apart by frame 15 */

@@ -24,7 +24,7 @@ static int frames_wanted(void) {
 static void test_throw_starts_moving(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/throw.json", &sc);
+  scene_from_source("scenes/throw.json", &sc);
   assert_int_equal(sc.n_cloth, 2);
   assert_true(sc.cloth[0].velocity[1] > 0 && sc.cloth[1].velocity[1] < 0); /* towards each other */
   drape_sim *sim = make_sim_form(&sc, DRAPE_BACKEND_CL, DRAPE_KERNEL_FORM_AUTO);
@@ -62,7 +62,7 @@ static void test_throw_starts_moving(void **state) {
 static void test_throw_no_crossings(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/throw.json", &sc);
+  scene_from_source("scenes/throw.json", &sc);
   assert_true(sc.cloth[0].self_collision_bounds && sc.cloth[1].self_collision_bounds);
   const case_run r = case_run_counting(&sc, frames_wanted(), 3, "throw, bounds on");
   assert_int_equal(r.most, 0);
@@ -74,7 +74,7 @@ static void test_throw_no_crossings(void **state) {
 static void test_throw_without_selfcol_crosses(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/throw.json", &sc);
+  scene_from_source("scenes/throw.json", &sc);
   for (int k = 0; k < 2; k++) sc.cloth[k].self_collision = sc.cloth[k].self_collision_bounds = 0;
   const case_run r = case_run_counting(&sc, 45, 3, "throw, self-collision off");
   assert_true(r.most > 100);
@@ -84,7 +84,7 @@ static void test_throw_without_selfcol_crosses(void **state) {
 static void test_throw_bits(void **state) {
   (void)state;
   drape_scene sc;
-  case_load("scenes/throw.json", &sc);
+  scene_from_source("scenes/throw.json", &sc);
   case_same_bits(&sc, 12, "throw");
   drape_scene_free(&sc);
 }
