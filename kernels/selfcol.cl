@@ -914,10 +914,12 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
  * most 2·gamma·D < D: no pair touches within the substep, hence no edge can
  * enter or leave a triangle (each such event is a vertex-triangle or an
  * edge-edge contact). Kinematic particles (pins, paths, grabs; w = 0) are
- * driven, not bounded: their known move m (|x - p| before the stage) is
- * taken off the pair's distance, D' = D - m_A - m_B, so the free partners
- * stay within gamma·D' and the pair still cannot close (see
- * docs/selfcollision.md, "The guarantee"). Pairs farther than R are not
+ * bounded too: a driven particle goes as far towards its target as its
+ * bound allows and lags behind it while something is closer than its move
+ * (the drive sets absolute targets, so it catches up once that clears).
+ * Otherwise nothing is left to give way when a pin drives cloth into
+ * layers packed closer than its move: held by their own bounds, the pin
+ * went through them (see docs/selfcollision.md, "The guarantee"). Pairs farther than R are not
  * looked at; they cannot close either, since every bound is <= gamma·R.
  *
  * Broad phase: the triangle hash built on p with boxes grown by R; a
@@ -964,21 +966,11 @@ inline float sc_seg_dist(float3 p1, float3 q1, float3 p2, float3 q2) {
   return best;
 }
 
-/* r = R for every particle, and the move of each kinematic particle
- * before the stage (|x - p|, 0 for a free one), read by the pairs. */
-__kernel void selfcol_bound_init(__global const float4 *x, __global const float4 *p,
-                                 __global uint *rb, __global float *kin, const float R,
-                                 const int n) {
+/* r = R for every particle. */
+__kernel void selfcol_bound_init(__global uint *rb, const float R, const int n) {
   int i = get_global_id(0);
   if (i >= n) return;
   rb[i] = as_uint(R);
-  float4 xi = x[i];
-  float m = 0.0f;
-  if (xi.w == 0.0f) {
-    float3 d = xi.xyz - p[i].xyz;
-    m = sqrt(sc_dot(d, d));
-  }
-  kin[i] = m;
 }
 
 inline void sc_bound4(__global uint *rb, uint a, uint b, uint c, uint d, float dist) {
@@ -989,17 +981,16 @@ inline void sc_bound4(__global uint *rb, uint a, uint b, uint c, uint d, float d
   atomic_min(&rb[d], u);
 }
 
-/* Corner q (position P, kinematic move k) against triangle V (positions
- * T, largest kinematic move kt, grown box blo..bhi). */
-inline void sc_bound_vt(__global uint *rb, uint q, float3 P, float k, const uint *V,
-                        const float3 *T, float kt, float3 blo, float3 bhi, float R,
-                        float fl) {
+/* Corner q (position P) against triangle V (positions T, grown box
+ * blo..bhi). */
+inline void sc_bound_vt(__global uint *rb, uint q, float3 P, const uint *V, const float3 *T,
+                        float3 blo, float3 bhi, float R, float fl) {
   if (q == V[0] || q == V[1] || q == V[2]) return;
   if (!all(P >= blo) || !all(P <= bhi)) return; /* farther than R */
   float3 bary;
   if (sc_closest(P, T[0], T[1], T[2], &bary) < 0) return;
   float3 ev = P - sc_point(T[0], T[1], T[2], bary);
-  float dd = sqrt(sc_dot(ev, ev)) - (k + kt);
+  float dd = sqrt(sc_dot(ev, ev));
   if (!(dd < R)) return;
   sc_bound4(rb, q, V[0], V[1], V[2], dd >= fl ? dd : 0.0f);
 }
@@ -1063,13 +1054,12 @@ __kernel void selfcol_bound_overflow(__global const uint *start, __global const 
 }
 
 /* The six vertex-triangle and nine edge-edge pairs of triangles t1 and t2
- * (corners V, positions P, kinematic moves K, grown boxes g). */
-inline void sc_bound_pair(__global uint *rb, const uint *V1, const float3 *P1, const float *K1,
-                          float k1, float3 glo1, float3 ghi1, const uint *V2,
-                          const float3 *P2, const float *K2, float k2, float3 glo2,
+ * (corners V, positions P, grown boxes g). */
+inline void sc_bound_pair(__global uint *rb, const uint *V1, const float3 *P1, float3 glo1,
+                          float3 ghi1, const uint *V2, const float3 *P2, float3 glo2,
                           float3 ghi2, float R, float fl) {
-  for (int i = 0; i < 3; i++) sc_bound_vt(rb, V1[i], P1[i], K1[i], V2, P2, k2, glo2, ghi2, R, fl);
-  for (int i = 0; i < 3; i++) sc_bound_vt(rb, V2[i], P2[i], K2[i], V1, P1, k1, glo1, ghi1, R, fl);
+  for (int i = 0; i < 3; i++) sc_bound_vt(rb, V1[i], P1[i], V2, P2, glo2, ghi2, R, fl);
+  for (int i = 0; i < 3; i++) sc_bound_vt(rb, V2[i], P2[i], V1, P1, glo1, ghi1, R, fl);
   for (int i = 0; i < 3; i++) {
     const int i1 = i == 2 ? 0 : i + 1;
     uint a = V1[i], b = V1[i1];
@@ -1079,15 +1069,14 @@ inline void sc_bound_pair(__global uint *rb, const uint *V1, const float3 *P1, c
       uint c = V2[j], d = V2[j1];
       if (a == c || a == d || b == c || b == d) continue;
       if (!all(fmin(P2[j], P2[j1]) <= ahi) || !all(fmax(P2[j], P2[j1]) >= alo)) continue;
-      float dd = sc_seg_dist(P1[i], P1[i1], P2[j], P2[j1]) -
-                 (fmax(K1[i], K1[i1]) + fmax(K2[j], K2[j1]));
+      float dd = sc_seg_dist(P1[i], P1[i1], P2[j], P2[j1]);
       if (!(dd < R)) continue;
       sc_bound4(rb, a, b, c, d, dd >= fl ? dd : 0.0f);
     }
   }
 }
 
-__kernel void selfcol_bound_pairs(__global const float4 *p, __global const float *kin,
+__kernel void selfcol_bound_pairs(__global const float4 *p,
                                   __global const uint *tris, __global const int *tobj,
                                   __global const float4 *tbox, __global const uint *maxbits,
                                   __global const uint *start, __global const uint *vals,
@@ -1103,8 +1092,6 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global const float
   if (g0.w == 0.0f && !big1) return; /* not finite */
   uint V1[3] = {v.x, v.y, v.z};
   float3 P1[3] = {p[v.x].xyz, p[v.y].xyz, p[v.z].xyz};
-  float K1[3] = {kin[v.x], kin[v.y], kin[v.z]};
-  float k1 = fmax(fmax(K1[0], K1[1]), K1[2]);
   float3 glo = g0.xyz, ghi = g1.xyz;
   float3 lo = fmin(fmin(P1[0], P1[1]), P1[2]), hi = fmax(fmax(P1[0], P1[1]), P1[2]);
   float inv = sc_tri_inv_cell(maxbits);
@@ -1131,9 +1118,7 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global const float
             if (first.x != xx || first.y != y || first.z != z) continue;
             uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
             float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
-            float K2[3] = {kin[V2[0]], kin[V2[1]], kin[V2[2]]};
-            float k2 = fmax(fmax(K2[0], K2[1]), K2[2]);
-            sc_bound_pair(rb, V1, P1, K1, k1, glo, ghi, V2, P2, K2, k2, blo, bhi, R, fl);
+            sc_bound_pair(rb, V1, P1, glo, ghi, V2, P2, blo, bhi, R, fl);
           }
         }
   }
@@ -1147,24 +1132,135 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global const float
     if (!all(lo <= bhi) || !all(hi >= blo)) continue;
     uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
     float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
-    float K2[3] = {kin[V2[0]], kin[V2[1]], kin[V2[2]]};
-    float k2 = fmax(fmax(K2[0], K2[1]), K2[2]);
-    sc_bound_pair(rb, V1, P1, K1, k1, glo, ghi, V2, P2, K2, k2, blo, bhi, R, fl);
+    sc_bound_pair(rb, V1, P1, glo, ghi, V2, P2, blo, bhi, R, fl);
   }
 }
 
-/* Each free particle of a bounded object (a cloth in vertex-triangle mode)
- * back within gamma · r of where it started the substep, after the passes:
- * the last word of the stage on its motion. */
+/* Rope links in the step bounds (issue 18). In a scene with a bounded
+ * cloth, every link (a, a + 1) of a rope gets the pairs it can cross or be
+ * crossed by: each of its nodes against every triangle (vertex-triangle),
+ * the link against every triangle edge (edge-edge), and the link against
+ * every link that shares no node with it (edge-edge). A link passes
+ * through a triangle, or a triangle's edge through a link's segment, only
+ * through one of these contacts, so with every node within gamma · r the
+ * guarantee above covers rope against cloth and rope against rope.
+ * One work item per link (links[]: each link's lower node, ascending).
+ * Triangles come from the bounds' hash on p (boxes grown by R): the cells
+ * of the link's own box, a pair handled in the first cell both share; a
+ * link spanning more than SC_BOUND_LINK_CELLS cells on an axis tests every
+ * triangle instead (O(triangles), exact), a bucket past the cap holds the
+ * link still as it holds its triangles (selfcol_bound_overflow). Links
+ * meet links of higher index by a box test over the table (O(links²)/2
+ * box tests a substep: ropes are short lists next to cloth meshes). */
+#define SC_BOUND_LINK_CELLS 8
+#define SELFCOL_F_LINKS 8
+
+/* Link a-b (positions A, B; box grown by R alo..ahi) against triangle V
+ * (corners P, grown box blo..bhi). */
+inline void sc_bound_link_tri(__global uint *rb, uint a, uint b, float3 A, float3 B,
+                              float3 alo, float3 ahi, const uint *V, const float3 *P,
+                              float3 blo, float3 bhi, float R, float fl) {
+  sc_bound_vt(rb, a, A, V, P, blo, bhi, R, fl);
+  sc_bound_vt(rb, b, B, V, P, blo, bhi, R, fl);
+  for (int j = 0; j < 3; j++) {
+    const int j1 = j == 2 ? 0 : j + 1;
+    if (!all(fmin(P[j], P[j1]) <= ahi) || !all(fmax(P[j], P[j1]) >= alo)) continue;
+    float dd = sc_seg_dist(A, B, P[j], P[j1]);
+    if (!(dd < R)) continue;
+    sc_bound4(rb, a, b, V[j], V[j1], dd >= fl ? dd : 0.0f);
+  }
+}
+
+inline void sc_bound_link_t2(__global const float4 *p, __global const uint *tris, uint t2,
+                             __global const float4 *tbox, __global uint *rb, uint a, uint b,
+                             float3 A, float3 B, float3 alo, float3 ahi, float R, float fl) {
+  uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
+  float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
+  sc_bound_link_tri(rb, a, b, A, B, alo, ahi, V2, P2, tbox[2 * t2].xyz, tbox[2 * t2 + 1].xyz,
+                    R, fl);
+}
+
+__kernel void selfcol_bound_links(__global const float4 *p, __global const uint *links,
+                                  __global const uint *tris, __global const int *tobj,
+                                  __global const float4 *tbox, __global const uint *maxbits,
+                                  __global const uint *start, __global const uint *vals,
+                                  __global const uint *big, __global const uint *nbig,
+                                  __global uint *rb, const int n_links, const int n_tris,
+                                  const uint mask, const float R, const float fl,
+                                  const uint capb) {
+  const int l = get_global_id(0);
+  if (l >= n_links) return;
+  const uint a = links[l], b = a + 1u;
+  const float3 A = p[a].xyz, B = p[b].xyz;
+  const float3 lo = fmin(A, B), hi = fmax(A, B);
+  const float3 alo = lo - (float3)(R), ahi = hi + (float3)(R);
+  for (int l2 = l + 1; l2 < n_links; l2++) { /* each link pair from its lower link */
+    const uint c = links[l2], d = c + 1u;
+    if (c == b) continue; /* the next link: they share b */
+    const float3 C = p[c].xyz, D = p[d].xyz;
+    if (!all(fmin(C, D) <= ahi) || !all(fmax(C, D) >= alo)) continue;
+    float dd = sc_seg_dist(A, B, C, D);
+    if (!(dd < R)) continue;
+    sc_bound4(rb, a, b, c, d, dd >= fl ? dd : 0.0f);
+  }
+  const float inv = sc_tri_inv_cell(maxbits);
+  if (inv > 0.0f) {
+    int3 c0 = (int3)(sc_coord(lo.x, inv), sc_coord(lo.y, inv), sc_coord(lo.z, inv));
+    int3 c1 = (int3)(sc_coord(hi.x, inv), sc_coord(hi.y, inv), sc_coord(hi.z, inv));
+    if (any(c1 - c0 >= (int3)(SC_BOUND_LINK_CELLS))) {
+      for (int t2 = 0; t2 < n_tris; t2++) { /* a long link: every hashed triangle */
+        uint3 v;
+        if (!sc_tri_ok(tris, tobj, t2, &v) || tbox[2 * t2].w == 0.0f) continue;
+        if (!all(lo <= tbox[2 * t2 + 1].xyz) || !all(hi >= tbox[2 * t2].xyz)) continue;
+        sc_bound_link_t2(p, tris, (uint)t2, tbox, rb, a, b, A, B, alo, ahi, R, fl);
+      }
+    } else {
+      for (int z = c0.z; z <= c1.z; z++)
+        for (int y = c0.y; y <= c1.y; y++)
+          for (int xx = c0.x; xx <= c1.x; xx++) {
+            uint h = sc_hash(xx, y, z, mask);
+            const uint elo = start[h], ehi = start[h + 1u];
+            if (ehi - elo > capb) { /* its triangles are held: so is the link */
+              atomic_min(&rb[a], 0u);
+              atomic_min(&rb[b], 0u);
+              continue;
+            }
+            for (uint e = elo; e < ehi; e++) {
+              uint t2 = vals[e];
+              float3 blo = tbox[2 * t2].xyz, bhi = tbox[2 * t2 + 1].xyz;
+              if (!all(lo <= bhi) || !all(hi >= blo)) continue;
+              int3 d0 = (int3)(sc_coord(blo.x, inv), sc_coord(blo.y, inv), sc_coord(blo.z, inv));
+              int3 first = max(c0, d0);
+              if (first.x != xx || first.y != y || first.z != z) continue;
+              sc_bound_link_t2(p, tris, t2, tbox, rb, a, b, A, B, alo, ahi, R, fl);
+            }
+          }
+    }
+  }
+  const uint nb = nbig[0];
+  for (uint k = 0; k < nb; k++) { /* the wide triangles */
+    uint t2 = big[k];
+    if (!all(lo <= tbox[2 * t2 + 1].xyz) || !all(hi >= tbox[2 * t2].xyz)) continue;
+    sc_bound_link_t2(p, tris, t2, tbox, rb, a, b, A, B, alo, ahi, R, fl);
+  }
+}
+
+/* Each particle of a bounded object (a cloth in vertex-triangle mode, a
+ * rope in a scene with one) back within gamma · r of where it started the
+ * substep, after the passes: the last word of the stage on its motion.
+ * Driven particles (w = 0) too: they lag rather than cross. (A smaller
+ * bound for them, gamma · r · (r / R), so that a pin pressing on layers
+ * closes the gap slower than they may flee, was measured on the twist and
+ * not kept: the layers in front of the pin locked sooner, at frame 390
+ * instead of 432.) */
 __kernel void selfcol_bound_clamp(__global float4 *x, __global const float4 *p,
                                   __global const int *sobj, __global const int *objf,
                                   __global const uint *rb, const float gamma, const int n) {
   int i = get_global_id(0);
   if (i >= n) return;
   int o = sobj[i];
-  if (o < 0 || !(objf[o] & SELFCOL_F_BOUND)) return;
+  if (o < 0 || !(objf[o] & (SELFCOL_F_BOUND | SELFCOL_F_LINKS))) return;
   float4 xi = x[i];
-  if (xi.w == 0.0f) return;
   float3 pi = p[i].xyz;
   float3 d = xi.xyz - pi;
   float l2 = sc_dot(d, d);

@@ -31,6 +31,7 @@ typedef struct case_run {
   int first;          /* the first frame with crossings (0: none)    */
   int checked;        /* frames counted                              */
   double strain;      /* the largest max strain of any object        */
+  double lag;         /* the largest lag of a driven particle, m     */
 } case_run;
 
 /* Steps `frames` frames on OpenCL (auto kernel form); at every `every`-th
@@ -39,7 +40,7 @@ typedef struct case_run {
 static inline case_run case_run_counting(const drape_scene *sc, int frames, int every,
                                          const char *label) {
   drape_sim *sim = make_sim_form(sc, DRAPE_BACKEND_CL, DRAPE_KERNEL_FORM_AUTO);
-  case_run r = {0, 0, 0, 0};
+  case_run r = {0, 0, 0, 0, 0};
   for (int f = 1; f <= frames; f++) {
     step_frames(sim, 1);
     if (f % every && f != frames) continue;
@@ -49,15 +50,19 @@ static inline case_run case_run_counting(const drape_scene *sc, int frames, int 
       assert_true(isfinite(st.objects[k].max_strain));
       if (st.objects[k].max_strain > r.strain) r.strain = st.objects[k].max_strain;
     }
+    assert_true(isfinite(st.max_drive_lag));
+    if (st.max_drive_lag > r.lag) r.lag = st.max_drive_lag;
     r.checked++;
     if (c > r.most) r.most = c;
     if (c > 0 && !r.first) r.first = f;
     if (c > 0 || f % 30 == 0 || f == frames)
-      fprintf(stderr, "  %s, frame %d: %ld crossings\n", label, f, c);
+      fprintf(stderr, "  %s, frame %d: %ld crossings, driven particles %.3g m behind\n", label, f,
+              c, st.max_drive_lag);
   }
   drape_sim_destroy(sim);
   fprintf(stderr, "%s: %d frames, %d counted: at most %ld crossings (first at frame %d), max "
-          "strain %.3g\n", label, frames, r.checked, r.most, r.first, r.strain);
+          "strain %.3g, driven particles at most %.3g m behind\n", label, frames, r.checked,
+          r.most, r.first, r.strain, r.lag);
   return r;
 }
 

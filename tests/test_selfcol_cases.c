@@ -5,8 +5,8 @@
  *    edges turned at pi/3 rad/s in opposite directions, stretch and shear
  *    compliance 1e-3): zero crossings at every 10th frame up to frame F
  *    (default 96, 1.6 s, past the first 1,603 crossings the scheme without
- *    bounds has at frame 90; DRAPE_TEST_TWIST_FRAMES=600 runs the issue's
- *    10 s), max strain below 25 (the neck the soft cloth forms has 20.3 with
+ *    bounds has at frame 90; the issue's 10 s: test_selfcol_twist_10s),
+ *    max strain below 25 (the neck the soft cloth forms has 20.3 with
  *    and without the bounds), every frame finite;
  *  - the same with stretch compliance 0;
  *  - with self_collision_bounds off the same twist does cross (the check can

@@ -6,8 +6,10 @@
  *    (10 thicknesses, over three cloth spacings). Met only at its nodes,
  *    the links cut through the cloth draped on the sphere (chords of a
  *    convex surface: 8 crossings at most, from frame 14, with the
- *    edge-edge pass off, selfcol_set_edge_off); with the link contacts
- *    zero at every one of 30 frames (exact count);
+ *    edge-edge pass off, selfcol_set_edge_off, and the links out of the
+ *    step bounds, selfcol_set_link_bounds_off); with the link contacts
+ *    zero at every one of 30 frames (exact count), and with the links'
+ *    step bounds alone (edge-edge pass off) zero as well;
  *  - rope links against rope links: the coils (2 cm links) pile on each
  *    other as they land; the closest two links sharing no node (double
  *    precision, every pair) stay above 0.8 thickness at every 3rd frame
@@ -117,8 +119,10 @@ static void test_rope_on_rope(void **state) {
   drape_scene_free(&sc);
 }
 
-/* Long links: the link contacts keep them out of the cloth; without the
- * edge-edge pass (selfcol_set_edge_off) they cut through it. */
+/* Long links: the link contacts keep them out of the cloth, and so do the
+ * links' step bounds alone (edge-edge pass off, selfcol_set_edge_off);
+ * with neither (the links out of the bounds too,
+ * selfcol_set_link_bounds_off) they cut through it. */
 static void test_rope_long_links(void **state) {
   (void)state;
   drape_scene sc;
@@ -126,9 +130,13 @@ static void test_rope_long_links(void **state) {
   relay_coils(&sc, 28);
   const case_run on = case_run_counting(&sc, 30, 1, "coils of 10 cm links, link contacts");
   selfcol_set_edge_off(1);
+  const case_run bounds = case_run_counting(&sc, 30, 1, "coils of 10 cm links, bounds only");
+  selfcol_set_link_bounds_off(1);
   const case_run off = case_run_counting(&sc, 30, 1, "coils of 10 cm links, nodes only");
+  selfcol_set_link_bounds_off(0);
   selfcol_set_edge_off(0);
   assert_int_equal(on.most, 0);
+  assert_int_equal(bounds.most, 0);
   assert_true(off.most > 0);
   drape_scene_free(&sc);
 }

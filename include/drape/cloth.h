@@ -334,6 +334,11 @@ typedef struct drape_stats {
   double min_floor_clearance;   /* m: min y - floor (INFINITY without floor) */
   int n_objects;
   drape_object_stats *objects;  /* owned by the sim, valid until the next call */
+  double max_drive_lag;         /* m: the largest distance of a driven
+                                   particle (pin path, grab) from where it is
+                                   driven at the frame's end; > 0 only where
+                                   self-collision step bounds held it back
+                                   (docs/selfcollision.md); 0 without any  */
 } drape_stats;
 
 /* Reads positions and velocities back (counted as device->host bytes) and

@@ -193,6 +193,7 @@ typedef struct drape_world_stats {
   int n_objects;                /* as drape_world_object_count             */
   const drape_world_object_stats *objects; /* owned by the world; valid
                                    until the next call                      */
+  double max_drive_lag;         /* m, as drape_stats.max_drive_lag (cloth.h) */
 } drape_world_stats;
 
 /* Reads the state back (blocking on OpenCL) and computes every object's

@@ -285,6 +285,7 @@ static int stats_frame(run_ctx *r, drape_err *e) {
   fputs(", \"min_sphere_clearance\": ", f);
   dr_json_num(f, st.min_sphere_clearance);
   json_field(f, "min_floor_clearance", st.min_floor_clearance);
+  json_field(f, "max_drive_lag", st.max_drive_lag);
   fprintf(f, ", \"crossings\": %ld", crossings);
   fputs(",\n     \"objects\": [", f);
   for (int i = 0, n = 0; i < st.n_objects; i++) {

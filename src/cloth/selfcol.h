@@ -60,8 +60,13 @@
 #define SELFCOL_CAP_E 32
 /* Object flags (objf). */
 #define SELFCOL_F_ROPE 1
-#define SELFCOL_F_BOUND 2 /* its free particles get the step bound (below) */
+#define SELFCOL_F_BOUND 2 /* its particles get the step bound (below) */
 #define SELFCOL_F_TRIS 4  /* its triangles are hashed (vertex-triangle mode) */
+#define SELFCOL_F_LINKS 8 /* a rope whose links get the step bound: every rope
+                             in a scene with a bounded cloth */
+/* A rope link whose box spans more triangle cells than this on some axis
+ * meets every triangle in the bounds' pass instead of its cells'. */
+#define SC_BOUND_LINK_CELLS 8
 /* The triangle hash kept across substeps (issue 18; kernels/selfcol.cl,
  * "the triangle hash, kept across substeps"): built at a frame's first
  * substep with boxes grown by t_max + SELFCOL_LAZY_MARGIN x t_max, rebuilt
@@ -83,8 +88,10 @@
 #define SELFCOL_LAZY_CAP 4u
 /* Conservative step bounds (issue 18; Chen et al. 2025, "Offset Geometric
  * Contact"; kernels/selfcol.cl, selfcol_bound_pairs, states the guarantee):
- * after the passes every free particle of a cloth in vertex-triangle mode
- * is kept within SELFCOL_BOUND_GAMMA x r of its start-of-substep position,
+ * after the passes every particle of a cloth in vertex-triangle mode (and
+ * every rope node in a scene with one) is kept within SELFCOL_BOUND_GAMMA
+ * x r of its start-of-substep position, driven ones (pin paths, grabs)
+ * included,
  * r its distance then to the nearest vertex-triangle / edge-edge partner
  * sharing no vertex, at most SELFCOL_BOUND_REACH x the largest thickness
  * (so a particle with nothing near keeps the clamp's half thickness). */
@@ -196,6 +203,11 @@ int selfcol_lazy_choose(selfcol_lazy_policy *p, int mode, uint32_t builds, uint3
  * stage before them; tests and measurements compare with it); 0, the
  * default: they run for the bounded cloths. */
 void selfcol_set_edge_off(int off);
+/* 1: stages created from now on leave rope links out of the step bounds
+ * (rope nodes keep the half-thickness clamp only, the stage before them;
+ * tests compare with it); 0, the default: ropes in a scene with a bounded
+ * cloth are bounded. */
+void selfcol_set_link_bounds_off(int off);
 
 /* The static colliders, for the support rule (the solver's floor and
  * spheres; a sphere's centre at the end of the substep is
@@ -255,6 +267,9 @@ typedef struct selfcol_tables {
                             cap_t with the kept hash                      */
   int lazy_list;         /* list capacity per particle (SELFCOL_LAZY_LIST;
                             DRAPE_SELFCOL_LIST=N for tests)               */
+  uint32_t *links;       /* n_links: the lower node of each link of the ropes
+                            with SELFCOL_F_LINKS, ascending               */
+  int n_links;
   uint32_t *adj_start;   /* n + 1: each particle's triangles (CSR) ...     */
   uint32_t *adj;         /* ... in the model's triangle order              */
   char (*name)[64];      /* n_objects: names for the warning               */
@@ -296,7 +311,6 @@ typedef struct selfcol_cpu {
   uint32_t *pexam, *vexam;
   uint32_t *caps;
   uint32_t *rb;          /* step bounds: bits of r per particle            */
-  float *kin;            /* each kinematic particle's move before the stage */
   uint32_t *big, nbig;   /* triangles too wide for the bounds' hash         */
   dr_float4 *xb;         /* tb.lazy: positions at the triangle hash's build */
   float lz_t;            /* t_end of the last run (see selfcol_cl.h)        */

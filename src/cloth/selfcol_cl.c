@@ -17,7 +17,7 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_bound_init",   "selfcol_bound_pairs",    "selfcol_bound_clamp",
     "selfcol_bound_extent", "selfcol_bound_overflow", "selfcol_edge_edge",
     "selfcol_lazy_range",   "selfcol_lazy_check",     "selfcol_lazy_reset",
-    "selfcol_lazy_refit",   "selfcol_lazy_lists"};
+    "selfcol_lazy_refit",   "selfcol_lazy_lists",     "selfcol_bound_links"};
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
@@ -218,7 +218,8 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->pexam, n * u, NULL, "particle query entries", e)) ||
       (rc = mk(s, &s->vexam, n * u, NULL, "vertex query entries", e)) ||
       (rc = mk(s, &s->rb, n * u, NULL, "step bounds", e)) ||
-      (rc = mk(s, &s->kin, n * sizeof(float), NULL, "kinematic moves", e)) ||
+      (rc = mk(s, &s->links, (t->n_links ? (size_t)t->n_links : 1u) * u,
+               t->n_links ? t->links : NULL, "rope links", e)) ||
       (rc = mk(s, &s->big, nt * u, NULL, "wide triangles", e)) ||
       (rc = mk(s, &s->nbig, u, NULL, "wide triangle count", e)) ||
       (rc = mk(s, &s->adj_start, (n + 1) * u, t->adj_start, "particle triangles start", e)) ||
@@ -265,7 +266,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
                    &s->prank,  &s->pcount, &s->pvals, &s->delta, &s->wsc,  &s->ncon,  &s->maxbits,
                    &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
                    &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals,
-                   &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->kin,   &s->big,   &s->nbig,
+                   &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->links, &s->big,   &s->nbig,
                    &s->adj_start, &s->adj, &s->xb,    &s->lz,    &s->lzs,   &s->gate_on, &s->tboxb, &s->lst, &s->lstn};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   scan_free(&s->scan_p);
@@ -442,19 +443,27 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *
   const cl_uint mask = t->mask_t, B = t->mask_t + 1, capb = SELFCOL_BOUND_CAP * t->cap_t;
   int rc;
   if ((rc = hash_triangles_grown(s, p, tris, R, 1, -1, e)) ||
-      (rc = BIND(SK_BOUND_INIT, A("x", x), A("p", p), A("rb", s->rb), A("kin", s->kin),
-                 A("R", R), A("n", n))) ||
+      (rc = BIND(SK_BOUND_INIT, A("rb", s->rb), A("R", R), A("n", n))) ||
       (rc = launch(s, SK_BOUND_INIT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_OVERFLOW, A("start", s->tcount), A("vals", s->tvals), A("tris", tris),
                  A("rb", s->rb), A("n_buckets", B), A("capb", capb))) ||
       (rc = launch(s, SK_BOUND_OVERFLOW, (size_t)B, 0, e)) ||
-      (rc = BIND(SK_BOUND_PAIRS, A("p", p), A("kin", s->kin), A("tris", tris), A("tobj", s->tobj),
+      (rc = BIND(SK_BOUND_PAIRS, A("p", p), A("tris", tris), A("tobj", s->tobj),
                  A("tbox", s->tbox), A("maxbits", s->maxbits), A("start", s->tcount),
                  A("vals", s->tvals), A("big", s->big), A("nbig", s->nbig), A("rb", s->rb),
                  A("n_tris", nt), A("mask", mask), A("R", R), A("fl", t->bound_floor),
-                 A("capb", capb))))
+                 A("capb", capb))) ||
+      (rc = launch(s, SK_BOUND_PAIRS, (size_t)nt, 0, e)))
     return rc;
-  return launch(s, SK_BOUND_PAIRS, (size_t)nt, 0, e);
+  if (t->n_links == 0) return DRAPE_OK;
+  const cl_int nl = t->n_links;
+  if ((rc = BIND(SK_BOUND_LINKS, A("p", p), A("links", s->links), A("tris", tris),
+                 A("tobj", s->tobj), A("tbox", s->tbox), A("maxbits", s->maxbits),
+                 A("start", s->tcount), A("vals", s->tvals), A("big", s->big),
+                 A("nbig", s->nbig), A("rb", s->rb), A("n_links", nl), A("n_tris", nt),
+                 A("mask", mask), A("R", R), A("fl", t->bound_floor), A("capb", capb))))
+    return rc;
+  return launch(s, SK_BOUND_LINKS, (size_t)nl, 0, e);
 }
 
 int selfcol_cl_bound_clamp(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {

@@ -18,7 +18,7 @@ enum {
   SK_CORNER_SCATTER, SK_VT_GATHER, SK_SCAN_CHUNKS, SK_SCAN_TOTALS, SK_SCAN_CHUNKS_ADD,
   SK_BOUND_INIT, SK_BOUND_PAIRS, SK_BOUND_CLAMP, SK_BOUND_EXTENT, SK_BOUND_OVERFLOW,
   SK_EDGE_EDGE, SK_LAZY_RANGE, SK_LAZY_CHECK, SK_LAZY_RESET,
-  SK_LAZY_REFIT, SK_LAZY_LISTS, SK_COUNT
+  SK_LAZY_REFIT, SK_LAZY_LISTS, SK_BOUND_LINKS, SK_COUNT
 };
 
 #define SELFCOL_SCAN_LEVELS 8
@@ -58,8 +58,8 @@ typedef struct selfcol_cl {
    * reset), copied to caps_host by a non-blocking read at most once in
    * flight, checked (and warned about) at the next run */
   cl_mem pexam, vexam, caps;
-  cl_mem rb, kin;               /* step bounds: bits of r per particle, and
-                                   each kinematic particle's move            */
+  cl_mem rb;                    /* step bounds: bits of r per particle       */
+  cl_mem links;                 /* the bounded rope links' lower nodes (tb.links) */
   cl_mem big, nbig;             /* triangles too wide for the bounds' hash   */
   cl_mem adj_start, adj;        /* edge-edge: each particle's triangles (CSR) */
   /* the triangle hash kept across substeps (tb.lazy; kernels/selfcol.cl,

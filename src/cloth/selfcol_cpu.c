@@ -129,6 +129,8 @@ static uint32_t pow2_at_least(uint64_t n) {
 
 static int g_edge_off;
 void selfcol_set_edge_off(int off) { g_edge_off = off; }
+static int g_link_bounds_off;
+void selfcol_set_link_bounds_off(int off) { g_link_bounds_off = off; }
 static int g_lazy = -1;
 void selfcol_set_lazy(int mode) { g_lazy = mode; }
 
@@ -314,6 +316,20 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     t->cap_tq = t->lazy ? SELFCOL_LAZY_CAP * t->cap_t : t->cap_t;
   }
   t->cap_e = SELFCOL_CAP_E;
+  /* Rope links in the step bounds (kernels/selfcol.cl, selfcol_bound_links):
+   * every rope of a scene with a bounded cloth. */
+  t->links = malloc(n * sizeof *t->links);
+  if (!t->links) {
+    selfcol_tables_free(t);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision tables)");
+  }
+  for (int o = 0; o < t->n_objects && t->bound && ntri > 0 && !g_link_bounds_off; o++)
+    if (d->objects[o].enabled && d->objects[o].rope) t->objf[o] |= SELFCOL_F_LINKS;
+  for (int i = 0; i + 1 < t->n; i++) {
+    const int o = t->sobj[i];
+    if (o >= 0 && (t->objf[o] & SELFCOL_F_LINKS) && t->sobj[i + 1] == o)
+      t->links[t->n_links++] = (uint32_t)i;
+  }
   t->adj_start = calloc(n + 1u, sizeof *t->adj_start);
   t->adj = calloc(3u * nt, sizeof *t->adj);
   if (!t->adj_start || !t->adj) {
@@ -360,6 +376,7 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
 }
 
 void selfcol_tables_free(selfcol_tables *t) {
+  free(t->links);
   free(t->adj_start);
   free(t->adj);
   free(t->name);
@@ -442,13 +459,12 @@ int selfcol_cpu_create(const selfcol_desc *d, selfcol_cpu *s, drape_err *e) {
   s->vexam = calloc(n, sizeof *s->vexam);
   s->caps = calloc((size_t)s->tb.n_objects * SELFCOL_CAPC_STRIDE, sizeof *s->caps);
   s->rb = calloc(n, sizeof *s->rb);
-  s->kin = calloc(n, sizeof *s->kin);
   s->big = calloc(nt, sizeof *s->big);
   s->xb = calloc(n, sizeof *s->xb);
   s->tboxb = calloc(2u * nt, sizeof *s->tboxb);
   s->lst = malloc((size_t)(s->tb.lazy_list > 0 ? s->tb.lazy_list : 1) * n * sizeof *s->lst);
   s->lstn = malloc(n * sizeof *s->lstn);
-  if (!s->xb || !s->tboxb || !s->lst || !s->lstn || !s->rb || !s->kin || !s->big || !s->pexam || !s->vexam || !s->caps || !s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
+  if (!s->xb || !s->tboxb || !s->lst || !s->lstn || !s->rb || !s->big || !s->pexam || !s->vexam || !s->caps || !s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
       !s->rec_a || !s->rec_b || !s->rec_t || !s->nvt || !s->cstart || !s->cvals) {
     selfcol_cpu_destroy(s);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision, %d particles)", s->tb.n);
@@ -462,7 +478,7 @@ void selfcol_cpu_destroy(selfcol_cpu *s) {
   free(s->tstart); free(s->tvals); free(s->tbox);
   free(s->rec_a); free(s->rec_b); free(s->rec_t); free(s->nvt);
   free(s->cstart); free(s->cvals);
-  free(s->pexam); free(s->vexam); free(s->caps); free(s->rb); free(s->kin); free(s->big);
+  free(s->pexam); free(s->vexam); free(s->caps); free(s->rb); free(s->big);
   free(s->xb);
   free(s->tboxb);
   free(s->lst);
@@ -1049,14 +1065,14 @@ static inline int in_box(v3 q, v3 lo, v3 hi) {
 }
 
 /* sc_bound_vt */
-static void bound_vt(uint32_t *rb, uint32_t q, v3 P, float k, const uint32_t *Vt, const v3 *T,
-                     float kt, v3 blo, v3 bhi, float R, float fl) {
+static void bound_vt(uint32_t *rb, uint32_t q, v3 P, const uint32_t *Vt, const v3 *T, v3 blo,
+                     v3 bhi, float R, float fl) {
   if (q == Vt[0] || q == Vt[1] || q == Vt[2]) return;
   if (!in_box(P, blo, bhi)) return;
   v3 bary;
   if (sc_closest(P, T[0], T[1], T[2], &bary) < 0) return;
   v3 ev = sub(P, sc_point(T[0], T[1], T[2], bary));
-  float dd = sqrtf(dot(ev, ev)) - (k + kt);
+  float dd = sqrtf(dot(ev, ev));
   if (!(dd < R)) return;
   bound4(rb, q, Vt[0], Vt[1], Vt[2], dd >= fl ? dd : 0.0f);
 }
@@ -1066,18 +1082,16 @@ static inline int box_overlap(v3 lo, v3 hi, v3 blo, v3 bhi) {
          hi.z >= blo.z;
 }
 
-/* sc_bound_pair: triangle t1 (V1, P1, K1, k1, grown box glo..ghi) against
+/* sc_bound_pair: triangle t1 (V1, P1, grown box glo..ghi) against
  * triangle t2 (grown box blo..bhi). */
 static void bound_pair(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
-                       const uint32_t *V1, const v3 *P1, const float *K1, float k1, v3 glo,
-                       v3 ghi, uint32_t t2, v3 blo, v3 bhi, float R, float fl) {
+                       const uint32_t *V1, const v3 *P1, v3 glo, v3 ghi, uint32_t t2, v3 blo,
+                       v3 bhi, float R, float fl) {
   const v3 RR = V(R, R, R);
   uint32_t V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
   v3 P2[3] = {X3(p[V2[0]]), X3(p[V2[1]]), X3(p[V2[2]])};
-  float K2[3] = {s->kin[V2[0]], s->kin[V2[1]], s->kin[V2[2]]};
-  float k2 = fmaxf(fmaxf(K2[0], K2[1]), K2[2]);
-  for (int i = 0; i < 3; i++) bound_vt(s->rb, V1[i], P1[i], K1[i], V2, P2, k2, blo, bhi, R, fl);
-  for (int i = 0; i < 3; i++) bound_vt(s->rb, V2[i], P2[i], K2[i], V1, P1, k1, glo, ghi, R, fl);
+  for (int i = 0; i < 3; i++) bound_vt(s->rb, V1[i], P1[i], V2, P2, blo, bhi, R, fl);
+  for (int i = 0; i < 3; i++) bound_vt(s->rb, V2[i], P2[i], V1, P1, glo, ghi, R, fl);
   for (int i = 0; i < 3; i++) {
     const int i1 = i == 2 ? 0 : i + 1;
     uint32_t a = V1[i], b = V1[i1];
@@ -1087,10 +1101,92 @@ static void bound_pair(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
       uint32_t c = V2[j], d = V2[j1];
       if (a == c || a == d || b == c || b == d) continue;
       if (!box_overlap(vmin(P2[j], P2[j1]), vmax(P2[j], P2[j1]), alo, ahi)) continue;
-      float dd = seg_dist(P1[i], P1[i1], P2[j], P2[j1]) -
-                 (fmaxf(K1[i], K1[i1]) + fmaxf(K2[j], K2[j1]));
+      float dd = seg_dist(P1[i], P1[i1], P2[j], P2[j1]);
       if (!(dd < R)) continue;
       bound4(s->rb, a, b, c, d, dd >= fl ? dd : 0.0f);
+    }
+  }
+}
+
+/* sc_bound_link_tri: link a-b (A, B; box grown by R alo..ahi) against
+ * triangle t2 (grown box in tbox). */
+static void bound_link_tri(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris, uint32_t t2,
+                           uint32_t a, uint32_t b, v3 A, v3 B, v3 alo, v3 ahi, float R,
+                           float fl) {
+  const uint32_t Vt[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
+  const v3 P[3] = {X3(p[Vt[0]]), X3(p[Vt[1]]), X3(p[Vt[2]])};
+  const v3 blo = X3(s->tbox[2 * t2]), bhi = X3(s->tbox[2 * t2 + 1]);
+  bound_vt(s->rb, a, A, Vt, P, blo, bhi, R, fl);
+  bound_vt(s->rb, b, B, Vt, P, blo, bhi, R, fl);
+  for (int j = 0; j < 3; j++) {
+    const int j1 = j == 2 ? 0 : j + 1;
+    if (!box_overlap(vmin(P[j], P[j1]), vmax(P[j], P[j1]), alo, ahi)) continue;
+    float dd = seg_dist(A, B, P[j], P[j1]);
+    if (!(dd < R)) continue;
+    bound4(s->rb, a, b, Vt[j], Vt[j1], dd >= fl ? dd : 0.0f);
+  }
+}
+
+/* selfcol_bound_links: each rope link against the links of higher index
+ * and the triangles (bounds' hash on p, its cells; every triangle for a
+ * link longer than SC_BOUND_LINK_CELLS cells; the wide ones' list). */
+static void bound_links(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris, float inv,
+                        uint32_t capb) {
+  const selfcol_tables *t = &s->tb;
+  const float R = t->bound_r, fl = t->bound_floor;
+  const v3 RR = V(R, R, R);
+  for (int l = 0; l < t->n_links; l++) {
+    const uint32_t a = t->links[l], b = a + 1u;
+    const v3 A = X3(p[a]), B = X3(p[b]);
+    const v3 lo = vmin(A, B), hi = vmax(A, B), alo = sub(lo, RR), ahi = add(hi, RR);
+    for (int l2 = l + 1; l2 < t->n_links; l2++) {
+      const uint32_t c = t->links[l2], d = c + 1u;
+      if (c == b) continue;
+      const v3 C = X3(p[c]), D = X3(p[d]);
+      if (!box_overlap(vmin(C, D), vmax(C, D), alo, ahi)) continue;
+      float dd = seg_dist(A, B, C, D);
+      if (!(dd < R)) continue;
+      bound4(s->rb, a, b, c, d, dd >= fl ? dd : 0.0f);
+    }
+    if (inv > 0.0f) {
+      int c0[3] = {sc_coord(lo.x, inv), sc_coord(lo.y, inv), sc_coord(lo.z, inv)};
+      int c1[3] = {sc_coord(hi.x, inv), sc_coord(hi.y, inv), sc_coord(hi.z, inv)};
+      if (c1[0] - c0[0] >= SC_BOUND_LINK_CELLS || c1[1] - c0[1] >= SC_BOUND_LINK_CELLS ||
+          c1[2] - c0[2] >= SC_BOUND_LINK_CELLS) {
+        for (int t2 = 0; t2 < t->n_tris; t2++) {
+          uint32_t U[3];
+          if (!tri_ok(t, tris, t2, U) || s->tbox[2 * t2].w == 0.0f) continue;
+          if (!box_overlap(lo, hi, X3(s->tbox[2 * t2]), X3(s->tbox[2 * t2 + 1]))) continue;
+          bound_link_tri(s, p, tris, (uint32_t)t2, a, b, A, B, alo, ahi, R, fl);
+        }
+      } else {
+        for (int z = c0[2]; z <= c1[2]; z++)
+          for (int y = c0[1]; y <= c1[1]; y++)
+            for (int xx = c0[0]; xx <= c1[0]; xx++) {
+              const uint32_t h = sc_hash(xx, y, z, t->mask_t);
+              const uint32_t elo = s->tstart[h], ehi = s->tstart[h + 1u];
+              if (ehi - elo > capb) { /* its triangles are held: so is the link */
+                s->rb[a] = 0u;
+                s->rb[b] = 0u;
+                continue;
+              }
+              for (uint32_t en = elo; en < ehi; en++) {
+                const uint32_t t2 = s->tvals[en];
+                const v3 blo = X3(s->tbox[2 * t2]), bhi = X3(s->tbox[2 * t2 + 1]);
+                if (!box_overlap(lo, hi, blo, bhi)) continue;
+                int d0[3] = {sc_coord(blo.x, inv), sc_coord(blo.y, inv), sc_coord(blo.z, inv)};
+                if ((c0[0] > d0[0] ? c0[0] : d0[0]) != xx ||
+                    (c0[1] > d0[1] ? c0[1] : d0[1]) != y || (c0[2] > d0[2] ? c0[2] : d0[2]) != z)
+                  continue;
+                bound_link_tri(s, p, tris, t2, a, b, A, B, alo, ahi, R, fl);
+              }
+            }
+      }
+    }
+    for (uint32_t k = 0; k < s->nbig; k++) {
+      const uint32_t t2 = s->big[k];
+      if (!box_overlap(lo, hi, X3(s->tbox[2 * t2]), X3(s->tbox[2 * t2 + 1]))) continue;
+      bound_link_tri(s, p, tris, t2, a, b, A, B, alo, ahi, R, fl);
     }
   }
 }
@@ -1100,15 +1196,7 @@ void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
   const selfcol_tables *t = &s->tb;
   const float R = t->bound_r, fl = t->bound_floor;
   hash_triangles_grown(s, p, tris, R, 1);
-  for (int i = 0; i < t->n; i++) { /* selfcol_bound_init */
-    s->rb[i] = as_u(R);
-    float m = 0.0f;
-    if (x[i].w == 0.0f) {
-      v3 d = sub(X3(x[i]), X3(p[i]));
-      m = sqrtf(dot(d, d));
-    }
-    s->kin[i] = m;
-  }
+  for (int i = 0; i < t->n; i++) s->rb[i] = as_u(R); /* selfcol_bound_init */
   const uint32_t capb = SELFCOL_BOUND_CAP * t->cap_t, B = t->mask_t + 1u;
   for (uint32_t h = 0; h < B; h++) { /* selfcol_bound_overflow */
     const uint32_t lo = s->tstart[h], hi = s->tstart[h + 1u];
@@ -1123,8 +1211,6 @@ void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
     const int big1 = s->tbox[2 * t1 + 1].w != 0.0f;
     if (s->tbox[2 * t1].w == 0.0f && !big1) continue;
     v3 P1[3] = {X3(p[V1[0]]), X3(p[V1[1]]), X3(p[V1[2]])};
-    float K1[3] = {s->kin[V1[0]], s->kin[V1[1]], s->kin[V1[2]]};
-    float k1 = fmaxf(fmaxf(K1[0], K1[1]), K1[2]);
     v3 glo = X3(s->tbox[2 * t1]), ghi = X3(s->tbox[2 * t1 + 1]);
     v3 lo = vmin(vmin(P1[0], P1[1]), P1[2]), hi = vmax(vmax(P1[0], P1[1]), P1[2]);
     if (!big1 && inv > 0.0f) {
@@ -1147,7 +1233,7 @@ void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
               if ((c0[0] > d0[0] ? c0[0] : d0[0]) != xx ||
                   (c0[1] > d0[1] ? c0[1] : d0[1]) != y || (c0[2] > d0[2] ? c0[2] : d0[2]) != z)
                 continue;
-              bound_pair(s, p, tris, V1, P1, K1, k1, glo, ghi, t2, blo, bhi, R, fl);
+              bound_pair(s, p, tris, V1, P1, glo, ghi, t2, blo, bhi, R, fl);
             }
           }
     }
@@ -1156,18 +1242,18 @@ void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
       if (big1 && t2 <= (uint32_t)t1) continue;
       v3 blo = X3(s->tbox[2 * t2]), bhi = X3(s->tbox[2 * t2 + 1]);
       if (!box_overlap(lo, hi, blo, bhi)) continue;
-      bound_pair(s, p, tris, V1, P1, K1, k1, glo, ghi, t2, blo, bhi, R, fl);
+      bound_pair(s, p, tris, V1, P1, glo, ghi, t2, blo, bhi, R, fl);
     }
   }
+  bound_links(s, p, tris, inv, capb);
 }
 
 void cpu_selfcol_bound_clamp(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p) {
   const selfcol_tables *t = &s->tb;
   for (int i = 0; i < t->n; i++) {
     int o = t->sobj[i];
-    if (o < 0 || !(t->objf[o] & SELFCOL_F_BOUND)) continue;
+    if (o < 0 || !(t->objf[o] & (SELFCOL_F_BOUND | SELFCOL_F_LINKS))) continue;
     dr_float4 xi = x[i];
-    if (xi.w == 0.0f) continue;
     v3 pi = X3(p[i]);
     v3 d = sub(X3(xi), pi);
     float l2 = dot(d, d);

@@ -685,6 +685,18 @@ int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {
   out->kinetic_energy = ke;
   out->min_sphere_clearance = clear;
   out->min_floor_clearance = fclear;
+  /* s->kin holds the last frame's targets; alpha = 1 put each driven
+   * particle exactly on `to` unless the step bounds held it back. */
+  double lag = 0;
+  for (int k = 0; k < s->n_kin; k++) {
+    const dr_kinematic *km = &s->kin[k];
+    const float *xi = x + 4 * km->particle;
+    double dx = (double)xi[0] - km->to.x, dy = (double)xi[1] - km->to.y,
+           dz = (double)xi[2] - km->to.z;
+    double d = sqrt(dx * dx + dy * dy + dz * dz);
+    if (d > lag) lag = d;
+  }
+  out->max_drive_lag = lag;
   return DRAPE_OK;
 }
 

@@ -282,6 +282,7 @@ int drape_world_get_stats(drape_world *w, drape_world_stats *out, drape_err *e) 
   out->kinetic_energy = st.kinetic_energy;
   out->min_sphere_clearance = st.min_sphere_clearance;
   out->min_floor_clearance = st.min_floor_clearance;
+  out->max_drive_lag = st.max_drive_lag;
   out->n_objects = w->n_obj;
   out->objects = w->ostats;
   for (int k = 0; k < w->n_obj; k++) {
