@@ -966,11 +966,43 @@ inline float sc_seg_dist(float3 p1, float3 q1, float3 p2, float3 q2) {
   return best;
 }
 
-/* r = R for every particle. */
-__kernel void selfcol_bound_init(__global uint *rb, const float R, const int n) {
+/* The vector from segment 2's point to segment 1's of the candidate
+ * sc_seg_dist takes (the first smallest, in its order); only for a lock. */
+inline float3 sc_pt_seg_w(float3 q, float3 p, float3 d, float dd) {
+  float t = dd > 0.0f ? clamp(sc_dot(q - p, d) / dd, 0.0f, 1.0f) : 0.0f;
+  return q - (p + d * t);
+}
+inline float3 sc_seg_dir(float3 p1, float3 q1, float3 p2, float3 q2) {
+  float3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
+  float a = sc_dot(d1, d1), e = sc_dot(d2, d2);
+  float3 c[5];
+  int nc = 4;
+  c[0] = sc_pt_seg_w(p1, p2, d2, e);
+  c[1] = sc_pt_seg_w(q1, p2, d2, e);
+  c[2] = -sc_pt_seg_w(p2, p1, d1, a);
+  c[3] = -sc_pt_seg_w(q2, p1, d1, a);
+  float b = sc_dot(d1, d2), cc = sc_dot(d1, r), f = sc_dot(d2, r);
+  float den = a * e - b * b;
+  if (den > 0.0f) {
+    float s = (b * f - cc * e) / den, t = (a * f - b * cc) / den;
+    if (s >= 0.0f && s <= 1.0f && t >= 0.0f && t <= 1.0f) c[nc++] = (p1 + d1 * s) - (p2 + d2 * t);
+  }
+  int k = 0;
+  for (int j = 1; j < nc; j++)
+    if (sc_dot(c[j], c[j]) < sc_dot(c[k], c[k])) k = j;
+  return c[k];
+}
+
+/* r = R and no lock for every particle. */
+__kernel void selfcol_bound_init(__global uint *rb, __global uint *lk, const float R,
+                                 const int n) {
   int i = get_global_id(0);
   if (i >= n) return;
   rb[i] = as_uint(R);
+  __global uint *l = lk + 8 * i;
+  l[0] = l[1] = l[2] = 0xffffffffu;
+  l[3] = 0x7f800000u; /* +inf */
+  l[4] = l[5] = l[6] = l[7] = 0u;
 }
 
 inline void sc_bound4(__global uint *rb, uint a, uint b, uint c, uint d, float dist) {
@@ -981,10 +1013,67 @@ inline void sc_bound4(__global uint *rb, uint a, uint b, uint c, uint d, float d
   atomic_min(&rb[d], u);
 }
 
+/* Locks (pairs closer than the floor fl, issue 18). Such a pair gives no
+ * bound r: each of its particles may move along the pair's separating
+ * direction n (from side 2's closest point to side 1's), side 1 along +n,
+ * side 2 along -n. The two primitives are convex, so (y1 - y2)·n >= D for
+ * every two of their points; a move whose part along n is >= 0 on either
+ * side and whose part across n is at most gamma·D keeps (y1' - y2')·n >=
+ * D: the pair can only separate. Holding all its particles still (r = 0,
+ * as before) locked it for good, and a pin pressing on it stopped there.
+ * A particle may be in several locks (a vertex over a triangle and its
+ * edges over that triangle's edges, layers packed on each side): each lock
+ * adds its direction to the particle's box of directions (componentwise
+ * min and max of order-preserving integer keys: atomic, exact, in any
+ * order) and its distance to the smallest; selfcol_bound_clamp moves the
+ * particle along m, the box's normalised midpoint, by s >= 0 with
+ * 2 h s <= gamma·D_min (h the box's half diagonal: |m - n_k| <= 2 h for
+ * every lock k, so its move across each n_k is at most gamma·D_k), and
+ * holds it still when the directions disagree (h >= SC_LOCK_SPREAD). A
+ * pair closer than SC_LOCK_HOLD fl (float rounding of the positions
+ * within reach) holds its particles still, as before. lk: 8 uints per
+ * particle, the keys of the box's low corner, the bits of D_min, the keys
+ * of its high corner, the number of locks. */
+#define SC_LOCK_HOLD 0.1f /* selfcol.h: SELFCOL_LOCK_HOLD */
+#define SC_LOCK_SPREAD 0.25f /* SELFCOL_LOCK_SPREAD */
+inline uint sc_fkey(float f) {
+  uint u = as_uint(f);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+inline float sc_funkey(uint k) { return as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k); }
+inline void sc_lock1(__global uint *lk, uint i, float3 n, float dd) {
+  __global uint *l = lk + 8u * i;
+  const uint kx = sc_fkey(n.x), ky = sc_fkey(n.y), kz = sc_fkey(n.z);
+  atomic_min(&l[0], kx);
+  atomic_min(&l[1], ky);
+  atomic_min(&l[2], kz);
+  atomic_min(&l[3], as_uint(dd));
+  atomic_max(&l[4], kx);
+  atomic_max(&l[5], ky);
+  atomic_max(&l[6], kz);
+  atomic_inc(&l[7]);
+}
+/* Side 1 = {a, b}, side 2 = {c, d}; w from side 2 to side 1, dd = |w|. */
+inline void sc_bound_or_lock4(__global uint *rb, __global uint *lk, uint a,
+                              uint b, uint c, uint d, float dd, float fl, float3 w) {
+  if (dd >= fl) {
+    sc_bound4(rb, a, b, c, d, dd);
+  } else if (dd >= SC_LOCK_HOLD * fl) {
+    const float3 n = w / sqrt(sc_dot(w, w));
+    sc_lock1(lk, a, n, dd);
+    sc_lock1(lk, b, n, dd);
+    sc_lock1(lk, c, -n, dd);
+    sc_lock1(lk, d, -n, dd);
+  } else {
+    sc_bound4(rb, a, b, c, d, 0.0f);
+  }
+}
+
 /* Corner q (position P) against triangle V (positions T, grown box
  * blo..bhi). */
-inline void sc_bound_vt(__global uint *rb, uint q, float3 P, const uint *V, const float3 *T,
-                        float3 blo, float3 bhi, float R, float fl) {
+inline void sc_bound_vt(__global uint *rb, __global uint *lk, uint q,
+                        float3 P, const uint *V, const float3 *T, float3 blo, float3 bhi, float R,
+                        float fl) {
   if (q == V[0] || q == V[1] || q == V[2]) return;
   if (!all(P >= blo) || !all(P <= bhi)) return; /* farther than R */
   float3 bary;
@@ -992,7 +1081,15 @@ inline void sc_bound_vt(__global uint *rb, uint q, float3 P, const uint *V, cons
   float3 ev = P - sc_point(T[0], T[1], T[2], bary);
   float dd = sqrt(sc_dot(ev, ev));
   if (!(dd < R)) return;
-  sc_bound4(rb, q, V[0], V[1], V[2], dd >= fl ? dd : 0.0f);
+  if (dd >= fl) {
+    sc_bound4(rb, q, V[0], V[1], V[2], dd);
+  } else if (dd >= SC_LOCK_HOLD * fl) { /* a lock: q on side 1 */
+    const float3 n = ev / dd;
+    sc_lock1(lk, q, n, dd);
+    for (int k = 0; k < 3; k++) sc_lock1(lk, V[k], -n, dd);
+  } else {
+    sc_bound4(rb, q, V[0], V[1], V[2], 0.0f);
+  }
 }
 
 /* The boxes (grown by R) of the triangles at p and the cell size for the
@@ -1055,11 +1152,12 @@ __kernel void selfcol_bound_overflow(__global const uint *start, __global const 
 
 /* The six vertex-triangle and nine edge-edge pairs of triangles t1 and t2
  * (corners V, positions P, grown boxes g). */
-inline void sc_bound_pair(__global uint *rb, const uint *V1, const float3 *P1, float3 glo1,
-                          float3 ghi1, const uint *V2, const float3 *P2, float3 glo2,
-                          float3 ghi2, float R, float fl) {
-  for (int i = 0; i < 3; i++) sc_bound_vt(rb, V1[i], P1[i], V2, P2, glo2, ghi2, R, fl);
-  for (int i = 0; i < 3; i++) sc_bound_vt(rb, V2[i], P2[i], V1, P1, glo1, ghi1, R, fl);
+inline void sc_bound_pair(__global uint *rb, __global uint *lk,
+                          const uint *V1, const float3 *P1, float3 glo1, float3 ghi1,
+                          const uint *V2, const float3 *P2, float3 glo2, float3 ghi2, float R,
+                          float fl) {
+  for (int i = 0; i < 3; i++) sc_bound_vt(rb, lk, V1[i], P1[i], V2, P2, glo2, ghi2, R, fl);
+  for (int i = 0; i < 3; i++) sc_bound_vt(rb, lk, V2[i], P2[i], V1, P1, glo1, ghi1, R, fl);
   for (int i = 0; i < 3; i++) {
     const int i1 = i == 2 ? 0 : i + 1;
     uint a = V1[i], b = V1[i1];
@@ -1071,12 +1169,13 @@ inline void sc_bound_pair(__global uint *rb, const uint *V1, const float3 *P1, f
       if (!all(fmin(P2[j], P2[j1]) <= ahi) || !all(fmax(P2[j], P2[j1]) >= alo)) continue;
       float dd = sc_seg_dist(P1[i], P1[i1], P2[j], P2[j1]);
       if (!(dd < R)) continue;
-      sc_bound4(rb, a, b, c, d, dd >= fl ? dd : 0.0f);
+      sc_bound_or_lock4(rb, lk, a, b, c, d, dd, fl,
+                        dd < fl ? sc_seg_dir(P1[i], P1[i1], P2[j], P2[j1]) : (float3)(0.0f));
     }
   }
 }
 
-__kernel void selfcol_bound_pairs(__global const float4 *p,
+__kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
                                   __global const uint *tris, __global const int *tobj,
                                   __global const float4 *tbox, __global const uint *maxbits,
                                   __global const uint *start, __global const uint *vals,
@@ -1118,7 +1217,7 @@ __kernel void selfcol_bound_pairs(__global const float4 *p,
             if (first.x != xx || first.y != y || first.z != z) continue;
             uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
             float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
-            sc_bound_pair(rb, V1, P1, glo, ghi, V2, P2, blo, bhi, R, fl);
+            sc_bound_pair(rb, lk, V1, P1, glo, ghi, V2, P2, blo, bhi, R, fl);
           }
         }
   }
@@ -1132,7 +1231,7 @@ __kernel void selfcol_bound_pairs(__global const float4 *p,
     if (!all(lo <= bhi) || !all(hi >= blo)) continue;
     uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
     float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
-    sc_bound_pair(rb, V1, P1, glo, ghi, V2, P2, blo, bhi, R, fl);
+    sc_bound_pair(rb, lk, V1, P1, glo, ghi, V2, P2, blo, bhi, R, fl);
   }
 }
 
@@ -1157,30 +1256,33 @@ __kernel void selfcol_bound_pairs(__global const float4 *p,
 
 /* Link a-b (positions A, B; box grown by R alo..ahi) against triangle V
  * (corners P, grown box blo..bhi). */
-inline void sc_bound_link_tri(__global uint *rb, uint a, uint b, float3 A, float3 B,
-                              float3 alo, float3 ahi, const uint *V, const float3 *P,
-                              float3 blo, float3 bhi, float R, float fl) {
-  sc_bound_vt(rb, a, A, V, P, blo, bhi, R, fl);
-  sc_bound_vt(rb, b, B, V, P, blo, bhi, R, fl);
+inline void sc_bound_link_tri(__global uint *rb, __global uint *lk, uint a,
+                              uint b, float3 A, float3 B, float3 alo, float3 ahi, const uint *V,
+                              const float3 *P, float3 blo, float3 bhi, float R, float fl) {
+  sc_bound_vt(rb, lk, a, A, V, P, blo, bhi, R, fl);
+  sc_bound_vt(rb, lk, b, B, V, P, blo, bhi, R, fl);
   for (int j = 0; j < 3; j++) {
     const int j1 = j == 2 ? 0 : j + 1;
     if (!all(fmin(P[j], P[j1]) <= ahi) || !all(fmax(P[j], P[j1]) >= alo)) continue;
     float dd = sc_seg_dist(A, B, P[j], P[j1]);
     if (!(dd < R)) continue;
-    sc_bound4(rb, a, b, V[j], V[j1], dd >= fl ? dd : 0.0f);
+    sc_bound_or_lock4(rb, lk, a, b, V[j], V[j1], dd, fl,
+                      dd < fl ? sc_seg_dir(A, B, P[j], P[j1]) : (float3)(0.0f));
   }
 }
 
 inline void sc_bound_link_t2(__global const float4 *p, __global const uint *tris, uint t2,
-                             __global const float4 *tbox, __global uint *rb, uint a, uint b,
-                             float3 A, float3 B, float3 alo, float3 ahi, float R, float fl) {
+                             __global const float4 *tbox, __global uint *rb, __global uint *lk,
+                             uint a, uint b, float3 A, float3 B,
+                             float3 alo, float3 ahi, float R, float fl) {
   uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
   float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
-  sc_bound_link_tri(rb, a, b, A, B, alo, ahi, V2, P2, tbox[2 * t2].xyz, tbox[2 * t2 + 1].xyz,
-                    R, fl);
+  sc_bound_link_tri(rb, lk, a, b, A, B, alo, ahi, V2, P2, tbox[2 * t2].xyz,
+                    tbox[2 * t2 + 1].xyz, R, fl);
 }
 
-__kernel void selfcol_bound_links(__global const float4 *p, __global const uint *links,
+__kernel void selfcol_bound_links(__global const float4 *p, __global uint *lk,
+                                  __global const uint *links,
                                   __global const uint *tris, __global const int *tobj,
                                   __global const float4 *tbox, __global const uint *maxbits,
                                   __global const uint *start, __global const uint *vals,
@@ -1201,7 +1303,8 @@ __kernel void selfcol_bound_links(__global const float4 *p, __global const uint 
     if (!all(fmin(C, D) <= ahi) || !all(fmax(C, D) >= alo)) continue;
     float dd = sc_seg_dist(A, B, C, D);
     if (!(dd < R)) continue;
-    sc_bound4(rb, a, b, c, d, dd >= fl ? dd : 0.0f);
+    sc_bound_or_lock4(rb, lk, a, b, c, d, dd, fl,
+                      dd < fl ? sc_seg_dir(A, B, C, D) : (float3)(0.0f));
   }
   const float inv = sc_tri_inv_cell(maxbits);
   if (inv > 0.0f) {
@@ -1212,7 +1315,7 @@ __kernel void selfcol_bound_links(__global const float4 *p, __global const uint 
         uint3 v;
         if (!sc_tri_ok(tris, tobj, t2, &v) || tbox[2 * t2].w == 0.0f) continue;
         if (!all(lo <= tbox[2 * t2 + 1].xyz) || !all(hi >= tbox[2 * t2].xyz)) continue;
-        sc_bound_link_t2(p, tris, (uint)t2, tbox, rb, a, b, A, B, alo, ahi, R, fl);
+        sc_bound_link_t2(p, tris, (uint)t2, tbox, rb, lk, a, b, A, B, alo, ahi, R, fl);
       }
     } else {
       for (int z = c0.z; z <= c1.z; z++)
@@ -1232,7 +1335,7 @@ __kernel void selfcol_bound_links(__global const float4 *p, __global const uint 
               int3 d0 = (int3)(sc_coord(blo.x, inv), sc_coord(blo.y, inv), sc_coord(blo.z, inv));
               int3 first = max(c0, d0);
               if (first.x != xx || first.y != y || first.z != z) continue;
-              sc_bound_link_t2(p, tris, t2, tbox, rb, a, b, A, B, alo, ahi, R, fl);
+              sc_bound_link_t2(p, tris, t2, tbox, rb, lk, a, b, A, B, alo, ahi, R, fl);
             }
           }
     }
@@ -1241,7 +1344,7 @@ __kernel void selfcol_bound_links(__global const float4 *p, __global const uint 
   for (uint k = 0; k < nb; k++) { /* the wide triangles */
     uint t2 = big[k];
     if (!all(lo <= tbox[2 * t2 + 1].xyz) || !all(hi >= tbox[2 * t2].xyz)) continue;
-    sc_bound_link_t2(p, tris, t2, tbox, rb, a, b, A, B, alo, ahi, R, fl);
+    sc_bound_link_t2(p, tris, t2, tbox, rb, lk, a, b, A, B, alo, ahi, R, fl);
   }
 }
 
@@ -1255,7 +1358,9 @@ __kernel void selfcol_bound_links(__global const float4 *p, __global const uint 
  * instead of 432.) */
 __kernel void selfcol_bound_clamp(__global float4 *x, __global const float4 *p,
                                   __global const int *sobj, __global const int *objf,
-                                  __global const uint *rb, const float gamma, const int n) {
+                                  __global const uint *rb, __global const uint *lk,
+                                  const float gamma,
+                                  const int n) {
   int i = get_global_id(0);
   if (i >= n) return;
   int o = sobj[i];
@@ -1263,6 +1368,26 @@ __kernel void selfcol_bound_clamp(__global float4 *x, __global const float4 *p,
   float4 xi = x[i];
   float3 pi = p[i].xyz;
   float3 d = xi.xyz - pi;
+  __global const uint *l = lk + 8 * i;
+  if (l[7] != 0u) { /* locks: along their common direction only */
+    const float3 lo = (float3)(sc_funkey(l[0]), sc_funkey(l[1]), sc_funkey(l[2]));
+    const float3 hi = (float3)(sc_funkey(l[4]), sc_funkey(l[5]), sc_funkey(l[6]));
+    const float3 mid = (lo + hi) * 0.5f, hv = (hi - lo) * 0.5f;
+    const float h = sqrt(sc_dot(hv, hv)), ml = sqrt(sc_dot(mid, mid));
+    if (!(h < SC_LOCK_SPREAD) || !(ml > 0.0f)) { /* they disagree: held still */
+      xi.xyz = pi;
+      x[i] = xi;
+      return;
+    }
+    const float3 m = mid / ml;
+    float s = sc_dot(d, m);
+    const float cap = gamma * as_float(l[3]) / (2.0f * h); /* inf for h = 0 */
+    if (s > cap) s = cap;
+    if (s > 0.0f) d = m * s;
+    else if (s <= 0.0f) d = (float3)(0.0f); /* (NaN stays NaN) */
+    xi.xyz = pi + d;
+    x[i] = xi;
+  }
   float l2 = sc_dot(d, d);
   float lim = gamma * as_float(rb[i]);
   if (!(l2 <= lim * lim)) { /* NaN: clamped to NaN, as in selfcol_clamp */

@@ -10,7 +10,9 @@
  *    make crossings;
  *  - OpenCL (both kernel forms) gives the CPU reference's r and positions
  *    to the bit, and the stage with the bounds is deterministic;
- *  - a crushed pair of sheets (buckets past the cap) holds still. */
+ *  - a crushed pair of sheets (buckets past the cap) holds still;
+ *  - locks: sheets closer than the floor separate when asked to and hold
+ *    when pressed together, the same bits on OpenCL. */
 #include "cloth/crossings.h"
 #include "selfcol_fixture.h"
 
@@ -242,6 +244,95 @@ static void test_crushed_holds_still(void **state) {
   sc_world_free(&w);
 }
 
+/* Locks: the two sheets flat, the upper one half the floor above the
+ * lower (every vertex-triangle and edge-edge pair between them below the
+ * floor, all with nearly the same direction: float rounding of the closest
+ * points tilts it by ~1e-2 at this distance). Sent up 0.5 T, every particle
+ * of the upper sheet goes up (before the locks they were held still for
+ * good: r = 0), by at most gamma D / (2 h) where the directions spread
+ * by h; sent down and sideways into the lower one, they stay exactly where
+ * they were. The lower sheet, asked to stay, stays. No crossing along the
+ * paths; OpenCL (both forms) gives the CPU reference's positions to the
+ * bit. Sent up substep after substep, the upper sheet is free of the lower
+ * one (every pair past the floor) within 5 substeps. */
+static void test_locks_release(void **state) {
+  (void)state;
+  const float gap = 0.5f * SELFCOL_BOUND_FLOOR * T;
+  for (int down = 0; down < 2; down++) {
+    sc_world w;
+    make_sheets(&w, 0);
+    for (int i = 0; i < w.n; i++) w.p[i].y = w.x[i].y = i < N * N ? 0.0f : gap;
+    for (int i = N * N; i < w.n; i++) {
+      w.x[i].y += down ? -0.5f * T : 0.5f * T;
+      if (down) w.x[i].x += 0.3f * T;
+    }
+    const size_t bytes = sizeof(dr_float4) * (size_t)w.n;
+    dr_float4 *xc = malloc(bytes), *xg = malloc(bytes);
+    assert_non_null(xc);
+    assert_non_null(xg);
+    memcpy(xc, w.x, bytes);
+    selfcol_desc d = sc_desc(&w);
+    selfcol_cpu c;
+    SC_OK(selfcol_cpu_create(&d, &c, e));
+    cpu_selfcol_bound(&c, xc, w.p, w.tris);
+    int locked = 0, moved = 0;
+    for (int i = 0; i < w.n; i++) locked += c.lk[8 * i + 7] > 0u;
+    cpu_selfcol_bound_clamp(&c, xc, w.p);
+    for (int i = 0; i < N * N; i++) assert_memory_equal(&xc[i], &w.p[i], sizeof xc[i]);
+    for (int i = N * N; i < w.n; i++) {
+      const float up = xc[i].y - w.p[i].y;
+      if (down) {
+        assert_memory_equal(&xc[i], &w.p[i], sizeof xc[i]);
+      } else {
+        assert_true(up >= 0.0f);
+        moved += up > 0.0f;
+      }
+    }
+    assert_int_equal(crossings_along(&w, xc), 0);
+    fprintf(stderr, "sheets %.1e T apart (locked: %d of %d particles), sent %s: %d of %d upper "
+            "particles moved up\n", (double)(gap / T), locked, w.n,
+            down ? "down and sideways" : "up", moved, N * N);
+    assert_true(locked >= N * N);
+    if (!down) assert_int_equal(moved, N * N);
+    for (int form = 0; form < 2; form++) {
+      sc_kernel_form = sc_form(form);
+      selfcol_desc dg = sc_desc(&w);
+      sc_dev dev;
+      sc_dev_upload(&g_cl, &w, &dev);
+      selfcol_cl g;
+      SC_OK(selfcol_cl_create(&g_cl, &dg, &g, e));
+      SC_OK(selfcol_cl_bound(&g, dev.x, dev.p, dev.tris, e));
+      SC_OK(selfcol_cl_bound_clamp(&g, dev.x, dev.p, e));
+      sc_read(&g_cl, dev.x, xg, bytes);
+      assert_memory_equal(xg, xc, bytes);
+      selfcol_cl_destroy(&g);
+      sc_dev_free(&dev);
+    }
+    sc_kernel_form = 0;
+    if (!down) { /* on, substep after substep, until no particle is locked */
+      int k = 1, any = 1;
+      for (; k < 20 && any; k++) {
+        memcpy(w.p, xc, bytes);
+        for (int i = N * N; i < w.n; i++) xc[i].y += 0.5f * T;
+        cpu_selfcol_bound(&c, xc, w.p, w.tris);
+        any = 0;
+        for (int i = 0; i < w.n; i++) any |= c.lk[8 * i + 7] > 0u;
+        cpu_selfcol_bound_clamp(&c, xc, w.p);
+        assert_int_equal(crossings_along(&w, xc), 0);
+      }
+      float lo = 1.0f;
+      for (int i = N * N; i < w.n; i++) lo = fminf(lo, xc[i].y);
+      fprintf(stderr, "  sent up: no lock left at substep %d, the upper sheet %.3f T up\n", k,
+              (double)(lo / T));
+      assert_true(k <= 5);
+    }
+    free(xc);
+    free(xg);
+    selfcol_cpu_destroy(&c);
+    sc_world_free(&w);
+  }
+}
+
 /* OpenCL (each kernel form) against the CPU reference: r of every particle
  * and the positions after the whole stage, bit for bit, twice. */
 static void test_cl_matches_cpu(void **state) {
@@ -305,6 +396,7 @@ int main(void) {
       cmocka_unit_test(test_guarantee),
       cmocka_unit_test(test_cl_matches_cpu),
       cmocka_unit_test(test_crushed_holds_still),
+      cmocka_unit_test(test_locks_release),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

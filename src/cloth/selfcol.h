@@ -96,12 +96,18 @@
  * sharing no vertex, at most SELFCOL_BOUND_REACH x the largest thickness
  * (so a particle with nothing near keeps the clamp's half thickness). */
 #define SELFCOL_BOUND_GAMMA 0.4f
+/* A pair closer than the floor (below) is a lock: its particles may only
+ * separate it (kernels/selfcol.cl, sc_lock1), and hold still where their
+ * locks' directions spread over SELFCOL_LOCK_SPREAD or the pair is closer
+ * than SELFCOL_LOCK_HOLD x the floor. */
+#define SELFCOL_LOCK_HOLD 0.1f
+#define SELFCOL_LOCK_SPREAD 0.25f
 #define SELFCOL_BOUND_REACH (SELFCOL_CLAMP / SELFCOL_BOUND_GAMMA)
-/* A pair closer than SELFCOL_BOUND_FLOOR x the largest thickness gives its
- * particles r = 0: they hold still this substep. Without edge-edge
- * repulsion two edges can creep together by a factor 1 - 2 gamma per
- * substep down to where float rounding of the positions (~1e-7 m at 1 m)
- * exceeds the bound; held still, they cannot (x = p exactly). */
+/* A pair closer than SELFCOL_BOUND_FLOOR x the largest thickness is a
+ * lock (SELFCOL_LOCK_*): its particles may only separate it. Bounded by
+ * gamma D like the others, two edges with nothing pushing them apart
+ * creep together by a factor 1 - 2 gamma per substep down to where float
+ * rounding of the positions (~1e-7 m at 1 m) exceeds the bound. */
 #define SELFCOL_BOUND_FLOOR 1e-3f
 /* A bucket of the bounds' hash with more than SELFCOL_BOUND_CAP x cap_t
  * entries is not searched; its triangles hold still (selfcol_bound_overflow):
@@ -311,6 +317,8 @@ typedef struct selfcol_cpu {
   uint32_t *pexam, *vexam;
   uint32_t *caps;
   uint32_t *rb;          /* step bounds: bits of r per particle            */
+  uint32_t *lk;          /* 8 per particle: its locks (kernels/selfcol.cl,
+                            sc_lock1)                                     */
   uint32_t *big, nbig;   /* triangles too wide for the bounds' hash         */
   dr_float4 *xb;         /* tb.lazy: positions at the triangle hash's build */
   float lz_t;            /* t_end of the last run (see selfcol_cl.h)        */

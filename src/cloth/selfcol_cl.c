@@ -218,6 +218,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->pexam, n * u, NULL, "particle query entries", e)) ||
       (rc = mk(s, &s->vexam, n * u, NULL, "vertex query entries", e)) ||
       (rc = mk(s, &s->rb, n * u, NULL, "step bounds", e)) ||
+      (rc = mk(s, &s->lock, 8 * n * u, NULL, "locks", e)) ||
       (rc = mk(s, &s->links, (t->n_links ? (size_t)t->n_links : 1u) * u,
                t->n_links ? t->links : NULL, "rope links", e)) ||
       (rc = mk(s, &s->big, nt * u, NULL, "wide triangles", e)) ||
@@ -266,7 +267,8 @@ void selfcol_cl_destroy(selfcol_cl *s) {
                    &s->prank,  &s->pcount, &s->pvals, &s->delta, &s->wsc,  &s->ncon,  &s->maxbits,
                    &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
                    &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals,
-                   &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->links, &s->big,   &s->nbig,
+                   &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->lock,  &s->links,
+                   &s->big,    &s->nbig,
                    &s->adj_start, &s->adj, &s->xb,    &s->lz,    &s->lzs,   &s->gate_on, &s->tboxb, &s->lst, &s->lstn};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   scan_free(&s->scan_p);
@@ -443,12 +445,12 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *
   const cl_uint mask = t->mask_t, B = t->mask_t + 1, capb = SELFCOL_BOUND_CAP * t->cap_t;
   int rc;
   if ((rc = hash_triangles_grown(s, p, tris, R, 1, -1, e)) ||
-      (rc = BIND(SK_BOUND_INIT, A("rb", s->rb), A("R", R), A("n", n))) ||
+      (rc = BIND(SK_BOUND_INIT, A("rb", s->rb), A("lk", s->lock), A("R", R), A("n", n))) ||
       (rc = launch(s, SK_BOUND_INIT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_OVERFLOW, A("start", s->tcount), A("vals", s->tvals), A("tris", tris),
                  A("rb", s->rb), A("n_buckets", B), A("capb", capb))) ||
       (rc = launch(s, SK_BOUND_OVERFLOW, (size_t)B, 0, e)) ||
-      (rc = BIND(SK_BOUND_PAIRS, A("p", p), A("tris", tris), A("tobj", s->tobj),
+      (rc = BIND(SK_BOUND_PAIRS, A("p", p), A("lk", s->lock), A("tris", tris), A("tobj", s->tobj),
                  A("tbox", s->tbox), A("maxbits", s->maxbits), A("start", s->tcount),
                  A("vals", s->tvals), A("big", s->big), A("nbig", s->nbig), A("rb", s->rb),
                  A("n_tris", nt), A("mask", mask), A("R", R), A("fl", t->bound_floor),
@@ -457,7 +459,7 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *
     return rc;
   if (t->n_links == 0) return DRAPE_OK;
   const cl_int nl = t->n_links;
-  if ((rc = BIND(SK_BOUND_LINKS, A("p", p), A("links", s->links), A("tris", tris),
+  if ((rc = BIND(SK_BOUND_LINKS, A("p", p), A("lk", s->lock), A("links", s->links), A("tris", tris),
                  A("tobj", s->tobj), A("tbox", s->tbox), A("maxbits", s->maxbits),
                  A("start", s->tcount), A("vals", s->tvals), A("big", s->big),
                  A("nbig", s->nbig), A("rb", s->rb), A("n_links", nl), A("n_tris", nt),
@@ -471,7 +473,8 @@ int selfcol_cl_bound_clamp(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
   const cl_int n = s->tb.n;
   const float gamma = SELFCOL_BOUND_GAMMA;
   int rc = BIND(SK_BOUND_CLAMP, A("x", x), A("p", p), A("sobj", s->sobj), A("objf", s->objf),
-                A("rb", s->rb), A("gamma", gamma), A("n", n));
+                A("rb", s->rb), A("lk", s->lock), A("gamma", gamma),
+                A("n", n));
   return rc ? rc : launch(s, SK_BOUND_CLAMP, (size_t)n, 0, e);
 }
 

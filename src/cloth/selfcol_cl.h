@@ -59,6 +59,7 @@ typedef struct selfcol_cl {
    * flight, checked (and warned about) at the next run */
   cl_mem pexam, vexam, caps;
   cl_mem rb;                    /* step bounds: bits of r per particle       */
+  cl_mem lock;                  /* locks: 8 uints per particle (sc_lock1)     */
   cl_mem links;                 /* the bounded rope links' lower nodes (tb.links) */
   cl_mem big, nbig;             /* triangles too wide for the bounds' hash   */
   cl_mem adj_start, adj;        /* edge-edge: each particle's triangles (CSR) */

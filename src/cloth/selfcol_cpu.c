@@ -459,12 +459,13 @@ int selfcol_cpu_create(const selfcol_desc *d, selfcol_cpu *s, drape_err *e) {
   s->vexam = calloc(n, sizeof *s->vexam);
   s->caps = calloc((size_t)s->tb.n_objects * SELFCOL_CAPC_STRIDE, sizeof *s->caps);
   s->rb = calloc(n, sizeof *s->rb);
+  s->lk = calloc(8 * n, sizeof *s->lk);
   s->big = calloc(nt, sizeof *s->big);
   s->xb = calloc(n, sizeof *s->xb);
   s->tboxb = calloc(2u * nt, sizeof *s->tboxb);
   s->lst = malloc((size_t)(s->tb.lazy_list > 0 ? s->tb.lazy_list : 1) * n * sizeof *s->lst);
   s->lstn = malloc(n * sizeof *s->lstn);
-  if (!s->xb || !s->tboxb || !s->lst || !s->lstn || !s->rb || !s->big || !s->pexam || !s->vexam || !s->caps || !s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
+  if (!s->xb || !s->tboxb || !s->lst || !s->lstn || !s->rb || !s->lk || !s->big || !s->pexam || !s->vexam || !s->caps || !s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
       !s->rec_a || !s->rec_b || !s->rec_t || !s->nvt || !s->cstart || !s->cvals) {
     selfcol_cpu_destroy(s);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision, %d particles)", s->tb.n);
@@ -478,7 +479,7 @@ void selfcol_cpu_destroy(selfcol_cpu *s) {
   free(s->tstart); free(s->tvals); free(s->tbox);
   free(s->rec_a); free(s->rec_b); free(s->rec_t); free(s->nvt);
   free(s->cstart); free(s->cvals);
-  free(s->pexam); free(s->vexam); free(s->caps); free(s->rb); free(s->big);
+  free(s->pexam); free(s->vexam); free(s->caps); free(s->rb); free(s->lk); free(s->big);
   free(s->xb);
   free(s->tboxb);
   free(s->lst);
@@ -1051,6 +1052,33 @@ float selfcol_seg_dist(const float p1[3], const float q1[3], const float p2[3],
                   V(q2[0], q2[1], q2[2]));
 }
 
+/* sc_pt_seg_w, sc_seg_dir */
+static inline v3 pt_seg_w(v3 q, v3 p, v3 d, float dd) {
+  float t = dd > 0.0f ? clampf01(dot(sub(q, p), d) / dd) : 0.0f;
+  return sub(q, add(p, mul(d, t)));
+}
+static v3 seg_dir(v3 p1, v3 q1, v3 p2, v3 q2) {
+  v3 d1 = sub(q1, p1), d2 = sub(q2, p2), r = sub(p1, p2);
+  float a = dot(d1, d1), e = dot(d2, d2);
+  v3 c[5];
+  int nc = 4;
+  c[0] = pt_seg_w(p1, p2, d2, e);
+  c[1] = pt_seg_w(q1, p2, d2, e);
+  c[2] = mul(pt_seg_w(p2, p1, d1, a), -1.0f);
+  c[3] = mul(pt_seg_w(q2, p1, d1, a), -1.0f);
+  float b = dot(d1, d2), cc = dot(d1, r), f = dot(d2, r);
+  float den = a * e - b * b;
+  if (den > 0.0f) {
+    float s = (b * f - cc * e) / den, t = (a * f - b * cc) / den;
+    if (s >= 0.0f && s <= 1.0f && t >= 0.0f && t <= 1.0f)
+      c[nc++] = sub(add(p1, mul(d1, s)), add(p2, mul(d2, t)));
+  }
+  int k = 0;
+  for (int j = 1; j < nc; j++)
+    if (dot(c[j], c[j]) < dot(c[k], c[k])) k = j;
+  return c[k];
+}
+
 static inline void bound4(uint32_t *rb, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
                           float dist) {
   uint32_t u = as_u(dist);
@@ -1060,12 +1088,46 @@ static inline void bound4(uint32_t *rb, uint32_t a, uint32_t b, uint32_t c, uint
   if (u < rb[d]) rb[d] = u;
 }
 
+/* sc_fkey, sc_funkey, sc_lock1 */
+static inline uint32_t fkey(float f) {
+  uint32_t u = as_u(f);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+static inline float funkey(uint32_t k) { return as_f((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k); }
+static inline void lock1(selfcol_cpu *s, uint32_t i, v3 n, float dd) {
+  uint32_t *l = s->lk + 8u * i;
+  const uint32_t k[3] = {fkey(n.x), fkey(n.y), fkey(n.z)};
+  for (int c = 0; c < 3; c++) {
+    if (k[c] < l[c]) l[c] = k[c];
+    if (k[c] > l[4 + c]) l[4 + c] = k[c];
+  }
+  if (as_u(dd) < l[3]) l[3] = as_u(dd);
+  l[7]++;
+}
+static inline v3 unit_div(v3 w, float l) { return V(w.x / l, w.y / l, w.z / l); }
+
+/* sc_bound_or_lock4: side 1 = {a, b}, side 2 = {c, d}, w from 2 to 1 */
+static void bound_or_lock4(selfcol_cpu *s, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
+                           float dd, float fl, v3 w) {
+  if (dd >= fl) {
+    bound4(s->rb, a, b, c, d, dd);
+  } else if (dd >= SELFCOL_LOCK_HOLD * fl) {
+    const v3 n = unit_div(w, sqrtf(dot(w, w))), m = mul(n, -1.0f);
+    lock1(s, a, n, dd);
+    lock1(s, b, n, dd);
+    lock1(s, c, m, dd);
+    lock1(s, d, m, dd);
+  } else {
+    bound4(s->rb, a, b, c, d, 0.0f);
+  }
+}
+
 static inline int in_box(v3 q, v3 lo, v3 hi) {
   return q.x >= lo.x && q.y >= lo.y && q.z >= lo.z && q.x <= hi.x && q.y <= hi.y && q.z <= hi.z;
 }
 
 /* sc_bound_vt */
-static void bound_vt(uint32_t *rb, uint32_t q, v3 P, const uint32_t *Vt, const v3 *T, v3 blo,
+static void bound_vt(selfcol_cpu *s, uint32_t q, v3 P, const uint32_t *Vt, const v3 *T, v3 blo,
                      v3 bhi, float R, float fl) {
   if (q == Vt[0] || q == Vt[1] || q == Vt[2]) return;
   if (!in_box(P, blo, bhi)) return;
@@ -1074,7 +1136,15 @@ static void bound_vt(uint32_t *rb, uint32_t q, v3 P, const uint32_t *Vt, const v
   v3 ev = sub(P, sc_point(T[0], T[1], T[2], bary));
   float dd = sqrtf(dot(ev, ev));
   if (!(dd < R)) return;
-  bound4(rb, q, Vt[0], Vt[1], Vt[2], dd >= fl ? dd : 0.0f);
+  if (dd >= fl) {
+    bound4(s->rb, q, Vt[0], Vt[1], Vt[2], dd);
+  } else if (dd >= SELFCOL_LOCK_HOLD * fl) { /* a lock: q on side 1 */
+    const v3 n = unit_div(ev, dd), m = mul(n, -1.0f);
+    lock1(s, q, n, dd);
+    for (int k = 0; k < 3; k++) lock1(s, Vt[k], m, dd);
+  } else {
+    bound4(s->rb, q, Vt[0], Vt[1], Vt[2], 0.0f);
+  }
 }
 
 static inline int box_overlap(v3 lo, v3 hi, v3 blo, v3 bhi) {
@@ -1090,8 +1160,8 @@ static void bound_pair(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
   const v3 RR = V(R, R, R);
   uint32_t V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
   v3 P2[3] = {X3(p[V2[0]]), X3(p[V2[1]]), X3(p[V2[2]])};
-  for (int i = 0; i < 3; i++) bound_vt(s->rb, V1[i], P1[i], V2, P2, blo, bhi, R, fl);
-  for (int i = 0; i < 3; i++) bound_vt(s->rb, V2[i], P2[i], V1, P1, glo, ghi, R, fl);
+  for (int i = 0; i < 3; i++) bound_vt(s, V1[i], P1[i], V2, P2, blo, bhi, R, fl);
+  for (int i = 0; i < 3; i++) bound_vt(s, V2[i], P2[i], V1, P1, glo, ghi, R, fl);
   for (int i = 0; i < 3; i++) {
     const int i1 = i == 2 ? 0 : i + 1;
     uint32_t a = V1[i], b = V1[i1];
@@ -1103,7 +1173,8 @@ static void bound_pair(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
       if (!box_overlap(vmin(P2[j], P2[j1]), vmax(P2[j], P2[j1]), alo, ahi)) continue;
       float dd = seg_dist(P1[i], P1[i1], P2[j], P2[j1]);
       if (!(dd < R)) continue;
-      bound4(s->rb, a, b, c, d, dd >= fl ? dd : 0.0f);
+      bound_or_lock4(s, a, b, c, d, dd, fl,
+                     dd < fl ? seg_dir(P1[i], P1[i1], P2[j], P2[j1]) : V(0, 0, 0));
     }
   }
 }
@@ -1116,14 +1187,15 @@ static void bound_link_tri(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tr
   const uint32_t Vt[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
   const v3 P[3] = {X3(p[Vt[0]]), X3(p[Vt[1]]), X3(p[Vt[2]])};
   const v3 blo = X3(s->tbox[2 * t2]), bhi = X3(s->tbox[2 * t2 + 1]);
-  bound_vt(s->rb, a, A, Vt, P, blo, bhi, R, fl);
-  bound_vt(s->rb, b, B, Vt, P, blo, bhi, R, fl);
+  bound_vt(s, a, A, Vt, P, blo, bhi, R, fl);
+  bound_vt(s, b, B, Vt, P, blo, bhi, R, fl);
   for (int j = 0; j < 3; j++) {
     const int j1 = j == 2 ? 0 : j + 1;
     if (!box_overlap(vmin(P[j], P[j1]), vmax(P[j], P[j1]), alo, ahi)) continue;
     float dd = seg_dist(A, B, P[j], P[j1]);
     if (!(dd < R)) continue;
-    bound4(s->rb, a, b, Vt[j], Vt[j1], dd >= fl ? dd : 0.0f);
+    bound_or_lock4(s, a, b, Vt[j], Vt[j1], dd, fl,
+                   dd < fl ? seg_dir(A, B, P[j], P[j1]) : V(0, 0, 0));
   }
 }
 
@@ -1146,7 +1218,7 @@ static void bound_links(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
       if (!box_overlap(vmin(C, D), vmax(C, D), alo, ahi)) continue;
       float dd = seg_dist(A, B, C, D);
       if (!(dd < R)) continue;
-      bound4(s->rb, a, b, c, d, dd >= fl ? dd : 0.0f);
+      bound_or_lock4(s, a, b, c, d, dd, fl, dd < fl ? seg_dir(A, B, C, D) : V(0, 0, 0));
     }
     if (inv > 0.0f) {
       int c0[3] = {sc_coord(lo.x, inv), sc_coord(lo.y, inv), sc_coord(lo.z, inv)};
@@ -1196,7 +1268,13 @@ void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
   const selfcol_tables *t = &s->tb;
   const float R = t->bound_r, fl = t->bound_floor;
   hash_triangles_grown(s, p, tris, R, 1);
-  for (int i = 0; i < t->n; i++) s->rb[i] = as_u(R); /* selfcol_bound_init */
+  for (int i = 0; i < t->n; i++) { /* selfcol_bound_init */
+    s->rb[i] = as_u(R);
+    uint32_t *l = s->lk + 8 * i;
+    l[0] = l[1] = l[2] = 0xffffffffu;
+    l[3] = 0x7f800000u; /* +inf */
+    l[4] = l[5] = l[6] = l[7] = 0u;
+  }
   const uint32_t capb = SELFCOL_BOUND_CAP * t->cap_t, B = t->mask_t + 1u;
   for (uint32_t h = 0; h < B; h++) { /* selfcol_bound_overflow */
     const uint32_t lo = s->tstart[h], hi = s->tstart[h + 1u];
@@ -1256,6 +1334,25 @@ void cpu_selfcol_bound_clamp(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p) {
     dr_float4 xi = x[i];
     v3 pi = X3(p[i]);
     v3 d = sub(X3(xi), pi);
+    const uint32_t *l = s->lk + 8 * i;
+    if (l[7] != 0u) { /* locks: along their common direction only */
+      const v3 lo = V(funkey(l[0]), funkey(l[1]), funkey(l[2]));
+      const v3 hi = V(funkey(l[4]), funkey(l[5]), funkey(l[6]));
+      const v3 mid = mul(add(lo, hi), 0.5f), hv = mul(sub(hi, lo), 0.5f);
+      const float h = sqrtf(dot(hv, hv)), ml = sqrtf(dot(mid, mid));
+      if (!(h < SELFCOL_LOCK_SPREAD) || !(ml > 0.0f)) { /* they disagree: held still */
+        x[i] = (dr_float4){pi.x, pi.y, pi.z, xi.w};
+        continue;
+      }
+      const v3 m = unit_div(mid, ml);
+      float sd = dot(d, m);
+      const float cap = SELFCOL_BOUND_GAMMA * as_f(l[3]) / (2.0f * h); /* inf for h = 0 */
+      if (sd > cap) sd = cap;
+      if (sd > 0.0f) d = mul(m, sd);
+      else if (sd <= 0.0f) d = V(0, 0, 0); /* (NaN stays NaN) */
+      v3 nx = add(pi, d);
+      x[i] = xi = (dr_float4){nx.x, nx.y, nx.z, xi.w};
+    }
     float l2 = dot(d, d);
     float lim = SELFCOL_BOUND_GAMMA * as_f(s->rb[i]);
     if (!(l2 <= lim * lim)) {
