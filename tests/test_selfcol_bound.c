@@ -207,6 +207,21 @@ static void test_guarantee(void **state) {
   assert_true(clamped_total > 1000);
 }
 
+/* The bounds and their clamp alone on OpenCL (the kernel form of
+ * sc_kernel_form), for w's x and p: the positions after, into out. */
+static void cl_bound_clamp(const sc_world *w, dr_float4 *out) {
+  selfcol_desc d = sc_desc(w);
+  sc_dev dev;
+  sc_dev_upload(&g_cl, w, &dev);
+  selfcol_cl g;
+  SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
+  SC_OK(selfcol_cl_bound(&g, dev.x, dev.p, dev.tris, e));
+  SC_OK(selfcol_cl_bound_clamp(&g, dev.x, dev.p, e));
+  sc_read(&g_cl, dev.x, out, sizeof(dr_float4) * (size_t)w->n);
+  selfcol_cl_destroy(&g);
+  sc_dev_free(&dev);
+}
+
 /* The fail-safe of bounded work: the two sheets crushed by 1e-3 (all in a
  * few cells, buckets of thousands of entries): no pair is searched, every
  * free particle holds still (x = p to the bit) at a cost of one pass over
@@ -228,17 +243,9 @@ static void test_crushed_holds_still(void **state) {
   cpu_selfcol_bound(&c, xc, w.p, w.tris);
   cpu_selfcol_bound_clamp(&c, xc, w.p);
   assert_memory_equal(xc, w.p, bytes);
-  sc_dev dev;
-  sc_dev_upload(&g_cl, &w, &dev);
-  selfcol_cl g;
-  SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
-  SC_OK(selfcol_cl_bound(&g, dev.x, dev.p, dev.tris, e));
-  SC_OK(selfcol_cl_bound_clamp(&g, dev.x, dev.p, e));
-  sc_read(&g_cl, dev.x, xg, bytes);
+  cl_bound_clamp(&w, xg);
   assert_memory_equal(xg, w.p, bytes);
   fprintf(stderr, "crushed x 1e-3: all %d particles held still on both backends\n", w.n);
-  selfcol_cl_destroy(&g);
-  sc_dev_free(&dev);
   free(xc); free(xg);
   selfcol_cpu_destroy(&c);
   sc_world_free(&w);
@@ -296,17 +303,8 @@ static void test_locks_release(void **state) {
     if (!down) assert_int_equal(moved, N * N);
     for (int form = 0; form < 2; form++) {
       sc_kernel_form = sc_form(form);
-      selfcol_desc dg = sc_desc(&w);
-      sc_dev dev;
-      sc_dev_upload(&g_cl, &w, &dev);
-      selfcol_cl g;
-      SC_OK(selfcol_cl_create(&g_cl, &dg, &g, e));
-      SC_OK(selfcol_cl_bound(&g, dev.x, dev.p, dev.tris, e));
-      SC_OK(selfcol_cl_bound_clamp(&g, dev.x, dev.p, e));
-      sc_read(&g_cl, dev.x, xg, bytes);
+      cl_bound_clamp(&w, xg);
       assert_memory_equal(xg, xc, bytes);
-      selfcol_cl_destroy(&g);
-      sc_dev_free(&dev);
     }
     sc_kernel_form = 0;
     if (!down) { /* on, substep after substep, until no particle is locked */
