@@ -175,7 +175,7 @@ static void test_guarantee(void **state) {
     selfcol_desc d = sc_desc(&w);
     selfcol_cpu c;
     SC_OK(selfcol_cpu_create(&d, &c, e));
-    cpu_selfcol_bound(&c, w.x, w.p, w.tris);
+    cpu_selfcol_bound(&c, w.p, w.tris);
     cpu_selfcol_bound_clamp(&c, w.x, w.p);
     if (seed > 6) assert_true(c.nbig >= N - 1); /* the stretched row's triangles */
     else assert_int_equal(c.nbig, 0);
@@ -215,7 +215,7 @@ static void cl_bound_clamp(const sc_world *w, dr_float4 *out) {
   sc_dev_upload(&g_cl, w, &dev);
   selfcol_cl g;
   SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
-  SC_OK(selfcol_cl_bound(&g, dev.x, dev.p, dev.tris, e));
+  SC_OK(selfcol_cl_bound(&g, dev.p, dev.tris, e));
   SC_OK(selfcol_cl_bound_clamp(&g, dev.x, dev.p, e));
   sc_read(&g_cl, dev.x, out, sizeof(dr_float4) * (size_t)w->n);
   selfcol_cl_destroy(&g);
@@ -240,7 +240,7 @@ static void test_crushed_holds_still(void **state) {
   SC_OK(selfcol_cpu_create(&d, &c, e));
   dr_float4 *xc = malloc(bytes), *xg = malloc(bytes);
   memcpy(xc, w.x, bytes);
-  cpu_selfcol_bound(&c, xc, w.p, w.tris);
+  cpu_selfcol_bound(&c, w.p, w.tris);
   cpu_selfcol_bound_clamp(&c, xc, w.p);
   assert_memory_equal(xc, w.p, bytes);
   cl_bound_clamp(&w, xg);
@@ -281,7 +281,7 @@ static void test_locks_release(void **state) {
     selfcol_desc d = sc_desc(&w);
     selfcol_cpu c;
     SC_OK(selfcol_cpu_create(&d, &c, e));
-    cpu_selfcol_bound(&c, xc, w.p, w.tris);
+    cpu_selfcol_bound(&c, w.p, w.tris);
     int locked = 0, moved = 0;
     for (int i = 0; i < w.n; i++) locked += c.lk[8 * i + 7] > 0u;
     cpu_selfcol_bound_clamp(&c, xc, w.p);
@@ -312,7 +312,7 @@ static void test_locks_release(void **state) {
       for (; k < 20 && any; k++) {
         memcpy(w.p, xc, bytes);
         for (int i = N * N; i < w.n; i++) xc[i].y += 0.5f * T;
-        cpu_selfcol_bound(&c, xc, w.p, w.tris);
+        cpu_selfcol_bound(&c, w.p, w.tris);
         any = 0;
         for (int i = 0; i < w.n; i++) any |= c.lk[8 * i + 7] > 0u;
         cpu_selfcol_bound_clamp(&c, xc, w.p);
@@ -346,7 +346,7 @@ static void test_cl_matches_cpu(void **state) {
   dr_float4 *xc = malloc(bytes), *xg = malloc(bytes);
   uint32_t *rg = malloc(rbytes);
   memcpy(xc, w.x, bytes);
-  cpu_selfcol_bound(&c, xc, w.p, w.tris);
+  cpu_selfcol_bound(&c, w.p, w.tris);
   const unsigned wide = (unsigned)c.nbig;
   if (stretch) assert_true(wide > 0);
   uint32_t *rc = malloc(rbytes);
@@ -368,7 +368,7 @@ static void test_cl_matches_cpu(void **state) {
     selfcol_cl g;
     SC_OK(selfcol_cl_create(&g_cl, &dg, &g, e));
     sc_check_form(&g);
-    SC_OK(selfcol_cl_bound(&g, dev.x, dev.p, dev.tris, e));
+    SC_OK(selfcol_cl_bound(&g, dev.p, dev.tris, e));
     sc_read(&g_cl, g.rb, rg, rbytes);
     assert_memory_equal(rg, rc, rbytes);
     sc_dev_free(&dev);

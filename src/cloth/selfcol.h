@@ -360,8 +360,7 @@ void cpu_selfcol_vt_gather(selfcol_cpu *s, dr_float4 *x, const dr_uint *tris);
 /* Step bounds: the triangle hash on p (boxes grown by bound_r), then r of
  * every particle (selfcol_bound_init + selfcol_bound_pairs); and the final
  * clamp to SELFCOL_BOUND_GAMMA r (selfcol_bound_clamp). */
-void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
-                       const dr_uint *tris);
+void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris);
 void cpu_selfcol_bound_clamp(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p);
 /* Edge-edge contacts of bounded cloths (selfcol_edge_edge + selfcol_apply),
  * on the triangle hash of cpu_hash_triangles. */

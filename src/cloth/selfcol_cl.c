@@ -437,7 +437,7 @@ int selfcol_cl_hash_triangles_lazy(selfcol_cl *s, cl_mem x, cl_mem tris, int for
   return hash_triangles_grown(s, x, tris, s->tb.lazy_grow, 0, force ? 1 : 0, e);
 }
 
-int selfcol_cl_bound(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e) {
+int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
   part(s, SELFCOL_T_BOUND);
   const selfcol_tables *t = &s->tb;
   const cl_int n = t->n, nt = t->n_tris;
@@ -586,7 +586,7 @@ int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol
   int rc;
   if ((rc = caps_poll(s, 0, e))) return rc;
   const int bound = s->tb.any_tris && s->tb.bound;
-  if (bound && (rc = selfcol_cl_bound(s, x, p, tris, e))) return rc;
+  if (bound && (rc = selfcol_cl_bound(s, p, tris, e))) return rc;
   if ((rc = selfcol_cl_clamp(s, x, p, col, spheres, e)) || (rc = selfcol_cl_hash_particles(s, x, e)) ||
       (rc = selfcol_cl_particles(s, x, p, e)))
     return rc;

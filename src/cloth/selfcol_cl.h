@@ -123,7 +123,7 @@ int selfcol_cl_rebuilds(selfcol_cl *s, uint64_t *out, drape_err *e);
 int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e);
 /* Step bounds (run first; reuses the triangle hash's buffers): the hash on
  * p grown by bound_r, then r per particle; and the final clamp (run last). */
-int selfcol_cl_bound(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e);
+int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e);
 int selfcol_cl_bound_clamp(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e);
 /* Edge-edge contacts of bounded cloths (after the vertex-triangle pass, on
  * its triangle hash): selfcol_edge_edge + selfcol_apply. */

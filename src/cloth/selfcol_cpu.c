@@ -1263,8 +1263,7 @@ static void bound_links(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
   }
 }
 
-void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
-                       const dr_uint *tris) {
+void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris) {
   const selfcol_tables *t = &s->tb;
   const float R = t->bound_r, fl = t->bound_floor;
   hash_triangles_grown(s, p, tris, R, 1);
@@ -1710,7 +1709,7 @@ void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_
   if (!s->tb.any) return;
   const int bound = s->tb.any_tris && s->tb.bound;
   double tb0 = drape_now();
-  if (bound) cpu_selfcol_bound(s, x, p, tris);
+  if (bound) cpu_selfcol_bound(s, p, tris);
   double t0 = drape_now();
   s->ms[SELFCOL_T_BOUND] += 1e3 * (t0 - tb0);
   cpu_selfcol_clamp(s, x, p, col);
