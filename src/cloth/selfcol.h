@@ -214,6 +214,12 @@ void selfcol_set_edge_off(int off);
  * tests compare with it); 0, the default: ropes in a scene with a bounded
  * cloth are bounded. */
 void selfcol_set_link_bounds_off(int off);
+/* 1: stages created from now on run the particle pass even where the
+ * vertex-triangle pass covers every pair (tests compare with it); 0, the
+ * default: it runs only for scenes with a rope, a cloth in particle mode,
+ * a colliding particle in no triangle or a cloth with step bounds
+ * (selfcol_tables.particles). */
+void selfcol_set_particle_pass(int on);
 
 /* The static colliders, for the support rule (the solver's floor and
  * spheres; a sphere's centre at the end of the substep is
@@ -262,6 +268,10 @@ typedef struct selfcol_tables {
   uint32_t cap_n;        /* contacts a particle query keeps (tests may
                             raise it after create)                        */
   int edge;              /* edge-edge contacts run (bounded cloths)        */
+  int particles;         /* the particle hash and pass run: some colliding
+                            particle is a rope node, in a cloth in particle
+                            mode or in no triangle, or some cloth has step
+                            bounds                                        */
   uint32_t cap_e;        /* edge-edge contacts a particle keeps            */
   int lazy;              /* the triangle hash may be kept across substeps:
                             1 always, 2 auto (selfcol_lazy_choose), 0 no  */

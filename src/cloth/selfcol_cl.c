@@ -587,8 +587,9 @@ int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol
   if ((rc = caps_poll(s, 0, e))) return rc;
   const int bound = s->tb.any_tris && s->tb.bound;
   if (bound && (rc = selfcol_cl_bound(s, p, tris, e))) return rc;
-  if ((rc = selfcol_cl_clamp(s, x, p, col, spheres, e)) || (rc = selfcol_cl_hash_particles(s, x, e)) ||
-      (rc = selfcol_cl_particles(s, x, p, e)))
+  if ((rc = selfcol_cl_clamp(s, x, p, col, spheres, e))) return rc;
+  if (s->tb.particles && ((rc = selfcol_cl_hash_particles(s, x, e)) ||
+                          (rc = selfcol_cl_particles(s, x, p, e))))
     return rc;
   /* a frame starts when t_end does not grow (selfcol_cpu_run, the same) */
   const float te = col ? col->t_end : 0.0f;

@@ -131,6 +131,8 @@ static int g_edge_off;
 void selfcol_set_edge_off(int off) { g_edge_off = off; }
 static int g_link_bounds_off;
 void selfcol_set_link_bounds_off(int off) { g_link_bounds_off = off; }
+static int g_particle_pass;
+void selfcol_set_particle_pass(int on) { g_particle_pass = on; }
 static int g_lazy = -1;
 void selfcol_set_lazy(int mode) { g_lazy = mode; }
 
@@ -295,6 +297,38 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
    * particle's triangles in the model's order (CSR), built once from the
    * desc's list; a run reads the current corners of these triangles. */
   t->edge = t->bound && !g_edge_off && ntri > 0;
+  /* The particle pass only where the vertex-triangle pass does not cover
+   * every pair. Two particles of cloths in vertex-triangle mode closer than
+   * their pair thickness d are each within d of the other's triangles that
+   * do not hold both (a grid or mesh vertex has more triangles than the two
+   * on one edge), so the vertex-triangle pass, whose contact with a
+   * triangle's corner pushes the vertex away from that corner with the
+   * same rest-distance rule and friction, already separates them; running
+   * both did the work twice (on the main scene the particle hash and pass
+   * were a quarter of the stage, docs/selfcollision.md). A rope node, a cloth particle
+   * in particle mode, or a cloth particle in no triangle has no triangles
+   * to be met through: then it runs. So it does in a scene with step
+   * bounds: there it is the pass that keeps packed layers a little apart
+   * before the bounds' float distances run out of precision (the twist at
+   * stretch compliance 0 without it: docs/selfcollision.md, "Limits"). */
+  t->particles = g_particle_pass || t->bound;
+  for (int o = 0; o < t->n_objects; o++)
+    if (d->objects[o].enabled && (d->objects[o].rope || !d->objects[o].vertex_triangle))
+      t->particles = 1;
+  if (!t->particles) {
+    unsigned char *in_tri = calloc(n, 1);
+    if (!in_tri) {
+      selfcol_tables_free(t);
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision tables)");
+    }
+    for (int k = 0; k < t->n_tris; k++)
+      if (t->tobj[k] >= 0)
+        for (int c = 0; c < 3; c++)
+          if (d->tris[3 * k + c] < (dr_uint)t->n) in_tri[d->tris[3 * k + c]] = 1;
+    for (int i = 0; i < t->n && !t->particles; i++)
+      if (t->sobj[i] >= 0 && !in_tri[i]) t->particles = 1;
+    free(in_tri);
+  }
   /* The triangle hash kept across substeps (selfcol.h): not with the
    * bounds, whose hash and edge-edge queries share its buffers. Off by
    * default: measured, it pays on the main scene and not on the bench
@@ -1713,11 +1747,13 @@ void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_
   double t0 = drape_now();
   s->ms[SELFCOL_T_BOUND] += 1e3 * (t0 - tb0);
   cpu_selfcol_clamp(s, x, p, col);
-  double t1 = drape_now();
-  cpu_hash_particles(s, x);
-  double t2 = drape_now();
-  cpu_selfcol_particles(s, x, p);
-  cpu_selfcol_apply(s, x);
+  double t1 = drape_now(), t2 = t1;
+  if (s->tb.particles) {
+    cpu_hash_particles(s, x);
+    t2 = drape_now();
+    cpu_selfcol_particles(s, x, p);
+    cpu_selfcol_apply(s, x);
+  }
   double t3 = drape_now();
   s->ms[SELFCOL_T_CLAMP] += 1e3 * (t1 - t0);
   s->ms[SELFCOL_T_HASH_PARTICLES] += 1e3 * (t2 - t1);
