@@ -46,6 +46,20 @@ static inline void sc_world_free(sc_world *w) {
   memset(w, 0, sizeof *w);
 }
 
+/* The triangles of an N x N grid of particles numbered from `first`, row
+ * by row, two per cell (a, a+N, a+N+1; a, a+N+1, a+1), written from
+ * tris[3 tk]; returns the next tk. */
+static inline int sc_grid_tris(dr_uint *tris, int tk, int first, int N) {
+  for (int r = 0; r + 1 < N; r++)
+    for (int c = 0; c + 1 < N; c++) {
+      const dr_uint a = (dr_uint)(first + r * N + c);
+      const dr_uint v[6] = {a, a + (dr_uint)N, a + (dr_uint)N + 1u, a, a + (dr_uint)N + 1u, a + 1u};
+      memcpy(&tris[3 * tk], v, sizeof v);
+      tk += 2;
+    }
+  return tk;
+}
+
 static inline selfcol_object sc_cloth(float thickness, float friction, int vt) {
   selfcol_object o = {thickness, friction, 0, 1, vt, 0.0f, 0, NULL, 0}; /* bounded */
   return o;

@@ -42,7 +42,6 @@ static void make_fold(sc_world *w) {
   w->nobj = 1; /* one cloth folded: both layers are one object */
   w->objects[0] = sc_cloth(T, 0.3f, 1);
   unsigned seed = 11;
-  int tk = 0;
   for (int L = 0; L < 2; L++)
     for (int r = 0; r < N; r++)
       for (int c = 0; c < N; c++) {
@@ -54,13 +53,8 @@ static void make_fold(sc_world *w) {
         /* rest: the two layers far apart in the rest mesh (a fold) */
         w->rest[i] = (dr_float4){(float)c * S, (float)L, (float)r * S, 0};
         w->obj[i] = 0;
-        if (r + 1 < N && c + 1 < N) {
-          dr_uint a = (dr_uint)i, b = (dr_uint)(i + N), cc = (dr_uint)(i + N + 1),
-                  d = (dr_uint)(i + 1);
-          w->tris[3 * tk] = a; w->tris[3 * tk + 1] = b; w->tris[3 * tk + 2] = cc; tk++;
-          w->tris[3 * tk] = a; w->tris[3 * tk + 1] = cc; w->tris[3 * tk + 2] = d; tk++;
-        }
       }
+  sc_grid_tris(w->tris, sc_grid_tris(w->tris, 0, 0, N), N * N, N);
 }
 
 /* The motion before substep k of the run (p = x, then x moved): the upper

@@ -349,7 +349,6 @@ static void make_layers(sc_world *w, int N, unsigned seed) {
   w->nobj = 2;
   w->objects[0] = sc_cloth(t, 0.3f, 1);
   w->objects[1] = sc_cloth(t, 0.3f, 1);
-  int tk = 0;
   for (int L = 0; L < 2; L++)
     for (int r = 0; r < N; r++)
       for (int c = 0; c < N; c++) {
@@ -364,12 +363,8 @@ static void make_layers(sc_world *w, int N, unsigned seed) {
         w->p[i].x += 0.1f * t * (sc_rand(&seed) - 0.5f);
         w->rest[i] = (dr_float4){(float)c * S, 0, (float)r * S, 0};
         w->obj[i] = L;
-        if (r + 1 < N && c + 1 < N) {
-          dr_uint a = (dr_uint)i, b = (dr_uint)(i + N), cc = (dr_uint)(i + N + 1), d = (dr_uint)(i + 1);
-          w->tris[3 * tk] = a; w->tris[3 * tk + 1] = b; w->tris[3 * tk + 2] = cc; tk++;
-          w->tris[3 * tk] = a; w->tris[3 * tk + 1] = cc; w->tris[3 * tk + 2] = d; tk++;
-        }
       }
+  sc_grid_tris(w->tris, sc_grid_tris(w->tris, 0, 0, N), N * N, N);
 }
 
 /* OpenCL vs CPU reference over 10 stages in a row (each starting where the
@@ -499,19 +494,14 @@ static float pressed_vertex_gap(int particle_pass, int *ran) {
   sc_world_alloc(&w, N * N, 2 * (N - 1) * (N - 1));
   w.nobj = 1;
   w.objects[0] = sc_cloth(t, 0.0f, 1);
-  int tk = 0;
   for (int r = 0; r < N; r++)
     for (int c = 0; c < N; c++) {
       int i = r * N + c;
       w.x[i] = (dr_float4){(float)c * S, 0.0f, (float)r * S, 1.0f};
       w.rest[i] = (dr_float4){(float)c * S, 0.0f, (float)r * S, 0.0f};
       w.obj[i] = 0;
-      if (r + 1 < N && c + 1 < N) {
-        dr_uint a = (dr_uint)i, b = (dr_uint)(i + N), cc = (dr_uint)(i + N + 1), d = (dr_uint)(i + 1);
-        w.tris[3 * tk] = a; w.tris[3 * tk + 1] = b; w.tris[3 * tk + 2] = cc; tk++;
-        w.tris[3 * tk] = a; w.tris[3 * tk + 1] = cc; w.tris[3 * tk + 2] = d; tk++;
-      }
     }
+  sc_grid_tris(w.tris, 0, 0, N);
   w.x[q] = (dr_float4){w.x[k].x, 0.2f * t, w.x[k].z, 1.0f};
   memcpy(w.p, w.x, (size_t)w.n * sizeof *w.x);
   w.p[q].y = 0.6f * t; /* it came from above */

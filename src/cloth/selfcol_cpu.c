@@ -297,38 +297,6 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
    * particle's triangles in the model's order (CSR), built once from the
    * desc's list; a run reads the current corners of these triangles. */
   t->edge = t->bound && !g_edge_off && ntri > 0;
-  /* The particle pass only where the vertex-triangle pass does not cover
-   * every pair. Two particles of cloths in vertex-triangle mode closer than
-   * their pair thickness d are each within d of the other's triangles that
-   * do not hold both (a grid or mesh vertex has more triangles than the two
-   * on one edge), so the vertex-triangle pass, whose contact with a
-   * triangle's corner pushes the vertex away from that corner with the
-   * same rest-distance rule and friction, already separates them; running
-   * both did the work twice (on the main scene the particle hash and pass
-   * were a quarter of the stage, docs/selfcollision.md). A rope node, a cloth particle
-   * in particle mode, or a cloth particle in no triangle has no triangles
-   * to be met through: then it runs. So it does in a scene with step
-   * bounds: there it is the pass that keeps packed layers a little apart
-   * before the bounds' float distances run out of precision (the twist at
-   * stretch compliance 0 without it: docs/selfcollision.md, "Limits"). */
-  t->particles = g_particle_pass || t->bound;
-  for (int o = 0; o < t->n_objects; o++)
-    if (d->objects[o].enabled && (d->objects[o].rope || !d->objects[o].vertex_triangle))
-      t->particles = 1;
-  if (!t->particles) {
-    unsigned char *in_tri = calloc(n, 1);
-    if (!in_tri) {
-      selfcol_tables_free(t);
-      return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision tables)");
-    }
-    for (int k = 0; k < t->n_tris; k++)
-      if (t->tobj[k] >= 0)
-        for (int c = 0; c < 3; c++)
-          if (d->tris[3 * k + c] < (dr_uint)t->n) in_tri[d->tris[3 * k + c]] = 1;
-    for (int i = 0; i < t->n && !t->particles; i++)
-      if (t->sobj[i] >= 0 && !in_tri[i]) t->particles = 1;
-    free(in_tri);
-  }
   /* The triangle hash kept across substeps (selfcol.h): not with the
    * bounds, whose hash and edge-edge queries share its buffers. Off by
    * default: measured, it pays on the main scene and not on the bench
@@ -404,6 +372,26 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     t->adj_start[t->n] = w;
     free(cur);
   }
+  /* The particle pass only where the vertex-triangle pass does not cover
+   * every pair. Two particles of cloths in vertex-triangle mode closer than
+   * their pair thickness d are each within d of the other's triangles that
+   * do not hold both (a grid or mesh vertex has more triangles than the two
+   * on one edge), so the vertex-triangle pass, whose contact with a
+   * triangle's corner pushes the vertex away from that corner with the
+   * same rest-distance rule and friction, already separates them; running
+   * both did the work twice (on the main scene the particle hash and pass
+   * were a quarter of the stage, docs/selfcollision.md). A rope node, a cloth particle
+   * in particle mode, or a cloth particle in no triangle has no triangles
+   * to be met through: then it runs. So it does in a scene with step
+   * bounds: there it is the pass that keeps packed layers a little apart
+   * before the bounds' float distances run out of precision (the twist at
+   * stretch compliance 0 without it: docs/selfcollision.md, "Limits"). */
+  t->particles = g_particle_pass || t->bound;
+  for (int o = 0; o < t->n_objects; o++)
+    if (d->objects[o].enabled && (d->objects[o].rope || !d->objects[o].vertex_triangle))
+      t->particles = 1;
+  for (int i = 0; i < t->n && !t->particles; i++) /* in no triangle (the lists above) */
+    if (t->sobj[i] >= 0 && t->adj_start[i + 1] == t->adj_start[i]) t->particles = 1;
   t->mask_p = pow2_at_least(2u * (uint64_t)np) - 1u;  /* ~2 buckets per particle */
   t->mask_t = pow2_at_least(4u * (uint64_t)ntri) - 1u; /* ~4-8 entries per triangle */
   return DRAPE_OK;
