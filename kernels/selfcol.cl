@@ -922,13 +922,15 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
  * went through them (see docs/selfcollision.md, "The guarantee"). Pairs farther than R are not
  * looked at; they cannot close either, since every bound is <= gamma·R.
  *
- * Broad phase: the triangle hash built on p with boxes grown by R; a
+ * Broad phase: the triangle hash built on p with boxes grown by R. Each
+ * vertex meets the triangles of its own cell (selfcol_bound_vt); a
  * triangle T1 visits the cells of its own (ungrown) box (<= 2 per axis),
  * meets every T2 whose grown box overlaps it, and handles the pair in the
  * first cell the two share only, and only from the lower of the two
- * indices (exactly once): the six vertex-triangle pairs (each corner against
- * the other triangle) and the nine edge pairs, each first tested against
- * the other's box grown by R. The minimum per vertex is an atomic_min on the float bits
+ * indices: the edge pairs of the edges each owns (selfcol_bound_pairs;
+ * each edge pair once), each first tested against the other's box grown
+ * by R. The distances are lower bounds (sc_vt_lower, sc_seg_lower) less a
+ * margin (sc_bound_margin). The minimum per vertex is an atomic_min on the float bits
  * (non-negative floats order like their bit patterns): exact and
  * independent of order, so the bits do not depend on the schedule. */
 #define SELFCOL_F_BOUND 2
@@ -966,31 +968,69 @@ inline float sc_seg_dist(float3 p1, float3 q1, float3 p2, float3 q2) {
   return best;
 }
 
-/* The vector from segment 2's point to segment 1's of the candidate
- * sc_seg_dist takes (the first smallest, in its order); only for a lock. */
-inline float3 sc_pt_seg_w(float3 q, float3 p, float3 d, float dd) {
-  float t = dd > 0.0f ? clamp(sc_dot(q - p, d) / dd, 0.0f, 1.0f) : 0.0f;
-  return q - (p + d * t);
+/* A lower bound of the distance between segments p1q1 and p2q2, for the
+ * bounds (issue 18), and a separating direction from segment 2 to
+ * segment 1 with a gap of at least the bound (for a lock). sc_seg_dist's
+ * interior candidate comes from parameters that lose about 1/sin^2 of
+ * precision between nearly parallel lines, and a distance of two points
+ * that are not the closest runs over the truth. Here instead:
+ *  - d_e, the four end-to-segment distances (each exact up to rounding);
+ *  - the lines' distance h = |(p1 - p2)·n|/|n|, n = d1 x d2, whose
+ *    direction is good to delta = 16 eps |d1||d2|/|n|;
+ *  - the closest points of the lines lie certainly outside segment 1 when
+ *    both its ends are on one side, by more than their error bound, of the
+ *    plane through line 2 spanned by d2 and n (and likewise for segment 2).
+ * When a line's closest point is outside its segment, the segments'
+ * closest pair has an end point in it: their distance is d_e. Otherwise
+ * the distance is at least h (the lines' distance) or d_e, so min(d_e,
+ * h - error) bounds it from below. Direction: from the closest end pair
+ * in the first case, else the common normal, along which every point of
+ * segment 1 is h from every point of segment 2. Parallel lines (n = 0)
+ * have their closest pair at an end. selfcol_cpu.c has the same
+ * arithmetic. */
+#define SC_NORMAL_ERR 0x1p-19f /* 16 float epsilons; selfcol.h: SELFCOL_NORMAL_ERR */
+inline float sc_pt_seg_dir(float3 q, float3 p, float3 d, float dd, float3 *w) {
+  const float t = dd > 0.0f ? clamp(sc_dot(q - p, d) / dd, 0.0f, 1.0f) : 0.0f;
+  *w = q - (p + d * t);
+  return sqrt(sc_dot(*w, *w));
 }
-inline float3 sc_seg_dir(float3 p1, float3 q1, float3 p2, float3 q2) {
-  float3 d1 = q1 - p1, d2 = q2 - p2, r = p1 - p2;
-  float a = sc_dot(d1, d1), e = sc_dot(d2, d2);
-  float3 c[5];
-  int nc = 4;
-  c[0] = sc_pt_seg_w(p1, p2, d2, e);
-  c[1] = sc_pt_seg_w(q1, p2, d2, e);
-  c[2] = -sc_pt_seg_w(p2, p1, d1, a);
-  c[3] = -sc_pt_seg_w(q2, p1, d1, a);
-  float b = sc_dot(d1, d2), cc = sc_dot(d1, r), f = sc_dot(d2, r);
-  float den = a * e - b * b;
-  if (den > 0.0f) {
-    float s = (b * f - cc * e) / den, t = (a * f - b * cc) / den;
-    if (s >= 0.0f && s <= 1.0f && t >= 0.0f && t <= 1.0f) c[nc++] = (p1 + d1 * s) - (p2 + d2 * t);
-  }
-  int k = 0;
-  for (int j = 1; j < nc; j++)
-    if (sc_dot(c[j], c[j]) < sc_dot(c[k], c[k])) k = j;
-  return c[k];
+/* Whether the ends a, b are certainly on one side of the plane through p
+ * with normal m (|m| = mm), and not within their error bound of it. */
+inline int sc_one_side(float3 a, float3 b, float3 p, float3 m, float mm, float delta) {
+  const float3 ap = a - p, bp = b - p;
+  const float sa = sc_dot(ap, m) / mm, sb = sc_dot(bp, m) / mm;
+  const float ea = 2.0f * delta * sqrt(sc_dot(ap, ap)), eb = 2.0f * delta * sqrt(sc_dot(bp, bp));
+  return (sa > ea && sb > eb) || (sa < -ea && sb < -eb);
+}
+inline float sc_seg_lower(float3 p1, float3 q1, float3 p2, float3 q2, float3 *dir, float R) {
+  const float3 d1 = q1 - p1, d2 = q2 - p2;
+  const float a = sc_dot(d1, d1), e = sc_dot(d2, d2);
+  const float3 n = sc_cross(d1, d2), r = p1 - p2;
+  const float nn = sqrt(sc_dot(n, n));
+  const float delta = nn > 0.0f ? SC_NORMAL_ERR * (sqrt(a) * sqrt(e) / nn) : 0.0f;
+  const float sd = nn > 0.0f ? sc_dot(r, n) / nn : 0.0f;
+  const float hr = fmax(fabs(sd) - delta * sqrt(sc_dot(r, r)), 0.0f);
+  if (hr >= R) return hr; /* the lines are farther apart than R: no bound */
+  float3 w;
+  float de = sc_pt_seg_dir(p1, p2, d2, e, dir), l = sc_pt_seg_dir(q1, p2, d2, e, &w);
+  if (l < de) { de = l; *dir = w; }
+  l = sc_pt_seg_dir(p2, p1, d1, a, &w);
+  if (l < de) { de = l; *dir = -w; }
+  l = sc_pt_seg_dir(q2, p1, d1, a, &w);
+  if (l < de) { de = l; *dir = -w; }
+  if (!(nn > 0.0f)) return de;
+  const float3 m2 = sc_cross(d2, n), m1 = sc_cross(d1, n);
+  if (sc_one_side(p1, q1, p2, m2, sqrt(sc_dot(m2, m2)), delta) ||
+      sc_one_side(p2, q2, p1, m1, sqrt(sc_dot(m1, m1)), delta))
+    return de;
+  const float hl = fmin(de, hr);
+  /* nearly parallel: sliding the closest pair along the two segments to
+   * the nearer end changes its distance by at most half the shorter
+   * length times the angle (<= pi/2 sin) */
+  const float pl = de - 0.7854f * fmin(sqrt(a), sqrt(e)) * (nn / (sqrt(a) * sqrt(e)));
+  if (pl > hl) return pl; /* *dir: the closest end pair's */
+  *dir = sd >= 0.0f ? n : -n;
+  return hl;
 }
 
 /* r = R and no lock for every particle. */
@@ -1053,40 +1093,129 @@ inline void sc_lock1(__global uint *lk, uint i, float3 n, float dd) {
   atomic_max(&l[6], kz);
   atomic_inc(&l[7]);
 }
-/* Side 1 = {a, b}, side 2 = {c, d}; w from side 2 to side 1, dd = |w|. */
-inline void sc_bound_or_lock4(__global uint *rb, __global uint *lk, uint a,
-                              uint b, uint c, uint d, float dd, float fl, float3 w) {
-  if (dd >= fl) {
-    sc_bound4(rb, a, b, c, d, dd);
-  } else if (dd >= SC_LOCK_HOLD * fl) {
+/* The bounds' distances are lower bounds of the true distances of the
+ * float points (sc_vt_lower, sc_seg_lower), each reduced by a margin
+ * before it bounds or locks anything: SELFCOL_BOUND_ULPS (8) float
+ * epsilons (2^-23) of the largest coordinate magnitude M of the pair's
+ * points (0.48 um at 0.5 m), for the rounding of the positions and of
+ * their differences. The scale is exact (a power of two), so the CPU
+ * reference gets the same bits. */
+#define SC_BOUND_MARGIN_SCALE 0x1p-20f /* SELFCOL_BOUND_ULPS (8) x 2^-23 */
+inline float sc_amax3(float3 a) { return fmax(fmax(fabs(a.x), fabs(a.y)), fabs(a.z)); }
+inline float sc_bound_margin(float3 a, float3 b, float3 c, float3 d) {
+  return fmax(fmax(sc_amax3(a), sc_amax3(b)), fmax(sc_amax3(c), sc_amax3(d))) *
+         SC_BOUND_MARGIN_SCALE;
+}
+
+/* Segment a-b (positions A, B: side 1) against segment c-d (C, D: side 2),
+ * already known to share no particle: a bound, a lock or a hold from the
+ * lower bound of their distance less the margin (sc_seg_lower). */
+inline void sc_bound_seg4(__global uint *rb, __global uint *lk, uint a, uint b, uint c, uint d,
+                          float3 A, float3 B, float3 C, float3 D, float R, float fl) {
+  float3 w;
+  const float dd = sc_seg_lower(A, B, C, D, &w, R);
+  if (!(dd < R)) return;
+  const float dm = dd - sc_bound_margin(A, B, C, D);
+  if (dm >= fl) {
+    sc_bound4(rb, a, b, c, d, dm);
+  } else if (dm >= SC_LOCK_HOLD * fl) {
     const float3 n = w / sqrt(sc_dot(w, w));
-    sc_lock1(lk, a, n, dd);
-    sc_lock1(lk, b, n, dd);
-    sc_lock1(lk, c, -n, dd);
-    sc_lock1(lk, d, -n, dd);
+    sc_lock1(lk, a, n, dm);
+    sc_lock1(lk, b, n, dm);
+    sc_lock1(lk, c, -n, dm);
+    sc_lock1(lk, d, -n, dm);
   } else {
     sc_bound4(rb, a, b, c, d, 0.0f);
   }
 }
 
+/* A lower bound of the distance from q to triangle (a, b, c), for the
+ * bounds (issue 18). The closest-point routine of the contact pass
+ * (sc_closest: barycentric weights from 2x2 determinants of dot products)
+ * loses about kappa^2 of precision on a needle triangle; in the twist a
+ * vertex 0.48 um from a needle (edges 0.16, 0.0013, 0.16 m) was computed
+ * 19.6 um from it, got no hold, and went through. Here instead:
+ *  - the boundary distance d_e: the smallest point-edge distance (each a
+ *    distance to a point of the edge, exact up to rounding);
+ *  - the plane distance h = |(q - o)·n|/|n|, n the cross product of the two
+ *    shortest edges (at o, the corner opposite the longest edge), whose
+ *    direction is good to delta = 16 eps |e1||e2|/|n| (a relative error of
+ *    16 eps over 1/sin of the triangle's largest angle, >= 60 degrees
+ *    except for a flat, cap-like triangle);
+ *  - the foot of q is certainly outside when its in-plane distance to some
+ *    edge's line, sigma, exceeds its error bound, certainly inside when
+ *    every sigma is below minus its bound.
+ * The closest point of the triangle is on its boundary when the foot is
+ * outside (distance d_e) and is the foot when it is inside (distance h <=
+ * d_e), so min(d_e, h - error) is a lower bound in every case, exact (to
+ * rounding) outside and inside. *dir, for a lock, is a separating
+ * direction with a gap of at least the bound: outside, from the closest
+ * boundary point to q (the triangle is convex); otherwise the plane
+ * normal towards q, along which every point of the triangle is h from q
+ * wherever the foot lies. A triangle with n = 0 is a segment or a point:
+ * its edges are all of it. selfcol_cpu.c has the same arithmetic. */
+inline float sc_vt_lower(float3 q, float3 a, float3 b, float3 c, float3 *dir, float R) {
+  const float3 V[3] = {a, b, c};
+  const float3 e[3] = {b - a, c - b, a - c};
+  const float L2[3] = {sc_dot(e[0], e[0]), sc_dot(e[1], e[1]), sc_dot(e[2], e[2])};
+  const int k = L2[1] > L2[0] ? (L2[2] > L2[1] ? 2 : 1) : (L2[2] > L2[0] ? 2 : 0);
+  const int k1 = k == 2 ? 0 : k + 1, k2 = k1 == 2 ? 0 : k1 + 1; /* o = V[k2] */
+  const float3 o = V[k2], n = sc_cross(V[k] - o, V[k1] - o);
+  const float nn = sqrt(sc_dot(n, n));
+  int out = 1, in = 0;
+  float hl = 0.0f;
+  if (nn > 0.0f) { /* else a segment or a point: its edges are all of it */
+    const float delta = SC_NORMAL_ERR * (sqrt(L2[k1]) * sqrt(L2[k2]) / nn);
+    const float3 qo = q - o;
+    const float sd = sc_dot(qo, n) / nn;
+    hl = fmax(fabs(sd) - delta * sqrt(sc_dot(qo, qo)), 0.0f);
+    *dir = sd >= 0.0f ? n : -n;
+    if (hl >= R) return hl; /* farther than R from the plane: no bound */
+    out = 0;
+    in = 1;
+    for (int i = 0; i < 3; i++) {
+      const float3 qv = q - V[i];
+      const float sig = sc_dot(qv, sc_cross(e[i], n)) / (sqrt(L2[i]) * nn);
+      const float err = 2.0f * delta * sqrt(sc_dot(qv, qv));
+      if (sig > err) out = 1; /* certainly outside: the boundary is closest */
+      if (!(sig < -err)) in = 0;
+    }
+    if (in) return hl; /* the foot is inside: the plane distance */
+  }
+  float de = INFINITY;
+  float3 wb = (float3)(0.0f);
+  for (int i = 0; i < 3; i++) {
+    const float t = L2[i] > 0.0f ? clamp(sc_dot(q - V[i], e[i]) / L2[i], 0.0f, 1.0f) : 0.0f;
+    const float3 w = q - (V[i] + e[i] * t);
+    const float l = sqrt(sc_dot(w, w));
+    if (l < de) { de = l; wb = w; }
+  }
+  if (out) {
+    *dir = wb;
+    return de;
+  }
+  return fmin(de, hl); /* unsure: *dir stays the plane normal */
+}
+
 /* Corner q (position P) against triangle V (positions T, grown box
- * blo..bhi). */
+ * blo..bhi): a bound from the lower bound of their distance less the
+ * margin; a lock only where the lower bound comes with a separating
+ * direction, else a hold. */
 inline void sc_bound_vt(__global uint *rb, __global uint *lk, uint q,
                         float3 P, const uint *V, const float3 *T, float3 blo, float3 bhi, float R,
                         float fl) {
   if (q == V[0] || q == V[1] || q == V[2]) return;
   if (!all(P >= blo) || !all(P <= bhi)) return; /* farther than R */
-  float3 bary;
-  if (sc_closest(P, T[0], T[1], T[2], &bary) < 0) return;
-  float3 ev = P - sc_point(T[0], T[1], T[2], bary);
-  float dd = sqrt(sc_dot(ev, ev));
+  float3 ev;
+  const float dd = sc_vt_lower(P, T[0], T[1], T[2], &ev, R);
   if (!(dd < R)) return;
-  if (dd >= fl) {
-    sc_bound4(rb, q, V[0], V[1], V[2], dd);
-  } else if (dd >= SC_LOCK_HOLD * fl) { /* a lock: q on side 1 */
-    const float3 n = ev / dd;
-    sc_lock1(lk, q, n, dd);
-    for (int k = 0; k < 3; k++) sc_lock1(lk, V[k], -n, dd);
+  const float dm = dd - sc_bound_margin(P, T[0], T[1], T[2]);
+  if (dm >= fl) {
+    sc_bound4(rb, q, V[0], V[1], V[2], dm);
+  } else if (dm >= SC_LOCK_HOLD * fl) { /* a lock: q on side 1 */
+    const float3 n = ev / sqrt(sc_dot(ev, ev));
+    sc_lock1(lk, q, n, dm);
+    for (int k = 0; k < 3; k++) sc_lock1(lk, V[k], -n, dm);
   } else {
     sc_bound4(rb, q, V[0], V[1], V[2], 0.0f);
   }
@@ -1150,27 +1279,115 @@ __kernel void selfcol_bound_overflow(__global const uint *start, __global const 
   }
 }
 
-/* The six vertex-triangle and nine edge-edge pairs of triangles t1 and t2
- * (corners V, positions P, grown boxes g). */
-inline void sc_bound_pair(__global uint *rb, __global uint *lk,
-                          const uint *V1, const float3 *P1, float3 glo1, float3 ghi1,
-                          const uint *V2, const float3 *P2, float3 glo2, float3 ghi2, float R,
-                          float fl) {
-  for (int i = 0; i < 3; i++) sc_bound_vt(rb, lk, V1[i], P1[i], V2, P2, glo2, ghi2, R, fl);
-  for (int i = 0; i < 3; i++) sc_bound_vt(rb, lk, V2[i], P2[i], V1, P1, glo1, ghi1, R, fl);
+/* Each pair once (issue 18, cost). The bounds' pairs were found per
+ * triangle pair, six vertex-triangle and nine edge-edge pairs each, so a
+ * vertex-triangle pair was met once for every triangle of its vertex (six
+ * on a grid) and an edge-edge pair once for every two triangles of its
+ * edges (four); the minima were the same, the work five times larger
+ * (twist.json wound: 340 ms a frame in selfcol_bound_pairs on PoCL). Now
+ * selfcol_bound_vt takes each vertex against the triangles of its own
+ * cell (the cell is at least the widest grown box, so every triangle
+ * whose grown box holds the vertex is there) and selfcol_bound_pairs
+ * takes each pair of triangle edges from their owners only: an edge's
+ * owner is the lowest-index live triangle holding it
+ * (selfcol_bound_owners; tnb[3t + i], the lowest-index other triangle on
+ * edge i of t, is static; a torn or non-finite one is not live, and the
+ * next takes the edge). A non-manifold edge can be owned twice when its
+ * lowest triangle is not live: a pair met twice gives the same minima. */
+inline int sc_bound_live(__global const float4 *tbox, int t) {
+  return tbox[2 * t].w != 0.0f || tbox[2 * t + 1].w != 0.0f;
+}
+
+__kernel void selfcol_bound_owners(__global const uint *tris, __global const int *tobj,
+                                   __global const float4 *tbox, __global const int *tnb,
+                                   __global uint *town, const int n_tris) {
+  const int t = get_global_id(0);
+  if (t >= n_tris) return;
+  uint3 v, w;
+  uint m = 0u;
+  if (sc_tri_ok(tris, tobj, t, &v) && sc_bound_live(tbox, t))
+    for (int i = 0; i < 3; i++) {
+      const int nb = tnb[3 * t + i];
+      if (nb < 0 || nb > t || !sc_tri_ok(tris, tobj, nb, &w) || !sc_bound_live(tbox, nb))
+        m |= 1u << i;
+    }
+  town[t] = m;
+}
+
+/* Particle q (at P) against triangle t (grown box in tbox). */
+inline void sc_bound_vt_tri(__global const float4 *p, __global const uint *tris,
+                            __global const float4 *tbox, __global uint *rb, __global uint *lk,
+                            uint q, float3 P, uint t, float R, float fl) {
+  const uint V[3] = {tris[3 * t], tris[3 * t + 1], tris[3 * t + 2]};
+  if (q == V[0] || q == V[1] || q == V[2]) return;
+  const float3 blo = tbox[2 * t].xyz, bhi = tbox[2 * t + 1].xyz;
+  if (!all(P >= blo) || !all(P <= bhi)) return;
+  const float3 T[3] = {p[V[0]].xyz, p[V[1]].xyz, p[V[2]].xyz};
+  sc_bound_vt(rb, lk, q, P, V, T, blo, bhi, R, fl);
+}
+
+/* One work item per particle that is a corner of a live triangle (the
+ * vertices the pair form met; a particle in no such triangle has no edge
+ * to cross with): its vertex-triangle pairs, through the triangles of its
+ * own cell and the list of wide ones. A bucket past the cap is not
+ * searched: the particle holds still (its own triangles are in that
+ * bucket and held already, selfcol_bound_overflow, unless all are wide). */
+__kernel void selfcol_bound_vt(__global const float4 *p, __global uint *lk,
+                               __global const int *sobj, __global const uint *adj_start,
+                               __global const uint *adj, __global const int *tobj,
+                               __global const uint *tris, __global const float4 *tbox,
+                               __global const uint *maxbits, __global const uint *start,
+                               __global const uint *vals, __global const uint *big,
+                               __global const uint *nbig, __global uint *rb, const int n,
+                               const uint mask, const float R, const float fl, const uint capb) {
+  const int q = get_global_id(0);
+  if (q >= n) return;
+  if (sobj[q] < 0) return;
+  int live = 0;
+  for (uint m = adj_start[q]; m < adj_start[q + 1] && !live; m++) {
+    uint3 w;
+    const int t = (int)adj[m];
+    live = sc_tri_ok(tris, tobj, t, &w) && sc_bound_live(tbox, t);
+  }
+  if (!live) return;
+  const float3 P = p[q].xyz;
+  const float inv = sc_tri_inv_cell(maxbits);
+  if (inv > 0.0f) {
+    const uint h = sc_hash(sc_coord(P.x, inv), sc_coord(P.y, inv), sc_coord(P.z, inv), mask);
+    const uint elo = start[h], ehi = start[h + 1u];
+    if (ehi - elo > capb) {
+      atomic_min(&rb[q], 0u);
+    } else {
+      uint prev = 0xffffffffu;
+      for (uint e = elo; e < ehi; e++) {
+        const uint t = vals[e];
+        if (t == prev) continue; /* two of its cells share this bucket */
+        prev = t;
+        sc_bound_vt_tri(p, tris, tbox, rb, lk, (uint)q, P, t, R, fl);
+      }
+    }
+  }
+  const uint nb = nbig[0];
+  for (uint k = 0; k < nb; k++) sc_bound_vt_tri(p, tris, tbox, rb, lk, (uint)q, P, big[k], R, fl);
+}
+
+/* The edge-edge pairs of the edges triangle t1 owns (V1, P1, mask own1)
+ * and those t2 owns. */
+inline void sc_bound_edges(__global uint *rb, __global uint *lk, const uint *V1,
+                           const float3 *P1, uint own1, const uint *V2, const float3 *P2,
+                           uint own2, float R, float fl) {
   for (int i = 0; i < 3; i++) {
+    if (!((own1 >> i) & 1u)) continue;
     const int i1 = i == 2 ? 0 : i + 1;
     uint a = V1[i], b = V1[i1];
     float3 alo = fmin(P1[i], P1[i1]) - (float3)(R), ahi = fmax(P1[i], P1[i1]) + (float3)(R);
     for (int j = 0; j < 3; j++) {
+      if (!((own2 >> j) & 1u)) continue;
       const int j1 = j == 2 ? 0 : j + 1;
       uint c = V2[j], d = V2[j1];
       if (a == c || a == d || b == c || b == d) continue;
       if (!all(fmin(P2[j], P2[j1]) <= ahi) || !all(fmax(P2[j], P2[j1]) >= alo)) continue;
-      float dd = sc_seg_dist(P1[i], P1[i1], P2[j], P2[j1]);
-      if (!(dd < R)) continue;
-      sc_bound_or_lock4(rb, lk, a, b, c, d, dd, fl,
-                        dd < fl ? sc_seg_dir(P1[i], P1[i1], P2[j], P2[j1]) : (float3)(0.0f));
+      sc_bound_seg4(rb, lk, a, b, c, d, P1[i], P1[i1], P2[j], P2[j1], R, fl);
     }
   }
 }
@@ -1180,18 +1397,18 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
                                   __global const float4 *tbox, __global const uint *maxbits,
                                   __global const uint *start, __global const uint *vals,
                                   __global const uint *big, __global const uint *nbig,
-                                  __global uint *rb, const int n_tris, const uint mask,
-                                  const float R, const float fl, const uint capb) {
+                                  __global const uint *town, __global uint *rb,
+                                  const int n_tris, const uint mask, const float R,
+                                  const float fl, const uint capb) {
   int t1 = get_global_id(0);
   if (t1 >= n_tris) return;
   uint3 v;
   if (!sc_tri_ok(tris, tobj, t1, &v)) return;
-  const float4 g0 = tbox[2 * t1], g1 = tbox[2 * t1 + 1];
-  const int big1 = g1.w != 0.0f;
-  if (g0.w == 0.0f && !big1) return; /* not finite */
+  const uint own1 = town[t1];
+  if (own1 == 0u) return; /* owns no edge, or not live (selfcol_bound_owners) */
+  const int big1 = tbox[2 * t1 + 1].w != 0.0f;
   uint V1[3] = {v.x, v.y, v.z};
   float3 P1[3] = {p[v.x].xyz, p[v.y].xyz, p[v.z].xyz};
-  float3 glo = g0.xyz, ghi = g1.xyz;
   float3 lo = fmin(fmin(P1[0], P1[1]), P1[2]), hi = fmax(fmax(P1[0], P1[1]), P1[2]);
   float inv = sc_tri_inv_cell(maxbits);
   if (!big1 && inv > 0.0f) {
@@ -1210,6 +1427,8 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
           for (uint e = elo; e < ehi; e++) {
             uint t2 = vals[e];
             if (t2 <= (uint)t1) continue; /* each pair from its lower triangle */
+            const uint own2 = town[t2];
+            if (own2 == 0u) continue;
             float3 blo = tbox[2 * t2].xyz, bhi = tbox[2 * t2 + 1].xyz;
             if (!all(lo <= bhi) || !all(hi >= blo)) continue;
             int3 d0 = (int3)(sc_coord(blo.x, inv), sc_coord(blo.y, inv), sc_coord(blo.z, inv));
@@ -1217,7 +1436,7 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
             if (first.x != xx || first.y != y || first.z != z) continue;
             uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
             float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
-            sc_bound_pair(rb, lk, V1, P1, glo, ghi, V2, P2, blo, bhi, R, fl);
+            sc_bound_edges(rb, lk, V1, P1, own1, V2, P2, own2, R, fl);
           }
         }
   }
@@ -1227,11 +1446,13 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
   for (uint k = 0; k < nb; k++) {
     uint t2 = big[k];
     if (big1 && t2 <= (uint)t1) continue;
+    const uint own2 = town[t2];
+    if (own2 == 0u) continue;
     float3 blo = tbox[2 * t2].xyz, bhi = tbox[2 * t2 + 1].xyz;
     if (!all(lo <= bhi) || !all(hi >= blo)) continue;
     uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
     float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
-    sc_bound_pair(rb, lk, V1, P1, glo, ghi, V2, P2, blo, bhi, R, fl);
+    sc_bound_edges(rb, lk, V1, P1, own1, V2, P2, own2, R, fl);
   }
 }
 
@@ -1264,10 +1485,7 @@ inline void sc_bound_link_tri(__global uint *rb, __global uint *lk, uint a,
   for (int j = 0; j < 3; j++) {
     const int j1 = j == 2 ? 0 : j + 1;
     if (!all(fmin(P[j], P[j1]) <= ahi) || !all(fmax(P[j], P[j1]) >= alo)) continue;
-    float dd = sc_seg_dist(A, B, P[j], P[j1]);
-    if (!(dd < R)) continue;
-    sc_bound_or_lock4(rb, lk, a, b, V[j], V[j1], dd, fl,
-                      dd < fl ? sc_seg_dir(A, B, P[j], P[j1]) : (float3)(0.0f));
+    sc_bound_seg4(rb, lk, a, b, V[j], V[j1], A, B, P[j], P[j1], R, fl);
   }
 }
 
@@ -1301,10 +1519,7 @@ __kernel void selfcol_bound_links(__global const float4 *p, __global uint *lk,
     if (c == b) continue; /* the next link: they share b */
     const float3 C = p[c].xyz, D = p[d].xyz;
     if (!all(fmin(C, D) <= ahi) || !all(fmax(C, D) >= alo)) continue;
-    float dd = sc_seg_dist(A, B, C, D);
-    if (!(dd < R)) continue;
-    sc_bound_or_lock4(rb, lk, a, b, c, d, dd, fl,
-                      dd < fl ? sc_seg_dir(A, B, C, D) : (float3)(0.0f));
+    sc_bound_seg4(rb, lk, a, b, c, d, A, B, C, D, R, fl);
   }
   const float inv = sc_tri_inv_cell(maxbits);
   if (inv > 0.0f) {

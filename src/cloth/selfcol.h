@@ -101,6 +101,14 @@
  * locks' directions spread over SELFCOL_LOCK_SPREAD or the pair is closer
  * than SELFCOL_LOCK_HOLD x the floor. */
 #define SELFCOL_LOCK_HOLD 0.1f
+/* Every bound distance (a lower bound: kernels/selfcol.cl, sc_vt_lower and
+ * sc_seg_lower) is reduced by SELFCOL_BOUND_ULPS float epsilons of the
+ * largest coordinate magnitude of the pair's points before it bounds or
+ * locks (sc_bound_margin; docs/selfcollision.md). */
+#define SELFCOL_BOUND_ULPS 8
+/* The bounds' plane normals are taken good to SELFCOL_NORMAL_ERR (16 float
+ * epsilons) over the sine of the triangle's largest angle (sc_vt_lower). */
+#define SELFCOL_NORMAL_ERR 0x1p-19f
 #define SELFCOL_LOCK_SPREAD 0.25f
 #define SELFCOL_BOUND_REACH (SELFCOL_CLAMP / SELFCOL_BOUND_GAMMA)
 /* A pair closer than SELFCOL_BOUND_FLOOR x the largest thickness is a
@@ -217,8 +225,7 @@ void selfcol_set_link_bounds_off(int off);
 /* 1: stages created from now on run the particle pass even where the
  * vertex-triangle pass covers every pair (tests compare with it); 0, the
  * default: it runs only for scenes with a rope, a cloth in particle mode,
- * a colliding particle in no triangle or a cloth with step bounds
- * (selfcol_tables.particles). */
+ * or a colliding particle in no triangle (selfcol_tables.particles). */
 void selfcol_set_particle_pass(int on);
 
 /* The static colliders, for the support rule (the solver's floor and
@@ -270,8 +277,7 @@ typedef struct selfcol_tables {
   int edge;              /* edge-edge contacts run (bounded cloths)        */
   int particles;         /* the particle hash and pass run: some colliding
                             particle is a rope node, in a cloth in particle
-                            mode or in no triangle, or some cloth has step
-                            bounds                                        */
+                            mode or in no triangle                        */
   uint32_t cap_e;        /* edge-edge contacts a particle keeps            */
   int lazy;              /* the triangle hash may be kept across substeps:
                             1 always, 2 auto (selfcol_lazy_choose), 0 no  */
@@ -288,6 +294,8 @@ typedef struct selfcol_tables {
   int n_links;
   uint32_t *adj_start;   /* n + 1: each particle's triangles (CSR) ...     */
   uint32_t *adj;         /* ... in the model's triangle order              */
+  int32_t *tnb;          /* 3 n_tris: the lowest-index other triangle on
+                            each edge (corners i, i+1), or -1             */
   char (*name)[64];      /* n_objects: names for the warning               */
   int *warned;           /* n_objects: the cap warning was given            */
 } selfcol_tables;
@@ -330,6 +338,7 @@ typedef struct selfcol_cpu {
   uint32_t *lk;          /* 8 per particle: its locks (kernels/selfcol.cl,
                             sc_lock1)                                     */
   uint32_t *big, nbig;   /* triangles too wide for the bounds' hash         */
+  uint32_t *town;        /* per triangle: the edges it owns (bits 0..2)     */
   dr_float4 *xb;         /* tb.lazy: positions at the triangle hash's build */
   float lz_t;            /* t_end of the last run (see selfcol_cl.h)        */
   int lz_runs;
@@ -377,6 +386,12 @@ void cpu_selfcol_bound_clamp(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p);
 void cpu_selfcol_edge_edge(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_uint *tris);
 /* Distance between segments (same arithmetic as sc_seg_dist), for tests. */
 float selfcol_seg_dist(const float p1[3], const float q1[3], const float p2[3], const float q2[3]);
+/* The step bounds' lower bounds of the distance between two segments and
+ * between a point and a triangle (sc_seg_lower, sc_vt_lower in selfcol.cl:
+ * never above the true distance, exact to rounding where the closest
+ * points are decided), for tests. */
+float selfcol_seg_lower(const float p1[3], const float q1[3], const float p2[3], const float q2[3]);
+float selfcol_vt_lower(const float q[3], const float a[3], const float b[3], const float c[3]);
 
 /* Closest point of triangle (a, b, c) to q as barycentric weights (same
  * arithmetic as sc_closest in selfcol.cl): 1 inside the face, 0 on an edge

@@ -17,7 +17,8 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_bound_init",   "selfcol_bound_pairs",    "selfcol_bound_clamp",
     "selfcol_bound_extent", "selfcol_bound_overflow", "selfcol_edge_edge",
     "selfcol_lazy_range",   "selfcol_lazy_check",     "selfcol_lazy_reset",
-    "selfcol_lazy_refit",   "selfcol_lazy_lists",     "selfcol_bound_links"};
+    "selfcol_lazy_refit",   "selfcol_lazy_lists",     "selfcol_bound_links",
+    "selfcol_bound_owners", "selfcol_bound_vt"};
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
@@ -222,6 +223,8 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->links, (t->n_links ? (size_t)t->n_links : 1u) * u,
                t->n_links ? t->links : NULL, "rope links", e)) ||
       (rc = mk(s, &s->big, nt * u, NULL, "wide triangles", e)) ||
+      (rc = mk(s, &s->tnb, 3 * nt * u, t->tnb, "triangle edge neighbours", e)) ||
+      (rc = mk(s, &s->town, nt * u, NULL, "owned triangle edges", e)) ||
       (rc = mk(s, &s->nbig, u, NULL, "wide triangle count", e)) ||
       (rc = mk(s, &s->adj_start, (n + 1) * u, t->adj_start, "particle triangles start", e)) ||
       (rc = mk(s, &s->adj, 3 * nt * u, t->adj, "particle triangles", e)) ||
@@ -268,7 +271,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
                    &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
                    &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals,
                    &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->lock,  &s->links,
-                   &s->big,    &s->nbig,
+                   &s->big,    &s->nbig,  &s->tnb,   &s->town,
                    &s->adj_start, &s->adj, &s->xb,    &s->lz,    &s->lzs,   &s->gate_on, &s->tboxb, &s->lst, &s->lstn};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   scan_free(&s->scan_p);
@@ -450,11 +453,21 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
       (rc = BIND(SK_BOUND_OVERFLOW, A("start", s->tcount), A("vals", s->tvals), A("tris", tris),
                  A("rb", s->rb), A("n_buckets", B), A("capb", capb))) ||
       (rc = launch(s, SK_BOUND_OVERFLOW, (size_t)B, 0, e)) ||
+      (rc = BIND(SK_BOUND_OWNERS, A("tris", tris), A("tobj", s->tobj), A("tbox", s->tbox),
+                 A("tnb", s->tnb), A("town", s->town), A("n_tris", nt))) ||
+      (rc = launch(s, SK_BOUND_OWNERS, (size_t)nt, 0, e)) ||
+      (rc = BIND(SK_BOUND_VT, A("p", p), A("lk", s->lock), A("sobj", s->sobj),
+                 A("adj_start", s->adj_start), A("adj", s->adj), A("tobj", s->tobj),
+                 A("tris", tris), A("tbox", s->tbox), A("maxbits", s->maxbits),
+                 A("start", s->tcount), A("vals", s->tvals), A("big", s->big),
+                 A("nbig", s->nbig), A("rb", s->rb), A("n", n), A("mask", mask), A("R", R),
+                 A("fl", t->bound_floor), A("capb", capb))) ||
+      (rc = launch(s, SK_BOUND_VT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_PAIRS, A("p", p), A("lk", s->lock), A("tris", tris), A("tobj", s->tobj),
                  A("tbox", s->tbox), A("maxbits", s->maxbits), A("start", s->tcount),
-                 A("vals", s->tvals), A("big", s->big), A("nbig", s->nbig), A("rb", s->rb),
-                 A("n_tris", nt), A("mask", mask), A("R", R), A("fl", t->bound_floor),
-                 A("capb", capb))) ||
+                 A("vals", s->tvals), A("big", s->big), A("nbig", s->nbig),
+                 A("town", s->town), A("rb", s->rb), A("n_tris", nt), A("mask", mask),
+                 A("R", R), A("fl", t->bound_floor), A("capb", capb))) ||
       (rc = launch(s, SK_BOUND_PAIRS, (size_t)nt, 0, e)))
     return rc;
   if (t->n_links == 0) return DRAPE_OK;

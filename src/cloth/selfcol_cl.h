@@ -18,7 +18,7 @@ enum {
   SK_CORNER_SCATTER, SK_VT_GATHER, SK_SCAN_CHUNKS, SK_SCAN_TOTALS, SK_SCAN_CHUNKS_ADD,
   SK_BOUND_INIT, SK_BOUND_PAIRS, SK_BOUND_CLAMP, SK_BOUND_EXTENT, SK_BOUND_OVERFLOW,
   SK_EDGE_EDGE, SK_LAZY_RANGE, SK_LAZY_CHECK, SK_LAZY_RESET,
-  SK_LAZY_REFIT, SK_LAZY_LISTS, SK_BOUND_LINKS, SK_COUNT
+  SK_LAZY_REFIT, SK_LAZY_LISTS, SK_BOUND_LINKS, SK_BOUND_OWNERS, SK_BOUND_VT, SK_COUNT
 };
 
 #define SELFCOL_SCAN_LEVELS 8
@@ -62,6 +62,7 @@ typedef struct selfcol_cl {
   cl_mem lock;                  /* locks: 8 uints per particle (sc_lock1)     */
   cl_mem links;                 /* the bounded rope links' lower nodes (tb.links) */
   cl_mem big, nbig;             /* triangles too wide for the bounds' hash   */
+  cl_mem tnb, town;             /* edge neighbours (tb.tnb), owned edges      */
   cl_mem adj_start, adj;        /* edge-edge: each particle's triangles (CSR) */
   /* the triangle hash kept across substeps (tb.lazy; kernels/selfcol.cl,
    * selfcol_lazy_check): positions at its build, the range of the motion

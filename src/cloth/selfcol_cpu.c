@@ -5,6 +5,7 @@
  * so tests can compare the OpenCL path with it. The counting sorts scatter
  * sequentially in index order, which is exactly the order the device gets
  * after hash_sort_buckets. Also: the tables shared by both backends. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -297,6 +298,34 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
    * particle's triangles in the model's order (CSR), built once from the
    * desc's list; a run reads the current corners of these triangles. */
   t->edge = t->bound && !g_edge_off && ntri > 0;
+  /* The particle pass only where the vertex-triangle pass does not cover
+   * every pair. Two particles of cloths in vertex-triangle mode closer than
+   * their pair thickness d are each within d of the other's triangles that
+   * do not hold both (a grid or mesh vertex has more triangles than the two
+   * on one edge), so the vertex-triangle pass, whose contact with a
+   * triangle's corner pushes the vertex away from that corner with the
+   * same rest-distance rule and friction, already separates them; running
+   * both did the work twice (at 64² the particle hash and pass were 30 %
+   * of the stage, docs/selfcollision.md). A rope node or a cloth particle
+   * in particle mode, or a cloth particle in no triangle, has no
+   * triangles to be met through: then it runs. */
+  t->particles = g_particle_pass;
+  for (int o = 0; o < t->n_objects; o++)
+    if (d->objects[o].enabled && (d->objects[o].rope || !d->objects[o].vertex_triangle))
+      t->particles = 1;
+  if (!t->particles) {
+    unsigned char *in_tri = calloc(n ? n : 1u, 1);
+    if (!in_tri) {
+      selfcol_tables_free(t);
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision tables)");
+    }
+    for (int k = 0; k < t->n_tris; k++)
+      if (t->tobj[k] >= 0)
+        for (int c = 0; c < 3; c++) in_tri[d->tris[3 * k + c]] = 1;
+    for (int i = 0; i < t->n && !t->particles; i++)
+      if (t->sobj[i] >= 0 && !in_tri[i]) t->particles = 1;
+    free(in_tri);
+  }
   /* The triangle hash kept across substeps (selfcol.h): not with the
    * bounds, whose hash and edge-edge queries share its buffers. Off by
    * default: measured, it pays on the main scene and not on the bench
@@ -382,16 +411,39 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
    * both did the work twice (on the main scene the particle hash and pass
    * were a quarter of the stage, docs/selfcollision.md). A rope node, a cloth particle
    * in particle mode, or a cloth particle in no triangle has no triangles
-   * to be met through: then it runs. So it does in a scene with step
-   * bounds: there it is the pass that keeps packed layers a little apart
-   * before the bounds' float distances run out of precision (the twist at
-   * stretch compliance 0 without it: docs/selfcollision.md, "Limits"). */
-  t->particles = g_particle_pass || t->bound;
+   * to be met through: then it runs. Scenes with step bounds used to run it
+   * too, its extra push keeping packed layers out of the range where the
+   * bounds' float distances ran over the truth; the bounds' margin
+   * (sc_bound_margin) now covers that range (docs/selfcollision.md,
+   * "Limits"). */
+  t->particles = g_particle_pass;
   for (int o = 0; o < t->n_objects; o++)
     if (d->objects[o].enabled && (d->objects[o].rope || !d->objects[o].vertex_triangle))
       t->particles = 1;
   for (int i = 0; i < t->n && !t->particles; i++) /* in no triangle (the lists above) */
     if (t->sobj[i] >= 0 && t->adj_start[i + 1] == t->adj_start[i]) t->particles = 1;
+  /* Each triangle edge's neighbour: the lowest-index other triangle that
+   * holds both its ends (-1: none), from the lists above (ascending). The
+   * step bounds take each edge-edge pair once, from the edges' owners
+   * (kernels/selfcol.cl, selfcol_bound_owners). */
+  t->tnb = calloc(3u * nt, sizeof *t->tnb);
+  if (!t->tnb) {
+    selfcol_tables_free(t);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision tables)");
+  }
+  for (int k = 0; k < t->n_tris; k++)
+    for (int i = 0; i < 3; i++) {
+      const uint32_t a = d->tris[3 * k + i], b = d->tris[3 * k + (i == 2 ? 0 : i + 1)];
+      int32_t nb = -1;
+      for (uint32_t m = a < (uint32_t)t->n ? t->adj_start[a] : 0u;
+           a < (uint32_t)t->n && m < t->adj_start[a + 1u] && nb < 0; m++) {
+        const uint32_t o = t->adj[m];
+        if (o == (uint32_t)k) continue;
+        const uint32_t *to = &d->tris[3 * o];
+        if (to[0] == b || to[1] == b || to[2] == b) nb = (int32_t)o;
+      }
+      t->tnb[3 * k + i] = nb;
+    }
   t->mask_p = pow2_at_least(2u * (uint64_t)np) - 1u;  /* ~2 buckets per particle */
   t->mask_t = pow2_at_least(4u * (uint64_t)ntri) - 1u; /* ~4-8 entries per triangle */
   return DRAPE_OK;
@@ -401,6 +453,7 @@ void selfcol_tables_free(selfcol_tables *t) {
   free(t->links);
   free(t->adj_start);
   free(t->adj);
+  free(t->tnb);
   free(t->name);
   free(t->warned);
   free(t->sobj);
@@ -483,11 +536,12 @@ int selfcol_cpu_create(const selfcol_desc *d, selfcol_cpu *s, drape_err *e) {
   s->rb = calloc(n, sizeof *s->rb);
   s->lk = calloc(8 * n, sizeof *s->lk);
   s->big = calloc(nt, sizeof *s->big);
+  s->town = calloc(nt, sizeof *s->town);
   s->xb = calloc(n, sizeof *s->xb);
   s->tboxb = calloc(2u * nt, sizeof *s->tboxb);
   s->lst = malloc((size_t)(s->tb.lazy_list > 0 ? s->tb.lazy_list : 1) * n * sizeof *s->lst);
   s->lstn = malloc(n * sizeof *s->lstn);
-  if (!s->xb || !s->tboxb || !s->lst || !s->lstn || !s->rb || !s->lk || !s->big || !s->pexam || !s->vexam || !s->caps || !s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
+  if (!s->xb || !s->tboxb || !s->lst || !s->lstn || !s->rb || !s->lk || !s->big || !s->town || !s->pexam || !s->vexam || !s->caps || !s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
       !s->rec_a || !s->rec_b || !s->rec_t || !s->nvt || !s->cstart || !s->cvals) {
     selfcol_cpu_destroy(s);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision, %d particles)", s->tb.n);
@@ -501,7 +555,7 @@ void selfcol_cpu_destroy(selfcol_cpu *s) {
   free(s->tstart); free(s->tvals); free(s->tbox);
   free(s->rec_a); free(s->rec_b); free(s->rec_t); free(s->nvt);
   free(s->cstart); free(s->cvals);
-  free(s->pexam); free(s->vexam); free(s->caps); free(s->rb); free(s->lk); free(s->big);
+  free(s->pexam); free(s->vexam); free(s->caps); free(s->rb); free(s->lk); free(s->big); free(s->town);
   free(s->xb);
   free(s->tboxb);
   free(s->lst);
@@ -1074,31 +1128,59 @@ float selfcol_seg_dist(const float p1[3], const float q1[3], const float p2[3],
                   V(q2[0], q2[1], q2[2]));
 }
 
-/* sc_pt_seg_w, sc_seg_dir */
-static inline v3 pt_seg_w(v3 q, v3 p, v3 d, float dd) {
-  float t = dd > 0.0f ? clampf01(dot(sub(q, p), d) / dd) : 0.0f;
-  return sub(q, add(p, mul(d, t)));
+/* sc_pt_seg_dir, sc_one_side, sc_seg_lower (why: kernels/selfcol.cl) */
+static inline float pt_seg_dir(v3 q, v3 p, v3 d, float dd, v3 *w) {
+  const float t = dd > 0.0f ? clampf01(dot(sub(q, p), d) / dd) : 0.0f;
+  *w = sub(q, add(p, mul(d, t)));
+  return sqrtf(dot(*w, *w));
 }
-static v3 seg_dir(v3 p1, v3 q1, v3 p2, v3 q2) {
-  v3 d1 = sub(q1, p1), d2 = sub(q2, p2), r = sub(p1, p2);
-  float a = dot(d1, d1), e = dot(d2, d2);
-  v3 c[5];
-  int nc = 4;
-  c[0] = pt_seg_w(p1, p2, d2, e);
-  c[1] = pt_seg_w(q1, p2, d2, e);
-  c[2] = mul(pt_seg_w(p2, p1, d1, a), -1.0f);
-  c[3] = mul(pt_seg_w(q2, p1, d1, a), -1.0f);
-  float b = dot(d1, d2), cc = dot(d1, r), f = dot(d2, r);
-  float den = a * e - b * b;
-  if (den > 0.0f) {
-    float s = (b * f - cc * e) / den, t = (a * f - b * cc) / den;
-    if (s >= 0.0f && s <= 1.0f && t >= 0.0f && t <= 1.0f)
-      c[nc++] = sub(add(p1, mul(d1, s)), add(p2, mul(d2, t)));
+static inline int one_side(v3 a, v3 b, v3 p, v3 m, float mm, float delta) {
+  const v3 ap = sub(a, p), bp = sub(b, p);
+  const float sa = dot(ap, m) / mm, sb = dot(bp, m) / mm;
+  const float ea = 2.0f * delta * sqrtf(dot(ap, ap)), eb = 2.0f * delta * sqrtf(dot(bp, bp));
+  return (sa > ea && sb > eb) || (sa < -ea && sb < -eb);
+}
+static float seg_lower(v3 p1, v3 q1, v3 p2, v3 q2, v3 *dir, float R) {
+  const v3 d1 = sub(q1, p1), d2 = sub(q2, p2);
+  const float a = dot(d1, d1), e = dot(d2, d2);
+  const v3 n = cross(d1, d2), r = sub(p1, p2);
+  const float nn = sqrtf(dot(n, n));
+  const float delta = nn > 0.0f ? SELFCOL_NORMAL_ERR * (sqrtf(a) * sqrtf(e) / nn) : 0.0f;
+  const float sd = nn > 0.0f ? dot(r, n) / nn : 0.0f;
+  const float hr = fmaxf(fabsf(sd) - delta * sqrtf(dot(r, r)), 0.0f);
+  if (hr >= R) return hr;
+  v3 w;
+  float de = pt_seg_dir(p1, p2, d2, e, dir), l = pt_seg_dir(q1, p2, d2, e, &w);
+  if (l < de) {
+    de = l;
+    *dir = w;
   }
-  int k = 0;
-  for (int j = 1; j < nc; j++)
-    if (dot(c[j], c[j]) < dot(c[k], c[k])) k = j;
-  return c[k];
+  l = pt_seg_dir(p2, p1, d1, a, &w);
+  if (l < de) {
+    de = l;
+    *dir = mul(w, -1.0f);
+  }
+  l = pt_seg_dir(q2, p1, d1, a, &w);
+  if (l < de) {
+    de = l;
+    *dir = mul(w, -1.0f);
+  }
+  if (!(nn > 0.0f)) return de;
+  const v3 m2 = cross(d2, n), m1 = cross(d1, n);
+  if (one_side(p1, q1, p2, m2, sqrtf(dot(m2, m2)), delta) ||
+      one_side(p2, q2, p1, m1, sqrtf(dot(m1, m1)), delta))
+    return de;
+  const float hl = fminf(de, hr);
+  const float pl = de - 0.7854f * fminf(sqrtf(a), sqrtf(e)) * (nn / (sqrtf(a) * sqrtf(e)));
+  if (pl > hl) return pl;
+  *dir = sd >= 0.0f ? n : mul(n, -1.0f);
+  return hl;
+}
+float selfcol_seg_lower(const float p1[3], const float q1[3], const float p2[3],
+                        const float q2[3]) {
+  v3 w;
+  return seg_lower(V(p1[0], p1[1], p1[2]), V(q1[0], q1[1], q1[2]), V(p2[0], p2[1], p2[2]),
+                   V(q2[0], q2[1], q2[2]), &w, INFINITY);
 }
 
 static inline void bound4(uint32_t *rb, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
@@ -1128,17 +1210,29 @@ static inline void lock1(selfcol_cpu *s, uint32_t i, v3 n, float dd) {
 }
 static inline v3 unit_div(v3 w, float l) { return V(w.x / l, w.y / l, w.z / l); }
 
-/* sc_bound_or_lock4: side 1 = {a, b}, side 2 = {c, d}, w from 2 to 1 */
-static void bound_or_lock4(selfcol_cpu *s, uint32_t a, uint32_t b, uint32_t c, uint32_t d,
-                           float dd, float fl, v3 w) {
-  if (dd >= fl) {
-    bound4(s->rb, a, b, c, d, dd);
-  } else if (dd >= SELFCOL_LOCK_HOLD * fl) {
+/* sc_bound_margin: SELFCOL_BOUND_ULPS float epsilons of the largest
+ * coordinate magnitude of the pair's points (why: kernels/selfcol.cl). */
+static inline float amax3(v3 a) { return fmaxf(fmaxf(fabsf(a.x), fabsf(a.y)), fabsf(a.z)); }
+static inline float bound_margin(v3 a, v3 b, v3 c, v3 d) {
+  return fmaxf(fmaxf(amax3(a), amax3(b)), fmaxf(amax3(c), amax3(d))) *
+         ((float)SELFCOL_BOUND_ULPS * FLT_EPSILON);
+}
+
+/* sc_bound_seg4: segment a-b (A, B: side 1) against c-d (C, D: side 2) */
+static void bound_seg4(selfcol_cpu *s, uint32_t a, uint32_t b, uint32_t c, uint32_t d, v3 A,
+                       v3 B, v3 C, v3 D, float R, float fl) {
+  v3 w;
+  const float dd = seg_lower(A, B, C, D, &w, R);
+  if (!(dd < R)) return;
+  const float dm = dd - bound_margin(A, B, C, D);
+  if (dm >= fl) {
+    bound4(s->rb, a, b, c, d, dm);
+  } else if (dm >= SELFCOL_LOCK_HOLD * fl) {
     const v3 n = unit_div(w, sqrtf(dot(w, w))), m = mul(n, -1.0f);
-    lock1(s, a, n, dd);
-    lock1(s, b, n, dd);
-    lock1(s, c, m, dd);
-    lock1(s, d, m, dd);
+    lock1(s, a, n, dm);
+    lock1(s, b, n, dm);
+    lock1(s, c, m, dm);
+    lock1(s, d, m, dm);
   } else {
     bound4(s->rb, a, b, c, d, 0.0f);
   }
@@ -1148,22 +1242,75 @@ static inline int in_box(v3 q, v3 lo, v3 hi) {
   return q.x >= lo.x && q.y >= lo.y && q.z >= lo.z && q.x <= hi.x && q.y <= hi.y && q.z <= hi.z;
 }
 
+/* sc_vt_lower: a lower bound of the distance from q to triangle (a, b, c)
+ * (why and how: kernels/selfcol.cl) */
+static float vt_lower(v3 q, v3 a, v3 b, v3 c, v3 *dir, float R) {
+  const v3 Vx[3] = {a, b, c};
+  const v3 e[3] = {sub(b, a), sub(c, b), sub(a, c)};
+  const float L2[3] = {dot(e[0], e[0]), dot(e[1], e[1]), dot(e[2], e[2])};
+  const int k = L2[1] > L2[0] ? (L2[2] > L2[1] ? 2 : 1) : (L2[2] > L2[0] ? 2 : 0);
+  const int k1 = k == 2 ? 0 : k + 1, k2 = k1 == 2 ? 0 : k1 + 1;
+  const v3 o = Vx[k2], n = cross(sub(Vx[k], o), sub(Vx[k1], o));
+  const float nn = sqrtf(dot(n, n));
+  int out = 1, in = 0;
+  float hl = 0.0f;
+  if (nn > 0.0f) {
+    const float delta = SELFCOL_NORMAL_ERR * (sqrtf(L2[k1]) * sqrtf(L2[k2]) / nn);
+    const v3 qo = sub(q, o);
+    const float sd = dot(qo, n) / nn;
+    hl = fmaxf(fabsf(sd) - delta * sqrtf(dot(qo, qo)), 0.0f);
+    *dir = sd >= 0.0f ? n : mul(n, -1.0f);
+    if (hl >= R) return hl;
+    out = 0;
+    in = 1;
+    for (int i = 0; i < 3; i++) {
+      const v3 qv = sub(q, Vx[i]);
+      const float sig = dot(qv, cross(e[i], n)) / (sqrtf(L2[i]) * nn);
+      const float err = 2.0f * delta * sqrtf(dot(qv, qv));
+      if (sig > err) out = 1;
+      if (!(sig < -err)) in = 0;
+    }
+    if (in) return hl;
+  }
+  float de = INFINITY;
+  v3 wb = V(0, 0, 0);
+  for (int i = 0; i < 3; i++) {
+    const float t = L2[i] > 0.0f ? clampf01(dot(sub(q, Vx[i]), e[i]) / L2[i]) : 0.0f;
+    const v3 w = sub(q, add(Vx[i], mul(e[i], t)));
+    const float l = sqrtf(dot(w, w));
+    if (l < de) {
+      de = l;
+      wb = w;
+    }
+  }
+  if (out) {
+    *dir = wb;
+    return de;
+  }
+  return fminf(de, hl);
+}
+
+float selfcol_vt_lower(const float q[3], const float a[3], const float b[3], const float c[3]) {
+  v3 w;
+  return vt_lower(V(q[0], q[1], q[2]), V(a[0], a[1], a[2]), V(b[0], b[1], b[2]),
+                  V(c[0], c[1], c[2]), &w, INFINITY);
+}
+
 /* sc_bound_vt */
 static void bound_vt(selfcol_cpu *s, uint32_t q, v3 P, const uint32_t *Vt, const v3 *T, v3 blo,
                      v3 bhi, float R, float fl) {
   if (q == Vt[0] || q == Vt[1] || q == Vt[2]) return;
   if (!in_box(P, blo, bhi)) return;
-  v3 bary;
-  if (sc_closest(P, T[0], T[1], T[2], &bary) < 0) return;
-  v3 ev = sub(P, sc_point(T[0], T[1], T[2], bary));
-  float dd = sqrtf(dot(ev, ev));
+  v3 ev;
+  const float dd = vt_lower(P, T[0], T[1], T[2], &ev, R);
   if (!(dd < R)) return;
-  if (dd >= fl) {
-    bound4(s->rb, q, Vt[0], Vt[1], Vt[2], dd);
-  } else if (dd >= SELFCOL_LOCK_HOLD * fl) { /* a lock: q on side 1 */
-    const v3 n = unit_div(ev, dd), m = mul(n, -1.0f);
-    lock1(s, q, n, dd);
-    for (int k = 0; k < 3; k++) lock1(s, Vt[k], m, dd);
+  const float dm = dd - bound_margin(P, T[0], T[1], T[2]);
+  if (dm >= fl) {
+    bound4(s->rb, q, Vt[0], Vt[1], Vt[2], dm);
+  } else if (dm >= SELFCOL_LOCK_HOLD * fl) { /* a lock: q on side 1 */
+    const v3 n = unit_div(ev, sqrtf(dot(ev, ev))), m = mul(n, -1.0f);
+    lock1(s, q, n, dm);
+    for (int k = 0; k < 3; k++) lock1(s, Vt[k], m, dm);
   } else {
     bound4(s->rb, q, Vt[0], Vt[1], Vt[2], 0.0f);
   }
@@ -1174,29 +1321,43 @@ static inline int box_overlap(v3 lo, v3 hi, v3 blo, v3 bhi) {
          hi.z >= blo.z;
 }
 
-/* sc_bound_pair: triangle t1 (V1, P1, grown box glo..ghi) against
- * triangle t2 (grown box blo..bhi). */
-static void bound_pair(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
-                       const uint32_t *V1, const v3 *P1, v3 glo, v3 ghi, uint32_t t2, v3 blo,
-                       v3 bhi, float R, float fl) {
+/* sc_bound_live: a triangle the bounds' hash took (finite corners). */
+static inline int tri_live(const selfcol_cpu *s, int k) {
+  return s->tbox[2 * k].w != 0.0f || s->tbox[2 * k + 1].w != 0.0f;
+}
+
+/* sc_bound_vt_tri: particle q (at P) against triangle t2 (grown box in
+ * tbox). */
+static void bound_vt_tri(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris, uint32_t q,
+                         v3 P, uint32_t t2, float R, float fl) {
+  const uint32_t V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
+  if (q == V2[0] || q == V2[1] || q == V2[2]) return;
+  const v3 blo = X3(s->tbox[2 * t2]), bhi = X3(s->tbox[2 * t2 + 1]);
+  if (!in_box(P, blo, bhi)) return;
+  const v3 P2[3] = {X3(p[V2[0]]), X3(p[V2[1]]), X3(p[V2[2]])};
+  bound_vt(s, q, P, V2, P2, blo, bhi, R, fl);
+}
+
+/* sc_bound_edges: the owned edges of triangle t1 (V1, P1, mask own1)
+ * against those of t2 (mask own2). */
+static void bound_edges(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
+                        const uint32_t *V1, const v3 *P1, uint32_t own1, uint32_t t2,
+                        uint32_t own2, float R, float fl) {
   const v3 RR = V(R, R, R);
   uint32_t V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
   v3 P2[3] = {X3(p[V2[0]]), X3(p[V2[1]]), X3(p[V2[2]])};
-  for (int i = 0; i < 3; i++) bound_vt(s, V1[i], P1[i], V2, P2, blo, bhi, R, fl);
-  for (int i = 0; i < 3; i++) bound_vt(s, V2[i], P2[i], V1, P1, glo, ghi, R, fl);
   for (int i = 0; i < 3; i++) {
+    if (!(own1 >> i & 1u)) continue;
     const int i1 = i == 2 ? 0 : i + 1;
     uint32_t a = V1[i], b = V1[i1];
     v3 alo = sub(vmin(P1[i], P1[i1]), RR), ahi = add(vmax(P1[i], P1[i1]), RR);
     for (int j = 0; j < 3; j++) {
+      if (!(own2 >> j & 1u)) continue;
       const int j1 = j == 2 ? 0 : j + 1;
       uint32_t c = V2[j], d = V2[j1];
       if (a == c || a == d || b == c || b == d) continue;
       if (!box_overlap(vmin(P2[j], P2[j1]), vmax(P2[j], P2[j1]), alo, ahi)) continue;
-      float dd = seg_dist(P1[i], P1[i1], P2[j], P2[j1]);
-      if (!(dd < R)) continue;
-      bound_or_lock4(s, a, b, c, d, dd, fl,
-                     dd < fl ? seg_dir(P1[i], P1[i1], P2[j], P2[j1]) : V(0, 0, 0));
+      bound_seg4(s, a, b, c, d, P1[i], P1[i1], P2[j], P2[j1], R, fl);
     }
   }
 }
@@ -1214,10 +1375,7 @@ static void bound_link_tri(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tr
   for (int j = 0; j < 3; j++) {
     const int j1 = j == 2 ? 0 : j + 1;
     if (!box_overlap(vmin(P[j], P[j1]), vmax(P[j], P[j1]), alo, ahi)) continue;
-    float dd = seg_dist(A, B, P[j], P[j1]);
-    if (!(dd < R)) continue;
-    bound_or_lock4(s, a, b, Vt[j], Vt[j1], dd, fl,
-                   dd < fl ? seg_dir(A, B, P[j], P[j1]) : V(0, 0, 0));
+    bound_seg4(s, a, b, Vt[j], Vt[j1], A, B, P[j], P[j1], R, fl);
   }
 }
 
@@ -1238,9 +1396,7 @@ static void bound_links(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
       if (c == b) continue;
       const v3 C = X3(p[c]), D = X3(p[d]);
       if (!box_overlap(vmin(C, D), vmax(C, D), alo, ahi)) continue;
-      float dd = seg_dist(A, B, C, D);
-      if (!(dd < R)) continue;
-      bound_or_lock4(s, a, b, c, d, dd, fl, dd < fl ? seg_dir(A, B, C, D) : V(0, 0, 0));
+      bound_seg4(s, a, b, c, d, A, B, C, D, R, fl);
     }
     if (inv > 0.0f) {
       int c0[3] = {sc_coord(lo.x, inv), sc_coord(lo.y, inv), sc_coord(lo.z, inv)};
@@ -1304,13 +1460,50 @@ void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris) 
       for (int c = 0; c < 3; c++) s->rb[tris[3 * s->tvals[e] + c]] = 0u;
   }
   const float inv = tri_inv_cell(s->maxbits);
-  for (int t1 = 0; t1 < t->n_tris; t1++) { /* selfcol_bound_pairs */
+  for (int k = 0; k < t->n_tris; k++) { /* selfcol_bound_owners */
+    uint32_t V1[3], Vn[3], m = 0u;
+    if (tri_ok(t, tris, k, V1) && tri_live(s, k))
+      for (int i = 0; i < 3; i++) {
+        const int32_t nb = t->tnb[3 * k + i];
+        if (nb < 0 || nb > k || !tri_ok(t, tris, nb, Vn) || !tri_live(s, nb)) m |= 1u << i;
+      }
+    s->town[k] = m;
+  }
+  for (int q = 0; q < t->n; q++) { /* selfcol_bound_vt */
+    if (t->sobj[q] < 0) continue;
+    int live = 0;
+    for (uint32_t m = t->adj_start[q]; m < t->adj_start[q + 1] && !live; m++) {
+      uint32_t Vq[3];
+      const int k = (int)t->adj[m];
+      live = tri_ok(t, tris, k, Vq) && tri_live(s, k);
+    }
+    if (!live) continue; /* in no live triangle: no edge to cross with */
+    const v3 P = X3(p[q]);
+    if (inv > 0.0f) {
+      const uint32_t h = sc_hash(sc_coord(P.x, inv), sc_coord(P.y, inv), sc_coord(P.z, inv),
+                                 t->mask_t);
+      const uint32_t elo = s->tstart[h], ehi = s->tstart[h + 1u];
+      if (ehi - elo > capb) {
+        s->rb[q] = 0u; /* its bucket is not searched: held, as its triangles are */
+      } else {
+        uint32_t prev = 0xffffffffu;
+        for (uint32_t e = elo; e < ehi; e++) {
+          const uint32_t t2 = s->tvals[e];
+          if (t2 == prev) continue;
+          prev = t2;
+          bound_vt_tri(s, p, tris, q, P, t2, R, fl);
+        }
+      }
+    }
+    for (uint32_t k = 0; k < s->nbig; k++) bound_vt_tri(s, p, tris, q, P, s->big[k], R, fl);
+  }
+  for (int t1 = 0; t1 < t->n_tris; t1++) { /* selfcol_bound_pairs: edge-edge */
     uint32_t V1[3];
     if (!tri_ok(t, tris, t1, V1)) continue;
+    const uint32_t own1 = s->town[t1];
+    if (own1 == 0u) continue; /* owns no edge (or not live) */
     const int big1 = s->tbox[2 * t1 + 1].w != 0.0f;
-    if (s->tbox[2 * t1].w == 0.0f && !big1) continue;
     v3 P1[3] = {X3(p[V1[0]]), X3(p[V1[1]]), X3(p[V1[2]])};
-    v3 glo = X3(s->tbox[2 * t1]), ghi = X3(s->tbox[2 * t1 + 1]);
     v3 lo = vmin(vmin(P1[0], P1[1]), P1[2]), hi = vmax(vmax(P1[0], P1[1]), P1[2]);
     if (!big1 && inv > 0.0f) {
       int c0[3] = {sc_coord(lo.x, inv), sc_coord(lo.y, inv), sc_coord(lo.z, inv)};
@@ -1326,22 +1519,26 @@ void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris) 
             for (uint32_t e = elo; e < ehi; e++) {
               uint32_t t2 = s->tvals[e];
               if (t2 <= (uint32_t)t1) continue;
+              const uint32_t own2 = s->town[t2];
+              if (own2 == 0u) continue;
               v3 blo = X3(s->tbox[2 * t2]), bhi = X3(s->tbox[2 * t2 + 1]);
               if (!box_overlap(lo, hi, blo, bhi)) continue;
               int d0[3] = {sc_coord(blo.x, inv), sc_coord(blo.y, inv), sc_coord(blo.z, inv)};
               if ((c0[0] > d0[0] ? c0[0] : d0[0]) != xx ||
                   (c0[1] > d0[1] ? c0[1] : d0[1]) != y || (c0[2] > d0[2] ? c0[2] : d0[2]) != z)
                 continue;
-              bound_pair(s, p, tris, V1, P1, glo, ghi, t2, blo, bhi, R, fl);
+              bound_edges(s, p, tris, V1, P1, own1, t2, own2, R, fl);
             }
           }
     }
     for (uint32_t k = 0; k < s->nbig; k++) { /* the big triangles */
       uint32_t t2 = s->big[k];
       if (big1 && t2 <= (uint32_t)t1) continue;
+      const uint32_t own2 = s->town[t2];
+      if (own2 == 0u) continue;
       v3 blo = X3(s->tbox[2 * t2]), bhi = X3(s->tbox[2 * t2 + 1]);
       if (!box_overlap(lo, hi, blo, bhi)) continue;
-      bound_pair(s, p, tris, V1, P1, glo, ghi, t2, blo, bhi, R, fl);
+      bound_edges(s, p, tris, V1, P1, own1, t2, own2, R, fl);
     }
   }
   bound_links(s, p, tris, inv, capb);
