@@ -935,11 +935,16 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
  * independent of order, so the bits do not depend on the schedule. */
 #define SELFCOL_F_BOUND 2
 
-/* Distance from q to segment (p, p + d), dd = d·d. */
+/* Distance from q to segment (p, p + d), dd = d·d, and the vector from
+ * its closest point to q (sc_pt_seg_dir); the distance alone (sc_pt_seg). */
+inline float sc_pt_seg_dir(float3 q, float3 p, float3 d, float dd, float3 *w) {
+  const float t = dd > 0.0f ? clamp(sc_dot(q - p, d) / dd, 0.0f, 1.0f) : 0.0f;
+  *w = q - (p + d * t);
+  return sqrt(sc_dot(*w, *w));
+}
 inline float sc_pt_seg(float3 q, float3 p, float3 d, float dd) {
-  float t = dd > 0.0f ? clamp(sc_dot(q - p, d) / dd, 0.0f, 1.0f) : 0.0f;
-  float3 w = q - (p + d * t);
-  return sqrt(sc_dot(w, w));
+  float3 w;
+  return sc_pt_seg_dir(q, p, d, dd, &w);
 }
 
 /* Distance between segments p1q1 and p2q2: the smallest of the four
@@ -989,11 +994,6 @@ inline float sc_seg_dist(float3 p1, float3 q1, float3 p2, float3 q2) {
  * have their closest pair at an end. selfcol_cpu.c has the same
  * arithmetic. */
 #define SC_NORMAL_ERR 0x1p-19f /* 16 float epsilons; selfcol.h: SELFCOL_NORMAL_ERR */
-inline float sc_pt_seg_dir(float3 q, float3 p, float3 d, float dd, float3 *w) {
-  const float t = dd > 0.0f ? clamp(sc_dot(q - p, d) / dd, 0.0f, 1.0f) : 0.0f;
-  *w = q - (p + d * t);
-  return sqrt(sc_dot(*w, *w));
-}
 /* Whether the ends a, b are certainly on one side of the plane through p
  * with normal m (|m| = mm), and not within their error bound of it. */
 inline int sc_one_side(float3 a, float3 b, float3 p, float3 m, float mm, float delta) {
@@ -1185,9 +1185,8 @@ inline float sc_vt_lower(float3 q, float3 a, float3 b, float3 c, float3 *dir, fl
   float de = INFINITY;
   float3 wb = (float3)(0.0f);
   for (int i = 0; i < 3; i++) {
-    const float t = L2[i] > 0.0f ? clamp(sc_dot(q - V[i], e[i]) / L2[i], 0.0f, 1.0f) : 0.0f;
-    const float3 w = q - (V[i] + e[i] * t);
-    const float l = sqrt(sc_dot(w, w));
+    float3 w;
+    const float l = sc_pt_seg_dir(q, V[i], e[i], L2[i], &w);
     if (l < de) { de = l; wb = w; }
   }
   if (out) {
@@ -1198,9 +1197,8 @@ inline float sc_vt_lower(float3 q, float3 a, float3 b, float3 c, float3 *dir, fl
 }
 
 /* Corner q (position P) against triangle V (positions T, grown box
- * blo..bhi): a bound from the lower bound of their distance less the
- * margin; a lock only where the lower bound comes with a separating
- * direction, else a hold. */
+ * blo..bhi): a bound, a lock or a hold from the lower bound of their
+ * distance less the margin (sc_vt_lower, sc_bound_margin). */
 inline void sc_bound_vt(__global uint *rb, __global uint *lk, uint q,
                         float3 P, const uint *V, const float3 *T, float3 blo, float3 bhi, float R,
                         float fl) {

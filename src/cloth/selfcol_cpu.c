@@ -298,34 +298,6 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
    * particle's triangles in the model's order (CSR), built once from the
    * desc's list; a run reads the current corners of these triangles. */
   t->edge = t->bound && !g_edge_off && ntri > 0;
-  /* The particle pass only where the vertex-triangle pass does not cover
-   * every pair. Two particles of cloths in vertex-triangle mode closer than
-   * their pair thickness d are each within d of the other's triangles that
-   * do not hold both (a grid or mesh vertex has more triangles than the two
-   * on one edge), so the vertex-triangle pass, whose contact with a
-   * triangle's corner pushes the vertex away from that corner with the
-   * same rest-distance rule and friction, already separates them; running
-   * both did the work twice (at 64² the particle hash and pass were 30 %
-   * of the stage, docs/selfcollision.md). A rope node or a cloth particle
-   * in particle mode, or a cloth particle in no triangle, has no
-   * triangles to be met through: then it runs. */
-  t->particles = g_particle_pass;
-  for (int o = 0; o < t->n_objects; o++)
-    if (d->objects[o].enabled && (d->objects[o].rope || !d->objects[o].vertex_triangle))
-      t->particles = 1;
-  if (!t->particles) {
-    unsigned char *in_tri = calloc(n ? n : 1u, 1);
-    if (!in_tri) {
-      selfcol_tables_free(t);
-      return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision tables)");
-    }
-    for (int k = 0; k < t->n_tris; k++)
-      if (t->tobj[k] >= 0)
-        for (int c = 0; c < 3; c++) in_tri[d->tris[3 * k + c]] = 1;
-    for (int i = 0; i < t->n && !t->particles; i++)
-      if (t->sobj[i] >= 0 && !in_tri[i]) t->particles = 1;
-    free(in_tri);
-  }
   /* The triangle hash kept across substeps (selfcol.h): not with the
    * bounds, whose hash and edge-edge queries share its buffers. Off by
    * default: measured, it pays on the main scene and not on the bench
@@ -413,9 +385,9 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
    * in particle mode, or a cloth particle in no triangle has no triangles
    * to be met through: then it runs. Scenes with step bounds used to run it
    * too, its extra push keeping packed layers out of the range where the
-   * bounds' float distances ran over the truth; the bounds' margin
-   * (sc_bound_margin) now covers that range (docs/selfcollision.md,
-   * "Limits"). */
+   * bounds' float distances ran over the truth; the bounds' distances are
+   * now lower bounds (vt_lower, seg_lower; docs/selfcollision.md, "Each
+   * pair once, and distances that are lower bounds"). */
   t->particles = g_particle_pass;
   for (int o = 0; o < t->n_objects; o++)
     if (d->objects[o].enabled && (d->objects[o].rope || !d->objects[o].vertex_triangle))
@@ -1099,10 +1071,16 @@ void cpu_selfcol_vt_gather(selfcol_cpu *s, dr_float4 *x, const dr_uint *tris) {
 /* ---- step bounds (kernels/selfcol.cl, selfcol_bound_pairs) ---- */
 static inline float clampf01(float v) { return fminf(fmaxf(v, 0.0f), 1.0f); }
 
+/* sc_pt_seg_dir: distance from q to segment (p, p + d), dd = d·d, and the
+ * vector from its closest point to q; sc_pt_seg: the distance alone. */
+static inline float pt_seg_dir(v3 q, v3 p, v3 d, float dd, v3 *w) {
+  const float t = dd > 0.0f ? clampf01(dot(sub(q, p), d) / dd) : 0.0f;
+  *w = sub(q, add(p, mul(d, t)));
+  return sqrtf(dot(*w, *w));
+}
 static inline float pt_seg(v3 q, v3 p, v3 d, float dd) {
-  float t = dd > 0.0f ? clampf01(dot(sub(q, p), d) / dd) : 0.0f;
-  v3 w = sub(q, add(p, mul(d, t)));
-  return sqrtf(dot(w, w));
+  v3 w;
+  return pt_seg_dir(q, p, d, dd, &w);
 }
 
 static float seg_dist(v3 p1, v3 q1, v3 p2, v3 q2) {
@@ -1128,12 +1106,7 @@ float selfcol_seg_dist(const float p1[3], const float q1[3], const float p2[3],
                   V(q2[0], q2[1], q2[2]));
 }
 
-/* sc_pt_seg_dir, sc_one_side, sc_seg_lower (why: kernels/selfcol.cl) */
-static inline float pt_seg_dir(v3 q, v3 p, v3 d, float dd, v3 *w) {
-  const float t = dd > 0.0f ? clampf01(dot(sub(q, p), d) / dd) : 0.0f;
-  *w = sub(q, add(p, mul(d, t)));
-  return sqrtf(dot(*w, *w));
-}
+/* sc_one_side, sc_seg_lower (why: kernels/selfcol.cl) */
 static inline int one_side(v3 a, v3 b, v3 p, v3 m, float mm, float delta) {
   const v3 ap = sub(a, p), bp = sub(b, p);
   const float sa = dot(ap, m) / mm, sb = dot(bp, m) / mm;
@@ -1275,9 +1248,8 @@ static float vt_lower(v3 q, v3 a, v3 b, v3 c, v3 *dir, float R) {
   float de = INFINITY;
   v3 wb = V(0, 0, 0);
   for (int i = 0; i < 3; i++) {
-    const float t = L2[i] > 0.0f ? clampf01(dot(sub(q, Vx[i]), e[i]) / L2[i]) : 0.0f;
-    const v3 w = sub(q, add(Vx[i], mul(e[i], t)));
-    const float l = sqrtf(dot(w, w));
+    v3 w;
+    const float l = pt_seg_dir(q, Vx[i], e[i], L2[i], &w);
     if (l < de) {
       de = l;
       wb = w;
