@@ -716,7 +716,7 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
                                       __global uint *exam, __global uint *caps,
                                       __global const float4 *shift,
                                       __global const int *lstn, __global const uint *lst,
-                                      const int L) {
+                                      const int L, __global uchar *cmap, const int exact) {
   int q = get_global_id(0);
   if (q >= n) return;
   int oq = sobj[q];
@@ -751,11 +751,19 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
       uint t = src[e];
       if (t == prev) continue; /* two of its cells share this bucket */
       prev = t;
-      /* cheap reject: outside the triangle's box (grown by grow >= d, and
-       * 1% more against the rounding of the closest point) */
-      float3 blo = tbox[2 * t].xyz - (float3)(0.01f * grow);
-      float3 bhi = tbox[2 * t + 1].xyz + (float3)(0.01f * grow);
-      if (!all(xq >= blo) || !all(xq <= bhi)) continue; /* NaN: outside */
+      if (exact) {
+        /* the kept contact lists (kl_lists): entry e is triangle t; it is
+         * no contact unless the slot is written below */
+        cmap[(size_t)q * (size_t)L + e] = 0xff;
+        uint3 v;
+        if (!sc_tri_ok(tris, tobj, (int)t, &v)) continue; /* torn since */
+      } else {
+        /* cheap reject: outside the triangle's box (grown by grow >= d, and
+         * 1% more against the rounding of the closest point) */
+        float3 blo = tbox[2 * t].xyz - (float3)(0.01f * grow);
+        float3 bhi = tbox[2 * t + 1].xyz + (float3)(0.01f * grow);
+        if (!all(xq >= blo) || !all(xq <= bhi)) continue; /* NaN: outside */
+      }
       uint ia = tris[3 * t], ib = tris[3 * t + 1], ic = tris[3 * t + 2];
       if (ia == (uint)q || ib == (uint)q || ic == (uint)q) continue;
       int ot = tobj[t];
@@ -816,8 +824,12 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
       rec_a[slot] = (float4)(J, mode);
       rec_b[slot] = (float4)(bary, 0.0f);
       rec_t[slot] = t;
+      if (exact) cmap[(size_t)q * (size_t)L + e] = (uchar)k;
       k++;
     }
+    /* entries after the K-th contact are no contacts either */
+    if (exact)
+      for (uint r = e; r < full; r++) cmap[(size_t)q * (size_t)L + r] = 0xff;
     seen = e - lo;
     /* capped: it read up to the cap (not stopped by the K slots) and the
      * bucket had more */
@@ -865,7 +877,8 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
                                 __global const int *nvt, __global const uint *start,
                                 __global const uint *vals, const int n, const int K,
                                 __global const int *sobj, const uint cap,
-                                __global uint *caps) {
+                                __global uint *caps, __global const uchar *cmap,
+                                const int L, const int exact) {
   int j = get_global_id(0);
   if (j >= n) return;
   float4 xj = x[j];
@@ -873,11 +886,14 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
   int m = nvt[j];
   uint lo = start[j], hi = start[j + 1];
   if (m == 0 && lo == hi) return;
-  /* at most `cap` shares as a corner: the first by slot */
-  if (hi - lo > cap) {
-    if (sobj[j] >= 0) sc_cap_hit(caps, sobj[j], 4, hi - lo);
-    hi = lo + cap;
-  }
+  /* at most `cap` shares as a corner: the first by slot. Without the kept
+   * lists every entry is a contact and the sort ordered the first `cap`;
+   * with them (kl_rev_scatter) the entries are every (vertex, list entry)
+   * naming one of j's triangles, at most the build's capr, in the same
+   * (vertex, triangle) order, and the contacts among them are the shares. */
+  uint total = hi - lo;
+  if (!exact && hi - lo > cap) hi = lo + cap;
+  if (exact) total = 0u;
   float ws = wsc[j];
   float3 D = (float3)(0.0f);
   for (int k = 0; k < m; k++) {
@@ -890,6 +906,12 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
     uint v = vals[e];
     uint slot = v >> 2;
     uint c = v & 3u;
+    if (exact) {
+      const uint kk = cmap[slot];
+      if (kk == 0xffu) continue; /* no contact this substep */
+      if (total++ >= cap) continue;
+      slot = slot / (uint)L * (uint)K + kk;
+    }
     float4 a = rec_a[slot];
     float w = a.w != 0.0f ? xj.w : ws;
     if (w == 0.0f) continue;
@@ -897,6 +919,7 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
     float bk = c == 0u ? b.x : c == 1u ? b.y : b.z;
     D = sc_request(D, a.xyz * (-bk * w));
   }
+  if (total > cap && sobj[j] >= 0) sc_cap_hit(caps, sobj[j], 4, total);
   xj.xyz = xj.xyz + D;
   x[j] = xj;
 }
@@ -2042,4 +2065,230 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
   }
   if (most > 0u && oq >= 0) sc_cap_hit(caps, oq, 6, most);
   delta[q] = (float4)(D, 0.0f);
+}
+
+/* ---- contact lists kept across substeps (issue 18, cost) -------------------
+ * Rebuilding the triangle hash and querying its cells at every substep was
+ * most of the stage (the main scene, 64², PoCL: the hash 15 ms and the
+ * vertex-triangle pass 14 ms of a 32 ms frame, 20 substeps). Instead, at a
+ * build every vertex gets the list of triangles whose distance is below
+ * the reach t_max + M (M = SELFCOL_LIST_MARGIN x t_max), and every corner the
+ * list of (vertex, entry) pairs naming its triangles; the lists are kept
+ * until the motion since the build could have brought an unlisted pair
+ * within t_max. Every substep runs the vertex-triangle pass on the lists
+ * only and the corners gather their shares through theirs: no hash, no
+ * per-substep regrouping.
+ *
+ * When a list is still exact (the check). Let δ_i = x_i - xb_i be particle
+ * i's motion since the build. A pair (q, T) that is not listed was farther
+ * than t_max + M at the build; its distance has since shrunk by at most
+ * |δ_q - Σ b_k δ_k| <= max_k |δ_q - δ_k| (a point of T moves by a convex
+ * combination of its corners' motion). Particles are grouped by the cell of
+ * side rg they were in at the build (regions, hashed; two cells sharing a
+ * bucket are one region, which only makes the test stricter). For regions
+ * A and B, Δ(A, B) >= |δ_q - δ_k| for every q in A and k in B is taken
+ * from the per-axis ranges of δ in each (kl_range), and G(A, B), the gap
+ * between the boxes of their particles at the build (largest axis gap),
+ * gives every triangle with a corner in B a distance at the build of at
+ * least G - E from every vertex in A (E: the widest triangle box then).
+ * Then the lists stay exact while, for every pair of regions,
+ *     Δ(A, B) <= 0.9 max(M, G(A, B) - E - t_max)
+ * (kl_check): an unlisted pair at build distance D > t_max + M, D >= G - E,
+ * is still farther than D - 0.9 (D - t_max) > t_max. The 10 % left cover
+ * rounding. Near regions must not move against each other by M; far ones
+ * by their gap, so a sheet whose far parts swing while its folds lie still
+ * keeps its lists. Otherwise (or with a non-finite motion) the host
+ * rebuilds them at this substep: it reads the check's flag, one word, each
+ * substep. Nothing assumes how far anything moved.
+ *
+ * Same contacts, same bits. A contact is closer than its pair thickness
+ * d <= t_max, so it is on its vertex's list, and the list is in triangle
+ * order like a bucket: the pass meets the contacts the per-substep hash
+ * gives in the same order, keeps the same first SELFCOL_SLOTS, and each
+ * corner combines its shares in the same (vertex, triangle) order. A
+ * build that cannot be exact (a list over its length, a bucket over its
+ * cap, a corner's list over its cap, a non-finite position) raises the
+ * overflow flag, and the host runs the per-substep hash until the next
+ * frame. The lists are distances, not boxes: a flat sheet lists only the
+ * other triangle of each of its quads (s/√2 away), so the pass reads a few
+ * entries where a cell held tens. */
+
+/* One work item per region bucket of the build: the box of its particles
+ * (at the build, x), xb = x for them, and its index in the occupied list.
+ * A non-finite position raises the overflow flag (the per-substep path
+ * keeps its NaN rules). */
+__kernel void kl_region_box(__global const float4 *x, __global float4 *xb,
+                            __global const uint *rstart, __global const uint *rvals,
+                            __global float4 *rbox, __global uint *rocc, __global uint *flag,
+                            const uint nb) {
+  const uint b = get_global_id(0);
+  if (b >= nb) return;
+  const uint lo = rstart[b], hi = rstart[b + 1u];
+  if (lo == hi) return;
+  float3 mn = (float3)(INFINITY), mx = (float3)(-INFINITY);
+  int bad = 0;
+  for (uint e = lo; e < hi; e++) {
+    const uint i = rvals[e];
+    const float4 xi = x[i];
+    const float chk = xi.x + xi.y + xi.z;
+    if (!(chk - chk == 0.0f)) bad = 1;
+    mn = fmin(mn, xi.xyz);
+    mx = fmax(mx, xi.xyz);
+    xb[i] = xi;
+  }
+  if (bad) atomic_or(&flag[1], 1u);
+  rbox[2u * b] = (float4)(mn, 0.0f);
+  rbox[2u * b + 1u] = (float4)(mx, 0.0f);
+  rocc[atomic_inc(&flag[2])] = b; /* flag[2]: occupied regions */
+}
+
+/* Every substep, one work item per occupied region: the range of its
+ * particles' motion since the build per axis (NaN when non-finite: the
+ * check's comparisons then fail). */
+__kernel void kl_range(__global const float4 *x, __global const float4 *xb,
+                       __global const uint *rstart, __global const uint *rvals,
+                       __global const uint *rocc, __global const uint *flag,
+                       __global float4 *rrng) {
+  const uint j = get_global_id(0);
+  if (j >= flag[2]) return;
+  const uint b = rocc[j];
+  const uint lo = rstart[b], hi = rstart[b + 1u];
+  float3 mn = (float3)(INFINITY), mx = (float3)(-INFINITY);
+  float bad = 0.0f;
+  for (uint e = lo; e < hi; e++) {
+    const uint i = rvals[e];
+    const float3 d = x[i].xyz - xb[i].xyz;
+    const float chk = d.x + d.y + d.z;
+    if (!(chk - chk == 0.0f)) bad = NAN;
+    mn = fmin(mn, d);
+    mx = fmax(mx, d);
+  }
+  rrng[2u * b] = (float4)(mn + (float3)(bad), 0.0f);
+  rrng[2u * b + 1u] = (float4)(mx + (float3)(bad), 0.0f);
+}
+
+/* One work item per occupied region A, against every occupied B from A on
+ * (the pairs are symmetric): the condition above; a failure sets flag[0].
+ * E: the widest grown triangle box of the build (maxbits) less 2 grow. */
+__kernel void kl_check(__global const float4 *rrng, __global const float4 *rbox,
+                       __global const uint *rocc, __global uint *flag,
+                       __global const uint *maxbits, const float grow, const float tm,
+                       const float M) {
+  const uint j = get_global_id(0);
+  const uint no = flag[2];
+  if (j >= no) return;
+  const float E = as_float(maxbits[0]) - 2.0f * grow;
+  const uint a = rocc[j];
+  const float3 amn = rrng[2u * a].xyz, amx = rrng[2u * a + 1u].xyz;
+  const float3 alo = rbox[2u * a].xyz, ahi = rbox[2u * a + 1u].xyz;
+  int ok = 1;
+  for (uint k = j; k < no && ok; k++) {
+    const uint b = rocc[k];
+    const float3 bmn = rrng[2u * b].xyz, bmx = rrng[2u * b + 1u].xyz;
+    const float3 dv = fmax(amx - bmn, bmx - amn); /* >= |δ_q - δ_k| per axis */
+    const float dl = sqrt(sc_dot(dv, dv));
+    const float3 g3 = fmax(rbox[2u * b].xyz - ahi, alo - rbox[2u * b + 1u].xyz);
+    const float G = fmax(fmax(g3.x, g3.y), g3.z);
+    const float lim = 0.9f * fmax(M, G - E - tm);
+    ok = dl <= lim; /* NaN: fails */
+  }
+  if (!ok) atomic_or(&flag[0], 1u);
+}
+
+/* One work item per colliding particle q, on the triangle hash of the build
+ * (boxes grown by `grow` >= reach, so every triangle within reach of q is in
+ * q's own cell): the triangles of that bucket whose distance lower bound
+ * (sc_vt_lower less sc_bound_margin: never above the true distance) is at
+ * most reach, in triangle order (the bucket is sorted), at most L; each
+ * listed triangle's corners are counted for their own lists (rcnt). A
+ * bucket over `cap` or a list over L raises the overflow flag. */
+__kernel void kl_lists(__global const float4 *x, __global const int *sobj,
+                       __global const uint *tris, __global const int *tobj,
+                       __global const float4 *tbox, __global const uint *maxbits,
+                       __global const uint *start, __global const uint *vals,
+                       __global uint *lst, __global int *lstn, __global uint *rcnt,
+                       __global uint *flag, const int n, const uint mask, const uint cap,
+                       const int L, const float reach, const float grow) {
+  const int q = get_global_id(0);
+  if (q >= n) return;
+  int cnt = 0;
+  const float inv = sc_tri_inv_cell(maxbits);
+  if (sobj[q] >= 0 && inv > 0.0f) {
+    const float3 xq = x[q].xyz;
+    const uint h = sc_hash(sc_coord(xq.x, inv), sc_coord(xq.y, inv), sc_coord(xq.z, inv), mask);
+    const uint lo = start[h], hi = start[h + 1u];
+    int over = hi - lo > cap;
+    /* 2^-18 of the coordinates and of the growth: far above the rounding
+     * of lo - g + g and of the differences */
+    const float slack = (sc_amax3(xq) + 2.0f * grow) * 0x1p-18f;
+    __global uint *out = lst + (size_t)q * (size_t)L;
+    uint prev = 0xffffffffu;
+    for (uint e = lo; e < hi && !over; e++) {
+      const uint t = vals[e];
+      if (t == prev) continue;
+      prev = t;
+      const float3 blo = tbox[2 * t].xyz, bhi = tbox[2 * t + 1].xyz;
+      if (!all(xq >= blo) || !all(xq <= bhi)) continue;
+      /* the distance to the corners' own box (the grown one shrunk back),
+       * a lower bound of the distance to the triangle, rejects most of the
+       * box's candidates before the exact lower bound; `slack` covers the
+       * rounding of the growth */
+      const float3 ex = fmax(fmax(blo + (float3)(grow) - xq, xq - (bhi - (float3)(grow))),
+                             (float3)(0.0f));
+      if (sc_dot(ex, ex) > (reach + slack) * (reach + slack)) continue;
+      uint3 v;
+      if (!sc_tri_ok(tris, tobj, (int)t, &v) || tbox[2 * t].w == 0.0f) continue;
+      if (v.x == (uint)q || v.y == (uint)q || v.z == (uint)q) continue;
+      const float3 a = x[v.x].xyz, b = x[v.y].xyz, c = x[v.z].xyz;
+      float3 dir;
+      const float dl = sc_vt_lower(xq, a, b, c, &dir, 2.0f * reach);
+      if (!(dl - sc_bound_margin(xq, a, b, c) <= reach)) continue;
+      if (cnt == L) {
+        over = 1;
+        break;
+      }
+      out[cnt++] = t;
+      atomic_inc(&rcnt[v.x]);
+      atomic_inc(&rcnt[v.y]);
+      atomic_inc(&rcnt[v.z]);
+    }
+    if (over) atomic_or(&flag[1], 1u);
+  }
+  lstn[q] = cnt;
+}
+
+/* One work item, after the corner counts' scan (rstart[n]: the total): a
+ * total over the buffer (rcap) raises the overflow flag and closes the gate
+ * of the corner lists' sort, which would run past the buffer
+ * (kl_rev_scatter writes nothing past it); the build is then not used. */
+__kernel void kl_fit(__global const uint *rstart, __global uint *flag, __global float4 *gate,
+                     const int n, const uint rcap) {
+  if (get_global_id(0) != 0) return;
+  const int fits = rstart[n] <= rcap;
+  if (!fits) atomic_or(&flag[1], 1u);
+  gate[0] = (float4)(0.0f, 0.0f, 0.0f, fits ? 1.0f : 0.0f);
+}
+
+/* One work item per vertex q: its entries into its triangles' corners'
+ * lists (rstart: the scanned counts), as (q L + i) 4 + corner, in any
+ * order (the buckets' sort puts them in (vertex, entry) order, which is
+ * the per-substep pass's slot order). A corner list over capr raises the
+ * overflow flag (the host has checked the total against rcap before). */
+__kernel void kl_rev_scatter(__global const uint *tris, __global const uint *lst,
+                             __global const int *lstn, __global const uint *rstart,
+                             __global uint *rcur, __global uint *rvals, __global uint *flag,
+                             const int n, const int L, const uint capr, const uint rcap) {
+  const int q = get_global_id(0);
+  if (q >= n) return;
+  const int m = lstn[q];
+  for (int i = 0; i < m; i++) {
+    const uint t = lst[(size_t)q * (size_t)L + (size_t)i];
+    for (uint c = 0; c < 3u; c++) {
+      const uint j = tris[3u * t + c];
+      const uint lo = rstart[j];
+      if (rstart[j + 1u] - lo > capr) atomic_or(&flag[1], 1u);
+      const uint at = lo + atomic_inc(&rcur[j]);
+      if (at < rcap) rvals[at] = (((uint)q * (uint)L + (uint)i) << 2) | c;
+    }
+  }
 }

@@ -307,6 +307,11 @@ typedef struct drape_timings {
                                    iterations; same source as ms[])         */
   double selfcol_ms[DRAPE_SELFCOL_PART_COUNT]; /* the self-collision stage
                                    by part, last frame (same source)        */
+  /* The vertex-triangle pass since the sim was made (OpenCL; 0 on the CPU
+   * backend, which rebuilds the hash every substep): builds of the contact
+   * lists kept across substeps, passes run on them, passes run on the
+   * per-substep hash (docs/selfcollision.md, "Contact lists"). */
+  uint64_t selfcol_list_builds, selfcol_list_passes, selfcol_hash_passes;
 } drape_timings;
 
 void drape_sim_timings(const drape_sim *sim, drape_timings *out);

@@ -688,6 +688,14 @@ void dr_backend_cl_tris(const drape_sim *s, cl_mem *tris, cl_mem *vt_off, cl_mem
 uint64_t dr_backend_cl_bytes(const drape_sim *s);
 uint64_t dr_backend_cl_bytes(const drape_sim *s) { return ST(s)->bytes + ST(s)->sc.bytes; }
 
+void dr_backend_cl_lists(const drape_sim *s, drape_timings *out);
+void dr_backend_cl_lists(const drape_sim *s, drape_timings *out) {
+  const cl_state *c = ST(s);
+  if (!c->has_sc) return;
+  selfcol_cl_list_stats(&c->sc, &out->selfcol_list_builds, &out->selfcol_list_passes,
+                        &out->selfcol_hash_passes);
+}
+
 struct drape_cl *dr_backend_cl_runtime(const drape_sim *s);
 struct drape_cl *dr_backend_cl_runtime(const drape_sim *s) { return ST(s)->cl; }
 

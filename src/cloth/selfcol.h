@@ -86,6 +86,33 @@
  * cap_t entries of one, so that no query a rebuilt hash would serve whole
  * is cut (scenes/fold.json folded: 144 entries against at most 128). */
 #define SELFCOL_LAZY_CAP 4u
+/* Contact lists kept across substeps (issue 18, cost; kernels/selfcol.cl,
+ * "contact lists kept across substeps"): each vertex lists the triangles
+ * within t_max + M at a build, M = 0.95 x the smallest triangle altitude
+ * at rest less t_max (a flat sheet then lists nothing), within
+ * [SELFCOL_LIST_MARGIN_MIN, SELFCOL_LIST_MARGIN] x t_max; at most
+ * SELFCOL_LIST_LEN; each corner lists the entries naming its triangles, at
+ * most SELFCOL_LIST_CORNER x cap_c. Kept while the motion since the build
+ * cannot have brought an unlisted pair into contact, checked per pair of
+ * regions (cells of side SELFCOL_LIST_REGION_REACH x the reach +
+ * SELFCOL_LIST_REGION_TRI x the widest triangle at rest, at least the
+ * rest mesh's extent / SELFCOL_LIST_REGION_SPLIT). On by default where the
+ * vertex-triangle pass runs without step bounds;
+ * DRAPE_SELFCOL_LISTS=0 (or selfcol_set_lists(0)) runs the per-substep
+ * hash instead. Same contacts and bits either way. */
+#define SELFCOL_LIST_MARGIN 2.0f
+#define SELFCOL_LIST_MARGIN_MIN 0.5f
+/* Lists rebuilt after fewer passes than this cost more than the
+ * per-substep hash: the stage runs that instead for the rest of the frame
+ * and pauses the lists for 1, 2, 4, ... SELFCOL_LIST_PAUSE frames
+ * (selfcol_cl.c, kl_vertex_triangle; the bits are the same either way). */
+#define SELFCOL_LIST_MIN_AGE 4
+#define SELFCOL_LIST_PAUSE 16
+#define SELFCOL_LIST_LEN 32
+#define SELFCOL_LIST_CORNER 4u
+#define SELFCOL_LIST_REGION_REACH 4.0f
+#define SELFCOL_LIST_REGION_TRI 2.0f
+#define SELFCOL_LIST_REGION_SPLIT 16.0f
 /* Conservative step bounds (issue 18; Chen et al. 2025, "Offset Geometric
  * Contact"; kernels/selfcol.cl, selfcol_bound_pairs, states the guarantee):
  * after the passes every particle of a cloth in vertex-triangle mode (and
@@ -213,6 +240,11 @@ typedef struct selfcol_lazy_policy {
 } selfcol_lazy_policy;
 int selfcol_lazy_choose(selfcol_lazy_policy *p, int mode, uint32_t builds, uint32_t runs);
 
+/* Stages created from now on: 1 keep contact lists across substeps where
+ * they can (tb.lists), 0 rebuild the triangle hash every substep, -1 (the
+ * default) by the environment: DRAPE_SELFCOL_LISTS=0 turns them off. */
+void selfcol_set_lists(int mode);
+
 /* 1: stages created from now on run without the edge-edge contacts (the
  * stage before them; tests and measurements compare with it); 0, the
  * default: they run for the bounded cloths. */
@@ -289,6 +321,16 @@ typedef struct selfcol_tables {
                             cap_t with the kept hash                      */
   int lazy_list;         /* list capacity per particle (SELFCOL_LAZY_LIST;
                             DRAPE_SELFCOL_LIST=N for tests)               */
+  int lists;             /* the kept contact lists (SELFCOL_LIST_*) run    */
+  int list_len;          /* entries per vertex list (SELFCOL_LIST_LEN)      */
+  float list_reach;      /* t_max + the margin: a vertex lists the triangles
+                            whose distance is at most this                 */
+  float list_m;          /* the margin M                                    */
+  float list_grow;       /* box growth of the lists' triangle hash         */
+  float list_region;     /* side of the check's regions, m                 */
+  uint32_t list_nr;      /* region buckets (power of 2)                     */
+  uint32_t list_capr;    /* entries a corner's list may hold               */
+  uint32_t list_rcap;    /* entries all corner lists may hold together     */
   uint32_t *links;       /* n_links: the lower node of each link of the ropes
                             with SELFCOL_F_LINKS, ascending               */
   int n_links;

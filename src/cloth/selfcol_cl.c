@@ -18,7 +18,9 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_bound_extent", "selfcol_bound_overflow", "selfcol_edge_edge",
     "selfcol_lazy_range",   "selfcol_lazy_check",     "selfcol_lazy_reset",
     "selfcol_lazy_refit",   "selfcol_lazy_lists",     "selfcol_bound_links",
-    "selfcol_bound_owners", "selfcol_bound_vt"};
+    "selfcol_bound_owners", "selfcol_bound_vt",     "kl_region_box",
+    "kl_range",             "kl_check",               "kl_lists",
+    "kl_rev_scatter",       "kl_fit"};
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
@@ -166,6 +168,33 @@ static int pick_local(drape_cl *cl, cl_kernel k, size_t *out, drape_err *e) {
 }
 
 /* ---- create / destroy ---- */
+/* The kept contact lists' buffers (tb.lists; none otherwise). */
+static int kl_alloc(selfcol_cl *s, drape_err *e) {
+  const selfcol_tables *t = &s->tb;
+  if (!t->lists) return DRAPE_OK;
+  const size_t n = (size_t)t->n, L = (size_t)t->list_len, nr = t->list_nr;
+  const size_t u = sizeof(cl_uint), f4 = sizeof(dr_float4);
+  int rc;
+  if ((rc = mk(s, &s->kl_rkey, n * u, NULL, "list region keys", e)) ||
+      (rc = mk(s, &s->kl_rrank, n * u, NULL, "list region ranks", e)) ||
+      (rc = mk(s, &s->kl_rcount, (nr + 1) * u, NULL, "list regions", e)) ||
+      (rc = mk(s, &s->kl_rvals, n * u, NULL, "list region particles", e)) ||
+      (rc = mk(s, &s->kl_rbox, 2 * nr * f4, NULL, "list region boxes", e)) ||
+      (rc = mk(s, &s->kl_rrng, 2 * nr * f4, NULL, "list region motion", e)) ||
+      (rc = mk(s, &s->kl_rocc, nr * u, NULL, "list regions occupied", e)) ||
+      (rc = mk(s, &s->kl_flag, 4 * u, NULL, "list flags", e)) ||
+      (rc = mk(s, &s->kl_lst, n * L * u, NULL, "contact lists", e)) ||
+      (rc = mk(s, &s->kl_lstn, n * u, NULL, "contact list lengths", e)) ||
+      (rc = mk(s, &s->kl_cmap, n * L, NULL, "contact list slots", e)) ||
+      (rc = mk(s, &s->kl_ccount, (n + 1) * u, NULL, "corner lists", e)) ||
+      (rc = mk(s, &s->kl_ccur, (n + 1) * u, NULL, "corner list cursors", e)) ||
+      (rc = mk(s, &s->kl_cvals, (size_t)t->list_rcap * u, NULL, "corner list entries", e)) ||
+      (rc = mk(s, &s->kl_xb, n * f4, NULL, "list build positions", e)) ||
+      (rc = mk(s, &s->kl_gate, f4, NULL, "corner list sort gate", e)))
+    return rc;
+  return scan_plan(s, &s->scan_r, nr + 1, e);
+}
+
 int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_err *e) {
   memset(s, 0, sizeof *s);
   s->cl = cl;
@@ -236,6 +265,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
                "candidate lists", e)) ||
       (rc = mk(s, &s->lstn, n * u, NULL, "candidate list lengths", e)) ||
       (rc = mk(s, &s->gate_on, f4, &gate1, "open gate", e)) ||
+      (rc = kl_alloc(s, e)) ||
       (rc = mk(s, &s->caps, (size_t)(t->n_objects + 1) * SELFCOL_CAPC_STRIDE * u, NULL, "cap counters",
                e)) ||
       (rc = scan_plan(s, &s->scan_p, Bp + 1, e)) || (rc = scan_plan(s, &s->scan_t, Bt + 1, e)) ||
@@ -277,6 +307,11 @@ void selfcol_cl_destroy(selfcol_cl *s) {
   scan_free(&s->scan_p);
   scan_free(&s->scan_t);
   scan_free(&s->scan_c);
+  scan_free(&s->scan_r);
+  cl_mem *kl[] = {&s->kl_rkey, &s->kl_rrank, &s->kl_rcount, &s->kl_rvals, &s->kl_rbox,
+                  &s->kl_rrng, &s->kl_rocc,  &s->kl_flag,   &s->kl_lst,   &s->kl_lstn,
+                  &s->kl_cmap, &s->kl_ccount, &s->kl_ccur,  &s->kl_cvals, &s->kl_xb, &s->kl_gate};
+  for (size_t i = 0; i < sizeof kl / sizeof kl[0]; i++) rel(kl[i]);
   selfcol_tables_free(&s->tb);
   memset(s, 0, sizeof *s);
 }
@@ -349,7 +384,7 @@ int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
  * lazy >= 0: the hash kept across substeps, rebuilt only when
  * selfcol_lazy_check opens its gate (lazy = 1 forces it: a frame's start) */
 static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow, int bound,
-                                int lazy, drape_err *e) {
+                                int lazy, cl_uint cap, drape_err *e) {
   const selfcol_tables *t = &s->tb;
   const cl_int nt = t->n_tris;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1;
@@ -402,13 +437,11 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
       (rc = BIND(SK_SCATTER_T, A("key", s->tkey), A("rank", s->trank), A("start", s->tcount),
                  A("vals", s->tvals), A("n_tris", nt), A("gate", gate))) ||
       (rc = launch(s, SK_SCATTER_T, nt_items, 0, e)) ||
-      (rc = sort_buckets_n(s, s->tcount, s->tvals, B, lazy >= 0 ? t->cap_tq : t->cap_t, gate,
-                           nb_items, e)))
+      (rc = sort_buckets_n(s, s->tcount, s->tvals, B, cap, gate, nb_items, e)))
     return rc;
   if (lazy < 0) return DRAPE_OK;
   {
     const cl_int n = t->n, L = t->lazy_list;
-    const cl_uint cap = t->cap_tq;
     const float m = t->lazy_m;
     if ((rc = BIND(SK_LAZY_LISTS, A("xb", s->xb), A("sobj", s->sobj), A("objf", s->objf),
                    A("tboxb", s->tboxb), A("tris", tris), A("maxbits", s->maxbits),
@@ -430,14 +463,14 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
 int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e) {
   part(s, SELFCOL_T_HASH_TRIANGLES);
   s->vt_lazy = 0;
-  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, -1, e);
+  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, -1, s->tb.cap_t, e);
 }
 
 int selfcol_cl_hash_triangles_lazy(selfcol_cl *s, cl_mem x, cl_mem tris, int force,
                                    drape_err *e) {
   part(s, SELFCOL_T_HASH_TRIANGLES);
   s->vt_lazy = 1;
-  return hash_triangles_grown(s, x, tris, s->tb.lazy_grow, 0, force ? 1 : 0, e);
+  return hash_triangles_grown(s, x, tris, s->tb.lazy_grow, 0, force ? 1 : 0, s->tb.cap_tq, e);
 }
 
 int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
@@ -447,7 +480,7 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
   const float R = t->bound_r;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1, capb = SELFCOL_BOUND_CAP * t->cap_t;
   int rc;
-  if ((rc = hash_triangles_grown(s, p, tris, R, 1, -1, e)) ||
+  if ((rc = hash_triangles_grown(s, p, tris, R, 1, -1, t->cap_t, e)) ||
       (rc = BIND(SK_BOUND_INIT, A("rb", s->rb), A("lk", s->lock), A("R", R), A("n", n))) ||
       (rc = launch(s, SK_BOUND_INIT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_OVERFLOW, A("start", s->tcount), A("vals", s->tvals), A("tris", tris),
@@ -523,7 +556,10 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
   int rc;
   const float grow = t->t_max;
   cl_mem shift = s->vt_lazy ? s->lzs : s->gate_on;
-  const cl_int L = s->vt_lazy ? t->lazy_list : 0;
+  const cl_int kl = s->vt_kl;
+  const cl_int L = kl ? t->list_len : s->vt_lazy ? t->lazy_list : 0;
+  cl_mem lstn = kl ? s->kl_lstn : s->lstn, lst = kl ? s->kl_lst : s->lst;
+  cl_mem cmap = kl ? s->kl_cmap : s->lstn; /* never written without the lists */
   if ((rc = BIND(SK_VT, A("x", x), A("p", p), A("wsc", s->wsc), A("rest", s->rest),
                  A("sobj", s->sobj), A("objf", s->objf), A("objp", s->objp), A("tris", tris),
                  A("tobj", s->tobj), A("tbox", s->tbox), A("grow", grow),
@@ -531,24 +567,172 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
                  A("rec_a", s->rec_a), A("rec_b", s->rec_b), A("rec_t", s->rec_t),
                  A("nvt", s->nvt), A("n", n), A("K", K), A("mask", mask), A("cap", cap_t),
                  A("exam", s->vexam), A("caps", s->caps),
-                 A("shift", shift), A("lstn", s->lstn), A("lst", s->lst), A("L", L))) ||
-      (rc = launch(s, SK_VT, (size_t)n, 0, e)) ||
-      (rc = fill0(s, s->ccount, ((size_t)n + 1) * sizeof(cl_uint), e)) ||
-      (rc = BIND(SK_CORNER_COUNT, A("tris", tris), A("rec_t", s->rec_t), A("nvt", s->nvt),
-                 A("count", s->ccount), A("rank", s->crank), A("n", n), A("K", K))) ||
-      (rc = launch(s, SK_CORNER_COUNT, (size_t)n, 0, e)) ||
-      (rc = scan_run(s, &s->scan_c, s->ccount, s->gate_on, e)) ||
-      (rc = BIND(SK_CORNER_SCATTER, A("tris", tris), A("rec_t", s->rec_t), A("nvt", s->nvt),
-                 A("start", s->ccount), A("rank", s->crank), A("vals", s->cvals), A("n", n),
-                 A("K", K))) ||
-      (rc = launch(s, SK_CORNER_SCATTER, (size_t)n, 0, e)) ||
-      (rc = sort_buckets(s, s->ccount, s->cvals, (cl_uint)n, cap_c, s->gate_on, e)) ||
-      (rc = BIND(SK_VT_GATHER, A("x", x), A("wsc", s->wsc), A("rec_a", s->rec_a),
-                 A("rec_b", s->rec_b), A("nvt", s->nvt), A("start", s->ccount),
-                 A("vals", s->cvals), A("n", n), A("K", K), A("sobj", s->sobj), A("cap", cap_c),
-                 A("caps", s->caps))))
+                 A("shift", shift), A("lstn", lstn), A("lst", lst), A("L", L),
+                 A("cmap", cmap), A("exact", kl))) ||
+      (rc = launch(s, SK_VT, (size_t)n, 0, e)))
+    return rc;
+  /* the corners' shares regrouped by corner (without the lists; with them
+   * the corners' lists were made at the build) */
+  if (!kl &&
+      ((rc = fill0(s, s->ccount, ((size_t)n + 1) * sizeof(cl_uint), e)) ||
+       (rc = BIND(SK_CORNER_COUNT, A("tris", tris), A("rec_t", s->rec_t), A("nvt", s->nvt),
+                  A("count", s->ccount), A("rank", s->crank), A("n", n), A("K", K))) ||
+       (rc = launch(s, SK_CORNER_COUNT, (size_t)n, 0, e)) ||
+       (rc = scan_run(s, &s->scan_c, s->ccount, s->gate_on, e)) ||
+       (rc = BIND(SK_CORNER_SCATTER, A("tris", tris), A("rec_t", s->rec_t), A("nvt", s->nvt),
+                  A("start", s->ccount), A("rank", s->crank), A("vals", s->cvals), A("n", n),
+                  A("K", K))) ||
+       (rc = launch(s, SK_CORNER_SCATTER, (size_t)n, 0, e)) ||
+       (rc = sort_buckets(s, s->ccount, s->cvals, (cl_uint)n, cap_c, s->gate_on, e))))
+    return rc;
+  cl_mem cstart = kl ? s->kl_ccount : s->ccount, cvals = kl ? s->kl_cvals : s->cvals;
+  if ((rc = BIND(SK_VT_GATHER, A("x", x), A("wsc", s->wsc), A("rec_a", s->rec_a),
+                 A("rec_b", s->rec_b), A("nvt", s->nvt), A("start", cstart),
+                 A("vals", cvals), A("n", n), A("K", K), A("sobj", s->sobj), A("cap", cap_c),
+                 A("caps", s->caps), A("cmap", cmap), A("L", L), A("exact", kl))))
     return rc;
   return launch(s, SK_VT_GATHER, (size_t)n, 0, e);
+}
+
+/* ---- the kept contact lists (tb.lists; kernels/selfcol.cl, kl_*) ---- */
+/* The flags (stale, overflow, occupied regions): one blocking read. */
+static int kl_read_flags(selfcol_cl *s, cl_uint out[3], drape_err *e) {
+  DRAPE_CL_TRY(e, clEnqueueReadBuffer(s->cl->queue, s->kl_flag, CL_TRUE, 0, 3 * sizeof(cl_uint),
+                                      out, 0, NULL, NULL));
+  return DRAPE_OK;
+}
+
+/* A build on x: the regions of the check, the triangle hash with boxes
+ * grown by the reach, every vertex's list and every corner's; *ok = 0 when
+ * it overflowed (the lists are then not exact and must not be used). */
+static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e) {
+  part(s, SELFCOL_T_HASH_TRIANGLES);
+  const selfcol_tables *t = &s->tb;
+  const cl_int n = t->n, L = t->list_len;
+  const cl_uint nr = t->list_nr, mask_r = nr - 1u, mask = t->mask_t;
+  const cl_uint capq = SELFCOL_LAZY_CAP * t->cap_t, capr = t->list_capr, rcap = t->list_rcap;
+  const float inv_r = 1.0f / t->list_region, reach = t->list_reach;
+  const size_t u = sizeof(cl_uint), np1 = (size_t)n + 1;
+  cl_uint fl[3];
+  int rc;
+  if ((rc = fill0(s, s->kl_flag, 4 * u, e)) ||
+      (rc = fill0(s, s->kl_rcount, (nr + 1) * u, e)) ||
+      (rc = BIND(SK_COUNT_P, A("x", x), A("sobj", s->sobj), A("key", s->kl_rkey),
+                 A("rank", s->kl_rrank), A("count", s->kl_rcount), A("n", n),
+                 A("inv_cell", inv_r), A("mask", mask_r))) ||
+      (rc = launch(s, SK_COUNT_P, (size_t)n, 0, e)) ||
+      (rc = scan_run(s, &s->scan_r, s->kl_rcount, s->gate_on, e)) ||
+      (rc = BIND(SK_SCATTER_P, A("sobj", s->sobj), A("key", s->kl_rkey), A("rank", s->kl_rrank),
+                 A("start", s->kl_rcount), A("vals", s->kl_rvals), A("n", n))) ||
+      (rc = launch(s, SK_SCATTER_P, (size_t)n, 0, e)) ||
+      (rc = BIND(SK_KL_REGION_BOX, A("x", x), A("xb", s->kl_xb), A("rstart", s->kl_rcount),
+                 A("rvals", s->kl_rvals), A("rbox", s->kl_rbox), A("rocc", s->kl_rocc),
+                 A("flag", s->kl_flag), A("nb", nr))) ||
+      (rc = launch(s, SK_KL_REGION_BOX, nr, 0, e)) ||
+      (rc = hash_triangles_grown(s, x, tris, t->list_grow, 0, -1, capq, e)) ||
+      (rc = fill0(s, s->kl_ccount, np1 * u, e)) ||
+      (rc = BIND(SK_KL_LISTS, A("x", x), A("sobj", s->sobj), A("tris", tris),
+                 A("tobj", s->tobj), A("tbox", s->tbox), A("maxbits", s->maxbits),
+                 A("start", s->tcount), A("vals", s->tvals), A("lst", s->kl_lst),
+                 A("lstn", s->kl_lstn), A("rcnt", s->kl_ccount), A("flag", s->kl_flag),
+                 A("n", n), A("mask", mask), A("cap", capq), A("L", L), A("reach", reach),
+                 A("grow", t->list_grow))) ||
+      (rc = launch(s, SK_KL_LISTS, (size_t)n, 0, e)) ||
+      (rc = scan_run(s, &s->scan_c, s->kl_ccount, s->gate_on, e)) ||
+      /* all corners' lists must fit their buffer before anything is
+       * scattered or sorted into it (kl_fit: else overflow, and empty) */
+      (rc = BIND(SK_KL_FIT, A("rstart", s->kl_ccount), A("flag", s->kl_flag),
+                 A("gate", s->kl_gate), A("n", n), A("rcap", rcap))) ||
+      (rc = launch(s, SK_KL_FIT, 1, 1, e)) ||
+      (rc = fill0(s, s->kl_ccur, np1 * u, e)) ||
+      (rc = BIND(SK_KL_REV_SCATTER, A("tris", tris), A("lst", s->kl_lst),
+                 A("lstn", s->kl_lstn), A("rstart", s->kl_ccount), A("rcur", s->kl_ccur),
+                 A("rvals", s->kl_cvals), A("flag", s->kl_flag), A("n", n), A("L", L),
+                 A("capr", capr), A("rcap", rcap))) ||
+      (rc = launch(s, SK_KL_REV_SCATTER, (size_t)n, 0, e)) ||
+      (rc = sort_buckets(s, s->kl_ccount, s->kl_cvals, (cl_uint)n, capr, s->kl_gate, e)) ||
+      (rc = kl_read_flags(s, fl, e)))
+    return rc;
+  s->kl_builds++;
+  *ok = fl[1] == 0u;
+  return DRAPE_OK;
+}
+
+/* Whether the motion since the build may have brought an unlisted pair
+ * into contact (kl_range, kl_check; one read). */
+static int kl_stale(selfcol_cl *s, cl_mem x, int *stale, drape_err *e) {
+  part(s, SELFCOL_T_HASH_TRIANGLES);
+  const selfcol_tables *t = &s->tb;
+  const cl_uint nr = t->list_nr;
+  const float grow = t->list_grow, tm = t->t_max, M = t->list_m;
+  cl_uint fl[3];
+  int rc;
+  if ((rc = BIND(SK_KL_RANGE, A("x", x), A("xb", s->kl_xb), A("rstart", s->kl_rcount),
+                 A("rvals", s->kl_rvals), A("rocc", s->kl_rocc), A("flag", s->kl_flag),
+                 A("rrng", s->kl_rrng))) ||
+      (rc = launch(s, SK_KL_RANGE, nr, 0, e)) ||
+      (rc = BIND(SK_KL_CHECK, A("rrng", s->kl_rrng), A("rbox", s->kl_rbox),
+                 A("rocc", s->kl_rocc), A("flag", s->kl_flag), A("maxbits", s->maxbits),
+                 A("grow", grow), A("tm", tm), A("M", M))) ||
+      (rc = launch(s, SK_KL_CHECK, nr, 0, e)))
+    return rc;
+  if ((rc = kl_read_flags(s, fl, e))) return rc;
+  *stale = fl[0] != 0u;
+  return DRAPE_OK;
+}
+
+/* The vertex-triangle pass on the kept lists: checked, rebuilt when stale,
+ * and where a build overflowed the per-substep hash until the next frame
+ * (force: a frame's first substep). Same contacts and bits either way. */
+static int kl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, int force,
+                              drape_err *e) {
+  int rc;
+  if (force) { /* a frame starts: the lists again, unless paused */
+    s->kl_off = s->kl_pause > 0;
+    if (s->kl_pause > 0) s->kl_pause--;
+    else if (!s->kl_failed) s->kl_backoff = 0; /* the last frame kept its lists */
+    s->kl_failed = 0;
+  }
+  if (!s->kl_off) {
+    int stale = 1;
+    if (s->kl_ok && (rc = kl_stale(s, x, &stale, e))) return rc;
+    if (stale) {
+      /* lists that lasted fewer than SELFCOL_LIST_MIN_AGE substeps cost more
+       * than the per-substep hash: that for the rest of the frame, and for
+       * 1, 2, 4, ... SELFCOL_LIST_PAUSE frames after each such frame in a row */
+      if (s->kl_ok && s->kl_age < SELFCOL_LIST_MIN_AGE) {
+        s->kl_off = 1;
+        s->kl_failed = 1;
+        s->kl_pause = s->kl_backoff ? s->kl_backoff : 1;
+        s->kl_backoff = s->kl_pause * 2 > SELFCOL_LIST_PAUSE ? SELFCOL_LIST_PAUSE : s->kl_pause * 2;
+        s->kl_ok = 0;
+      } else {
+        if ((rc = kl_build(s, x, tris, &s->kl_ok, e))) return rc;
+        s->kl_age = 0;
+        s->kl_off = !s->kl_ok;
+      }
+    }
+  }
+  const int use = !s->kl_off && s->kl_ok;
+  if (use) {
+    s->kl_runs++;
+    s->kl_age++;
+  } else {
+    s->kl_fallbacks++;
+    s->kl_ok = 0; /* the per-substep hash overwrites the build's */
+  }
+  if (!use && (rc = selfcol_cl_hash_triangles(s, x, tris, e))) return rc;
+  s->vt_kl = use;
+  rc = selfcol_cl_vertex_triangle(s, x, p, tris, e);
+  s->vt_kl = 0;
+  return rc;
+}
+
+void selfcol_cl_list_stats(const selfcol_cl *s, uint64_t *builds, uint64_t *runs,
+                           uint64_t *fallbacks) {
+  if (builds) *builds = s->kl_builds;
+  if (runs) *runs = s->kl_runs;
+  if (fallbacks) *fallbacks = s->kl_fallbacks;
 }
 
 /* ---- the cap counters ----
@@ -613,7 +797,9 @@ int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol
     const uint32_t *st = s->caps_host + (size_t)s->tb.n_objects * SELFCOL_CAPC_STRIDE;
     s->lz_frame = selfcol_lazy_choose(&s->lzp, s->tb.lazy, st[0], st[1]);
   }
-  if (s->tb.any_tris && s->tb.lazy && s->lz_frame) {
+  if (s->tb.any_tris && s->tb.lists) {
+    if ((rc = kl_vertex_triangle(s, x, p, tris, force, e))) return rc;
+  } else if (s->tb.any_tris && s->tb.lazy && s->lz_frame) {
     if ((rc = selfcol_cl_hash_triangles_lazy(s, x, tris, force, e)) ||
         (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e)))
       return rc;

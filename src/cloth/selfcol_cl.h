@@ -18,7 +18,8 @@ enum {
   SK_CORNER_SCATTER, SK_VT_GATHER, SK_SCAN_CHUNKS, SK_SCAN_TOTALS, SK_SCAN_CHUNKS_ADD,
   SK_BOUND_INIT, SK_BOUND_PAIRS, SK_BOUND_CLAMP, SK_BOUND_EXTENT, SK_BOUND_OVERFLOW,
   SK_EDGE_EDGE, SK_LAZY_RANGE, SK_LAZY_CHECK, SK_LAZY_RESET,
-  SK_LAZY_REFIT, SK_LAZY_LISTS, SK_BOUND_LINKS, SK_BOUND_OWNERS, SK_BOUND_VT, SK_COUNT
+  SK_LAZY_REFIT, SK_LAZY_LISTS, SK_BOUND_LINKS, SK_BOUND_OWNERS, SK_BOUND_VT,
+  SK_KL_REGION_BOX, SK_KL_RANGE, SK_KL_CHECK, SK_KL_LISTS, SK_KL_REV_SCATTER, SK_KL_FIT, SK_COUNT
 };
 
 #define SELFCOL_SCAN_LEVELS 8
@@ -81,6 +82,23 @@ typedef struct selfcol_cl {
   int lz_frame;                 /* this frame keeps the hash                */
   int vt_lazy;                  /* the vertex-triangle pass reads the kept
                                    hash (its shift, its growth)             */
+  /* the kept contact lists (tb.lists; kernels/selfcol.cl, kl_*): regions
+   * of the check (keys, ranks, scanned counts, particles, boxes at the
+   * build, motion ranges, occupied list), the flags (stale, overflow,
+   * occupied regions), the vertex lists and their contact map, the corner
+   * lists (scanned counts, cursors, entries) */
+  cl_mem kl_rkey, kl_rrank, kl_rcount, kl_rvals, kl_rbox, kl_rrng, kl_rocc, kl_flag;
+  cl_mem kl_lst, kl_lstn, kl_cmap, kl_ccount, kl_ccur, kl_cvals, kl_xb, kl_gate;
+  selfcol_scan scan_r;
+  int kl_ok;                    /* the lists are built and exact             */
+  int kl_off;                   /* a build overflowed: the per-substep hash
+                                   until the next frame                      */
+  int vt_kl;                    /* the vertex-triangle pass reads the lists  */
+  int kl_age;                   /* passes run on the lists since the build  */
+  int kl_pause, kl_backoff;     /* frames left without the lists, next pause */
+  int kl_failed;                /* lists of this frame did not last          */
+  uint64_t kl_builds, kl_runs;  /* builds and passes on the lists, fallbacks */
+  uint64_t kl_fallbacks;
   uint32_t *caps_host;
   cl_event caps_ev;
   selfcol_scan scan_p, scan_t, scan_c;
@@ -118,6 +136,10 @@ int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e
  * corners moved too far since; the next vertex-triangle pass reads it. */
 int selfcol_cl_hash_triangles_lazy(selfcol_cl *s, cl_mem x, cl_mem tris, int force,
                                    drape_err *e);
+/* The kept contact lists' builds, passes run on them, and passes that
+ * fell back to the per-substep hash (tb.lists), for tests and the bench. */
+void selfcol_cl_list_stats(const selfcol_cl *s, uint64_t *builds, uint64_t *runs,
+                           uint64_t *fallbacks);
 /* Triangle hash builds so far (tb.lazy; blocking read), for tests. */
 int selfcol_cl_rebuilds(selfcol_cl *s, uint64_t *out, drape_err *e);
 /* contacts + corner regrouping + gather */

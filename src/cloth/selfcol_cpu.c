@@ -136,6 +136,8 @@ static int g_particle_pass;
 void selfcol_set_particle_pass(int on) { g_particle_pass = on; }
 static int g_lazy = -1;
 void selfcol_set_lazy(int mode) { g_lazy = mode; }
+static int g_lists = -1;
+void selfcol_set_lists(int mode) { g_lists = mode; }
 
 /* The auto mode: a frame keeps the hash unless the kept frames measured
  * since the last choice rebuilt it at more than a tenth of their substeps
@@ -317,6 +319,70 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     const char *le = getenv("DRAPE_SELFCOL_LIST"); /* tests: overflowing lists */
     t->lazy_list = le && atoi(le) > 0 ? atoi(le) : SELFCOL_LAZY_LIST;
     t->cap_tq = t->lazy ? SELFCOL_LAZY_CAP * t->cap_t : t->cap_t;
+  }
+  /* The kept contact lists (selfcol.h; kernels/selfcol.cl, kl_*): where
+   * the vertex-triangle pass runs on the hash of x alone (no step bounds,
+   * no kept hash), with the default caps (tests that lower them compare
+   * against the per-substep queries' cut, which the lists do not make). */
+  {
+    const char *env = getenv("DRAPE_SELFCOL_LISTS");
+    const int on = g_lists >= 0 ? g_lists : !(env && strcmp(env, "0") == 0);
+    t->lists = on && t->any_tris && !t->bound && !t->lazy && t->cap_t >= SELFCOL_CAP_T &&
+               t->cap_c >= SELFCOL_CAP_C;
+    const char *ll = getenv("DRAPE_SELFCOL_LIST_LEN"); /* tests: lists that overflow */
+    t->list_len = ll && atoi(ll) > 0 && atoi(ll) <= 255 ? atoi(ll) : SELFCOL_LIST_LEN;
+    /* The margin M: as wide as it can be (fewer builds) while a flat rest
+     * mesh lists nothing, i.e. the reach below its smallest triangle
+     * altitude (a grid vertex is s/sqrt(2) from the far triangle of its
+     * quad, the altitude of its own); within [MIN, MAX] x t_max. */
+    double hmin = INFINITY;
+    for (int k = 0; k < t->n_tris; k++) {
+      if (t->tobj[k] < 0) continue;
+      const dr_float4 *v[3] = {&t->rest[d->tris[3 * k]], &t->rest[d->tris[3 * k + 1]],
+                               &t->rest[d->tris[3 * k + 2]]};
+      double ed[3][3], l2[3];
+      for (int j = 0; j < 3; j++) {
+        const dr_float4 *a = v[j], *b = v[(j + 1) % 3];
+        ed[j][0] = (double)b->x - a->x;
+        ed[j][1] = (double)b->y - a->y;
+        ed[j][2] = (double)b->z - a->z;
+        l2[j] = ed[j][0] * ed[j][0] + ed[j][1] * ed[j][1] + ed[j][2] * ed[j][2];
+      }
+      const double cx = ed[0][1] * ed[1][2] - ed[0][2] * ed[1][1],
+                   cy = ed[0][2] * ed[1][0] - ed[0][0] * ed[1][2],
+                   cz = ed[0][0] * ed[1][1] - ed[0][1] * ed[1][0];
+      const double area2 = sqrt(cx * cx + cy * cy + cz * cz); /* twice the area */
+      for (int j = 0; j < 3; j++)
+        if (l2[j] > 0.0) hmin = fmin(hmin, area2 / sqrt(l2[j]));
+    }
+    const float mfit = isfinite(hmin) ? 0.95f * (float)hmin - t->t_max : INFINITY;
+    t->list_m = fminf(fmaxf(mfit, SELFCOL_LIST_MARGIN_MIN * t->t_max),
+                      SELFCOL_LIST_MARGIN * t->t_max);
+    t->list_reach = t->t_max + t->list_m;
+    t->list_grow = 1.01f * t->list_reach;
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int i = 0; i < t->n; i++) {
+      if (t->sobj[i] < 0) continue;
+      const float r[3] = {t->rest[i].x, t->rest[i].y, t->rest[i].z};
+      for (int a = 0; a < 3; a++) {
+        lo[a] = fminf(lo[a], r[a]);
+        hi[a] = fmaxf(hi[a], r[a]);
+      }
+    }
+    float ext = 0.0f;
+    for (int a = 0; a < 3; a++)
+      if (hi[a] > lo[a]) ext = fmaxf(ext, hi[a] - lo[a]);
+    const float wrest = widest - 2.0f * t->bound_r; /* the widest ungrown box */
+    t->list_region = fmaxf(SELFCOL_LIST_REGION_REACH * t->list_reach +
+                               SELFCOL_LIST_REGION_TRI * fmaxf(wrest, 0.0f),
+                           ext / SELFCOL_LIST_REGION_SPLIT);
+    uint32_t nr = 64;
+    while (nr < (uint32_t)(t->n / 16) && nr < (1u << 16)) nr <<= 1;
+    t->list_nr = nr;
+    t->list_capr = SELFCOL_LIST_CORNER * t->cap_c;
+    const char *lt = getenv("DRAPE_SELFCOL_LIST_TOTAL"); /* tests: all lists too long */
+    const uint32_t per = lt && atoi(lt) > 0 && atoi(lt) <= 64 ? (uint32_t)atoi(lt) : 16u;
+    t->list_rcap = 3u * per * (uint32_t)(t->n > 0 ? t->n : 1);
   }
   t->cap_e = SELFCOL_CAP_E;
   /* Rope links in the step bounds (kernels/selfcol.cl, selfcol_bound_links):

@@ -16,6 +16,7 @@
 int dr_backend_cpu_init(drape_sim *s, drape_err *e);
 int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e);
 uint64_t dr_backend_cl_bytes(const drape_sim *s);
+void dr_backend_cl_lists(const drape_sim *s, drape_timings *out);
 struct drape_cl *dr_backend_cl_runtime(const drape_sim *s);
 int dr_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out);
 
@@ -613,6 +614,7 @@ void drape_sim_timings(const drape_sim *s, drape_timings *out) {
   *out = s->tm;
   out->device_bytes =
       s->be == &dr_backend_cl ? dr_backend_cl_bytes(s) + dr_colliders_bytes(s->col) : 0;
+  if (s->be == &dr_backend_cl) dr_backend_cl_lists(s, out);
 }
 
 int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {
