@@ -36,10 +36,11 @@
  * memory speed. Both give the same exact integer prefix sums.
  *
  * Every kernel here takes a gate (its last argument): it does nothing when
- * gate[0].w is 0. The triangle hash of the vertex-triangle pass is rebuilt
- * only when selfcol_lazy_check (selfcol.cl) finds it stale, a decision made
- * on the device, so the host enqueues the same launches every substep and
- * reads nothing back; every other use passes a gate that is always open. */
+ * gate[0].w is 0. The sort of the kept contact lists' corner lists is
+ * skipped when kl_fit (selfcol.cl) finds them over their buffer, a decision
+ * made on the device; every other use passes a gate that is always open.
+ * The kernels loop over their elements (get_global_size apart), so a
+ * launch of fewer work items than elements is correct too. */
 
 /* In-place exclusive scan of data[0, n) in blocks of 2·L elements (L = the
  * local size); block b's total goes to block_sums[b]. tmp: L uints. */
@@ -154,8 +155,6 @@ __kernel void hash_sort_buckets(__global const uint *start, __global uint *vals,
                                 const uint n_buckets, const uint cap,
                                 __global const float4 *gate) {
   if (gate[0].w == 0.0f) return;
-  /* a loop over the buckets: the kept triangle hash's build runs few work
-   * items (selfcol_lazy_reset says why); elsewhere one bucket each */
   for (uint b = get_global_id(0); b < n_buckets; b += get_global_size(0)) {
   const uint lo = start[b], hi = start[b + 1u];
   if (hi - lo <= cap) {

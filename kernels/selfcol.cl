@@ -378,8 +378,6 @@ __kernel void hash_tri_extent(__global const float4 *x, __global const uint *tri
   if (gate[0].w == 0.0f) return; /* hash.cl: the whole launch (uniform) */
   if (get_local_id(0) == 0) group_max = 0u;
   barrier(CLK_LOCAL_MEM_FENCE);
-  /* a loop over the triangles: the kept hash's build runs few work items
-   * (selfcol_lazy_reset says why); elsewhere one triangle each */
   for (int t = get_global_id(0); t < n_tris; t += get_global_size(0)) {
     uint3 v;
     if (!sc_tri_ok(tris, tobj, t, &v)) continue;
@@ -450,240 +448,6 @@ __kernel void hash_scatter_triangles(__global const uint *key, __global const ui
     }
 }
 
-/* ---- the triangle hash, kept across substeps (issue 18) --------------------
- * Rebuilding the triangle hash every substep was most of the stage's cost
- * on a small cloth (64², PoCL: 0.9 ms of 2.9 per substep). It is instead
- * built at the frame's first substep with every box grown by t_max + m
- * (m = SELFCOL_LAZY_MARGIN · t_max, selfcol.h) and kept while it still
- * finds every contact; the vertex-triangle pass (above) looks in it at
- * y_q = x_q - s, s the common shift of the triangle corners since the
- * build. Why that is exact: let δ_k = x_k - xb_k be corner k's motion since
- * the build (xb), and every corner satisfy |δ_k - s| <= 0.9 m. A point of a
- * triangle moves by Σ b_k δ_k (convex weights), so if q is within d <= t_max
- * of the triangle now, y_q is within t_max + 0.9 m of it at the build: inside
- * its box grown by t_max + m, hence in a cell the triangle was entered in,
- * and the pass meets it. The pass's narrow phase reads only the current
- * positions, and its candidates are in triangle order either way, so the
- * contacts (and the bits) are those of a hash rebuilt on x, as long as no
- * query reaches its cap (the grown cells hold more entries).
- *
- * s is the midrange of the corners' δ per axis (so a sheet falling as one
- * keeps its hash), and the test is on the axes' half-ranges h:
- * h_x² + h_y² + h_z² <= lim2 = (0.9 m)², so |δ_k - s| <= 0.9 m (each axis
- * of δ_k - s is within h of 0; the 10 % left cover the rounding of s and
- * of x_q - s).
- * Otherwise (the cloth deforms fast, or a particle jumps: a pin, a grab,
- * a collider's push) the hash is rebuilt at this substep on x, and xb = x:
- * the check makes no assumption on how far anything can move. A non-finite
- * δ always rebuilds (the per-substep behaviour, issue 13's NaN rules).
- *
- * All on the device, nothing read back: selfcol_lazy_range (min and max of
- * δ per axis with integer atomics on order-preserving keys: exact, order
- * free), selfcol_lazy_check (one work item: decides, writes the gate and
- * the shift, resets the range), selfcol_lazy_reset and the hash kernels,
- * which do nothing when the gate is closed (hash.cl).
- *
- * Off by default (DRAPE_SELFCOL_LAZY=1 turns it on): the check is global,
- * so a deforming sheet rebuilds at a quarter of its substeps, and a
- * rebuild (wider cells, the lists) costs more than the per-substep one
- * (docs/selfcollision.md has the figures). */
-#define SELFCOL_F_TRIS 4
-
-/* A float as a uint that orders like the float (negative ones reversed). */
-inline uint sc_ord(float f) {
-  uint u = as_uint(f);
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
-inline float sc_unord(uint u) {
-  return as_float((u & 0x80000000u) ? (u & 0x7fffffffu) : ~u);
-}
-
-/* lz[0..2] min key of δ per axis, lz[3..5] max key, lz[6] non-finite seen,
- * lz[7] the number of builds (never reset).
- * Only corners of hashed triangles (objects with SELFCOL_F_TRIS) count. */
-__kernel void selfcol_lazy_range(__global const float4 *x, __global const float4 *xb,
-                                 __global const int *sobj, __global const int *objf,
-                                 __global uint *lz, const int n) {
-  __local uint lmin[3], lmax[3], lbad;
-  if (get_local_id(0) == 0) {
-    lmin[0] = lmin[1] = lmin[2] = 0xffffffffu;
-    lmax[0] = lmax[1] = lmax[2] = 0u;
-    lbad = 0u;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  /* few work items, each over a run of particles in registers, then one
-   * local atomic per value (an atomic per particle cost more than the rest
-   * of the check) */
-  uint mn0 = 0xffffffffu, mn1 = 0xffffffffu, mn2 = 0xffffffffu, mx0 = 0u, mx1 = 0u, mx2 = 0u;
-  uint bad = 0u;
-  for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
-    const int o = sobj[i];
-    if (o < 0 || !(objf[o] & SELFCOL_F_TRIS)) continue;
-    const float3 d = x[i].xyz - xb[i].xyz;
-    const float chk = d.x + d.y + d.z;
-    if (!(chk - chk == 0.0f)) {
-      bad = 1u;
-      continue;
-    }
-    const uint kx = sc_ord(d.x), ky = sc_ord(d.y), kz = sc_ord(d.z);
-    mn0 = min(mn0, kx);
-    mn1 = min(mn1, ky);
-    mn2 = min(mn2, kz);
-    mx0 = max(mx0, kx);
-    mx1 = max(mx1, ky);
-    mx2 = max(mx2, kz);
-  }
-  if (mn0 != 0xffffffffu) {
-    atomic_min(&lmin[0], mn0);
-    atomic_min(&lmin[1], mn1);
-    atomic_min(&lmin[2], mn2);
-    atomic_max(&lmax[0], mx0);
-    atomic_max(&lmax[1], mx1);
-    atomic_max(&lmax[2], mx2);
-  }
-  if (bad) atomic_max(&lbad, 1u);
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (get_local_id(0) == 0) {
-    for (int a = 0; a < 3; a++) {
-      if (lmin[a] != 0xffffffffu) atomic_min(&lz[a], lmin[a]);
-      if (lmax[a] != 0u) atomic_max(&lz[3 + a], lmax[a]);
-    }
-    if (lbad) atomic_max(&lz[6], 1u);
-  }
-}
-
-/* One work item: gate[0] = (s, 1) to rebuild (shift 0 then), (s, 0) to keep
- * the hash; force: the frame's first substep. Resets lz for the next one. */
-__kernel void selfcol_lazy_check(__global uint *lz, __global float4 *gate, const int force,
-                                 const float lim2, __global uint *stat, const uint stat_at) {
-  if (get_global_id(0) != 0) return;
-  int stale = force || lz[6] != 0u || lz[0] == 0xffffffffu;
-  float3 sh = (float3)(0.0f);
-  if (!stale) {
-    const float3 mn = (float3)(sc_unord(lz[0]), sc_unord(lz[1]), sc_unord(lz[2]));
-    const float3 mx = (float3)(sc_unord(lz[3]), sc_unord(lz[4]), sc_unord(lz[5]));
-    const float3 h = (mx - mn) * 0.5f;
-    stale = !(h.x * h.x + h.y * h.y + h.z * h.z <= lim2);
-    if (!stale) sh = (mn + mx) * 0.5f;
-  }
-  gate[0] = (float4)(sh, stale ? 1.0f : 0.0f);
-  if (stale) lz[7]++; /* builds so far (tests, measurements) */
-  /* builds and runs for the host's auto mode (read with the cap counters) */
-  if (stale) stat[stat_at]++;
-  stat[stat_at + 1]++;
-  lz[0] = lz[1] = lz[2] = 0xffffffffu;
-  lz[3] = lz[4] = lz[5] = 0u;
-  lz[6] = 0u;
-}
-
-/* Every substep: each triangle's box on x grown by `grow` (t_max), as
- * hash_tri_extent writes it, for the vertex-triangle pass's cheap reject
- * (its candidates are then those a rebuilt hash gives). */
-__kernel void selfcol_lazy_refit(__global const float4 *x, __global const uint *tris,
-                                 __global const int *tobj, const int n_tris, const float grow,
-                                 __global float4 *tbox) {
-  const int t = get_global_id(0);
-  uint3 v;
-  if (t >= n_tris || !sc_tri_ok(tris, tobj, t, &v)) return;
-  float3 lo, hi;
-  sc_tri_box(x, v, grow, &lo, &hi);
-  float3 a = x[v.x].xyz, b = x[v.y].xyz, c = x[v.z].xyz;
-  float chk = (a.x + a.y + a.z) + (b.x + b.y + b.z) + (c.x + c.y + c.z);
-  tbox[2 * t] = (float4)(lo, chk - chk == 0.0f ? 1.0f : 0.0f);
-  tbox[2 * t + 1] = (float4)(hi, 0.0f);
-}
-
-/* When the gate is open, after the build: each particle's candidate list,
- * the triangles of the kept hash whose box (grown by t_max + m) meets the
- * cube of half side m around its position at the build, xb. While the hash
- * is kept, every corner of a hashed triangle is within 0.9 m of xb + s
- * (selfcol_lazy_check), so q looks in the hash from y_q = x_q - s inside
- * that cube, and every triangle its bucket would give it and its box test
- * pass is in the list (the box of the current corners, grown by 1.01 t_max,
- * lies within the kept box when m >= 0.1 t_max). The list is in triangle
- * order, like a bucket, so the pass meets the same candidates in the same
- * order: same contacts, same bits. Only particles of objects whose
- * triangles are hashed (the others' motion is not bounded by the check) get
- * a list, of at most L triangles; a longer one, or a bucket over the cap,
- * gives lstn = -1: that particle reads its bucket each substep (the kept
- * hash's path above, which misses nothing either). The cube spans at most
- * 2 cells per axis (its side 2 m is below the cell, the widest kept box);
- * a triangle is taken in the first cell both it and the cube touch. */
-__kernel void selfcol_lazy_lists(__global const float4 *xb, __global const int *sobj,
-                                 __global const int *objf, __global const float4 *tboxb,
-                                 __global const uint *tris, __global const uint *maxbits,
-                                 __global const uint *start, __global const uint *vals,
-                                 __global uint *lst, __global int *lstn, const int n,
-                                 const uint mask, const uint cap, const int L, const float m,
-                                 __global const float4 *gate) {
-  if (gate[0].w == 0.0f) return;
-  const float inv = sc_tri_inv_cell(maxbits);
-  for (int q = get_global_id(0); q < n; q += get_global_size(0)) {
-    const int o = sobj[q];
-    if (o < 0 || !(objf[o] & SELFCOL_F_TRIS) || !(inv > 0.0f)) {
-      lstn[q] = -1;
-      continue;
-    }
-    const float3 c = xb[q].xyz;
-    const float3 qlo = c - (float3)(m), qhi = c + (float3)(m);
-    int3 c0 = (int3)(sc_coord(qlo.x, inv), sc_coord(qlo.y, inv), sc_coord(qlo.z, inv));
-    int3 c1 = (int3)(sc_coord(qhi.x, inv), sc_coord(qhi.y, inv), sc_coord(qhi.z, inv));
-    c1 = min(c1, c0 + (int3)(1));
-    __global uint *out = lst + (size_t)q * (size_t)L;
-    int cnt = 0, over = !(qlo.x <= qhi.x && qlo.y <= qhi.y && qlo.z <= qhi.z); /* NaN */
-    for (int z = c0.z; z <= c1.z && !over; z++)
-      for (int y = c0.y; y <= c1.y && !over; y++)
-        for (int xx = c0.x; xx <= c1.x && !over; xx++) {
-          const uint h = sc_hash(xx, y, z, mask);
-          const uint lo = start[h], hi = start[h + 1u];
-          if (hi - lo > cap) {
-            over = 1;
-            break;
-          }
-          uint prev = 0xffffffffu;
-          for (uint e = lo; e < hi; e++) {
-            const uint t = vals[e];
-            if (t == prev) continue;
-            prev = t;
-            const float3 blo = tboxb[2 * t].xyz, bhi = tboxb[2 * t + 1].xyz;
-            if (!all(qlo <= bhi) || !all(qhi >= blo)) continue;
-            const int3 d0 = (int3)(sc_coord(blo.x, inv), sc_coord(blo.y, inv), sc_coord(blo.z, inv));
-            const int3 first = max(c0, d0);
-            if (first.x != xx || first.y != y || first.z != z) continue;
-            if (tris[3 * t] == (uint)q || tris[3 * t + 1] == (uint)q || tris[3 * t + 2] == (uint)q)
-              continue; /* its own triangle: the pass skips it */
-            if (cnt == L) {
-              over = 1;
-              break;
-            }
-            int j = cnt++; /* insertion in triangle order */
-            while (j > 0 && out[j - 1] > t) {
-              out[j] = out[j - 1];
-              j--;
-            }
-            out[j] = t;
-          }
-        }
-    lstn[q] = over ? -1 : cnt;
-  }
-}
-
-/* When the gate is open: xb = x, and the hash's counts and extent zeroed
- * (what the per-substep build does with two fills). Like the build's other
- * kernels it runs a few work items, each looping over many elements: a
- * closed gate still costs every launched work-group its start (PoCL: ~12 µs
- * a launch of 128 groups, 3 ms of a 64² frame when every item was one
- * triangle or bucket), and a rebuild is the rare case. */
-__kernel void selfcol_lazy_reset(__global const float4 *x, __global float4 *xb,
-                                 __global uint *maxbits, __global uint *count,
-                                 __global const float4 *gate, const int n, const uint nb) {
-  if (gate[0].w == 0.0f) return;
-  const uint G = get_global_size(0);
-  for (uint i = get_global_id(0); i < (uint)n; i += G) xb[i] = x[i];
-  for (uint i = get_global_id(0); i < nb; i += G) count[i] = 0u;
-  if (get_global_id(0) == 0) maxbits[0] = 0u;
-}
-
 /* ---- vertex–triangle proximity --------------------------------------------
  * A vertex q closer than d to a triangle (a, b, c) it does not belong to is
  * pushed out to distance d; the constraint C = n·(q - (u a + v b + w c)) - d
@@ -714,9 +478,8 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
                                       __global int *nvt, const int n,
                                       const int K, const uint mask, const uint cap,
                                       __global uint *exam, __global uint *caps,
-                                      __global const float4 *shift,
                                       __global const int *lstn, __global const uint *lst,
-                                      const int L, __global uchar *cmap, const int exact) {
+                                      const int L, __global uchar *cmap) {
   int q = get_global_id(0);
   if (q >= n) return;
   int oq = sobj[q];
@@ -727,19 +490,16 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
     float4 xq4 = x[q];
     float3 xq = xq4.xyz, pq = p[q].xyz;
     float tq = objp[oq].x, muq = objp[oq].y;
-    /* where q looks in the hash: its position less the common shift since
-     * the hash was built (selfcol_lazy_check; 0 when built this substep) */
-    const float3 yq = xq - shift[0].xyz;
-    /* its candidate list (selfcol_lazy_lists), or else its bucket */
-    const int ln = L > 0 ? lstn[q] : -1;
+    /* its kept contact list (L > 0: kl_lists), or else its bucket */
+    const int exact = L > 0;
     __global const uint *src = vals;
     uint lo, full;
-    if (ln >= 0) {
+    if (exact) {
       src = lst + (size_t)q * (size_t)L;
       lo = 0u;
-      full = (uint)ln;
+      full = (uint)lstn[q];
     } else {
-      uint h = sc_hash(sc_coord(yq.x, inv), sc_coord(yq.y, inv), sc_coord(yq.z, inv), mask);
+      uint h = sc_hash(sc_coord(xq.x, inv), sc_coord(xq.y, inv), sc_coord(xq.z, inv), mask);
       lo = start[h];
       full = start[h + 1u];
     }
@@ -870,15 +630,16 @@ __kernel void selfcol_corner_scatter(__global const uint *tris, __global const u
 }
 
 /* Each particle combines its own requests (sc_request): first its contacts
- * as a vertex (slot order), then as a triangle corner (sorted slot order).
- * Reads only the contact records, so it may write x directly. */
+ * as a vertex (slot order), then as a triangle corner (sorted slot order;
+ * L > 0: through the kept corner lists). Reads only the contact records,
+ * so it may write x directly. */
 __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
                                 __global const float4 *rec_a, __global const float4 *rec_b,
                                 __global const int *nvt, __global const uint *start,
                                 __global const uint *vals, const int n, const int K,
                                 __global const int *sobj, const uint cap,
                                 __global uint *caps, __global const uchar *cmap,
-                                const int L, const int exact) {
+                                const int L) {
   int j = get_global_id(0);
   if (j >= n) return;
   float4 xj = x[j];
@@ -891,6 +652,7 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
    * with them (kl_rev_scatter) the entries are every (vertex, list entry)
    * naming one of j's triangles, at most the build's capr, in the same
    * (vertex, triangle) order, and the contacts among them are the shares. */
+  const int exact = L > 0;
   uint total = hi - lo;
   if (!exact && hi - lo > cap) hi = lo + cap;
   if (exact) total = 0u;

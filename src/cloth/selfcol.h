@@ -67,25 +67,11 @@
 /* A rope link whose box spans more triangle cells than this on some axis
  * meets every triangle in the bounds' pass instead of its cells'. */
 #define SC_BOUND_LINK_CELLS 8
-/* The triangle hash kept across substeps (issue 18; kernels/selfcol.cl,
- * "the triangle hash, kept across substeps"): built at a frame's first
- * substep with boxes grown by t_max + SELFCOL_LAZY_MARGIN x t_max, rebuilt
- * only when the triangle corners' motion since, less its common shift,
- * may exceed 0.9 x that margin on some corner. Off by default
- * (docs/selfcollision.md has the figures); DRAPE_SELFCOL_LAZY=1 keeps it
- * in every frame, =auto in frames after kept ones that rebuilt seldom
- * (selfcol_lazy_choose). Cloths with step bounds
- * (self_collision_bounds) keep the per-substep hash: the bounds and the
- * edge-edge pass use its buffers on other positions. */
-#define SELFCOL_LAZY_MARGIN 1.0f
-/* Candidate triangles kept per particle with that hash (selfcol_lazy_lists;
- * a longer list falls back to the particle's bucket). */
-#define SELFCOL_LAZY_LIST 48
-/* Its cells are wider (boxes grown by the margin too), so its buckets hold
- * more: a vertex query (and a list's build) reads up to SELFCOL_LAZY_CAP x
- * cap_t entries of one, so that no query a rebuilt hash would serve whole
- * is cut (scenes/fold.json folded: 144 entries against at most 128). */
-#define SELFCOL_LAZY_CAP 4u
+/* The lists' build hash (grown by the reach) has wider cells than the
+ * per-substep one: a vertex's build query reads up to SELFCOL_LIST_CAP x
+ * cap_t entries of its cell, and a fuller bucket makes the build overflow
+ * (the per-substep hash then runs). */
+#define SELFCOL_LIST_CAP 4u
 /* Contact lists kept across substeps (issue 18, cost; kernels/selfcol.cl,
  * "contact lists kept across substeps"): each vertex lists the triangles
  * within t_max + M at a build, M = 0.95 x the smallest triangle altitude
@@ -99,7 +85,9 @@
  * rest mesh's extent / SELFCOL_LIST_REGION_SPLIT). On by default where the
  * vertex-triangle pass runs without step bounds;
  * DRAPE_SELFCOL_LISTS=0 (or selfcol_set_lists(0)) runs the per-substep
- * hash instead. Same contacts and bits either way. */
+ * hash instead. Same contacts and bits either way. Cloths with step bounds
+ * keep the per-substep hash: the bounds and the edge-edge pass use its
+ * buffers on other positions. */
 #define SELFCOL_LIST_MARGIN 2.0f
 #define SELFCOL_LIST_MARGIN_MIN 0.5f
 /* Lists rebuilt after fewer passes than this cost more than the
@@ -222,24 +210,6 @@ typedef struct selfcol_desc {
   int bound_off;
 } selfcol_desc;
 
-/* Stages created from now on: 1 keep the triangle hash across substeps
- * where they can (tb.lazy), 0 rebuild it every substep (the stage before),
- * 2 the auto mode (selfcol_lazy_choose), -1 (the default) by the
- * environment: DRAPE_SELFCOL_LAZY=1 always keeps, =auto the auto mode,
- * unset or anything else rebuilds every substep. Same bits in every mode. */
-void selfcol_set_lazy(int mode);
-
-/* The auto mode's state and choice at a frame's start (selfcol_cpu.c):
- * builds and runs are the kept hash's counters (since create) as last
- * known; returns 1 when this frame keeps the hash. mode: tb.lazy. */
-#define SELFCOL_LAZY_PAUSE 8
-typedef struct selfcol_lazy_policy {
-  uint32_t builds, runs; /* the counters at the last measured choice */
-  int off;               /* frames left that rebuild every substep    */
-  int pause;             /* the last pause (0: the last try kept)     */
-} selfcol_lazy_policy;
-int selfcol_lazy_choose(selfcol_lazy_policy *p, int mode, uint32_t builds, uint32_t runs);
-
 /* Stages created from now on: 1 keep contact lists across substeps where
  * they can (tb.lists), 0 rebuild the triangle hash every substep, -1 (the
  * default) by the environment: DRAPE_SELFCOL_LISTS=0 turns them off. */
@@ -311,16 +281,6 @@ typedef struct selfcol_tables {
                             particle is a rope node, in a cloth in particle
                             mode or in no triangle                        */
   uint32_t cap_e;        /* edge-edge contacts a particle keeps            */
-  int lazy;              /* the triangle hash may be kept across substeps:
-                            1 always, 2 auto (selfcol_lazy_choose), 0 no  */
-  float lazy_grow;       /* its boxes' growth, t_max (1 + SELFCOL_LAZY_MARGIN) */
-  float lazy_lim2;       /* largest sum of the squared half-ranges of the
-                            motion per axis that keeps it: (0.9 margin)^2 */
-  float lazy_m;          /* the margin m, SELFCOL_LAZY_MARGIN t_max          */
-  uint32_t cap_tq;       /* a vertex query's cap: cap_t, SELFCOL_LAZY_CAP x
-                            cap_t with the kept hash                      */
-  int lazy_list;         /* list capacity per particle (SELFCOL_LAZY_LIST;
-                            DRAPE_SELFCOL_LIST=N for tests)               */
   int lists;             /* the kept contact lists (SELFCOL_LIST_*) run    */
   int list_len;          /* entries per vertex list (SELFCOL_LIST_LEN)      */
   float list_reach;      /* t_max + the margin: a vertex lists the triangles
@@ -381,19 +341,6 @@ typedef struct selfcol_cpu {
                             sc_lock1)                                     */
   uint32_t *big, nbig;   /* triangles too wide for the bounds' hash         */
   uint32_t *town;        /* per triangle: the edges it owns (bits 0..2)     */
-  dr_float4 *xb;         /* tb.lazy: positions at the triangle hash's build */
-  float lz_t;            /* t_end of the last run (see selfcol_cl.h)        */
-  int lz_runs;
-  float shift[3];        /* the vertex-triangle pass's shift this substep   */
-  uint64_t rebuilds;     /* triangle hash builds (tests, measurements)      */
-  uint64_t rebuilds_kept, runs_kept; /* builds and runs in kept frames     */
-  selfcol_lazy_policy lzp; /* the auto mode                               */
-  int lz_frame;          /* this frame keeps the hash                        */
-  uint32_t *lst;         /* tb.lazy: candidate lists, lazy_list per particle */
-  int *lstn;             /* their lengths, -1: the particle reads its bucket */
-  int lists;             /* the next vertex-triangle pass reads them        */
-  dr_float4 *tboxb;      /* tb.lazy: the kept hash's boxes (tbox then holds
-                            the boxes on x grown by t_max, every substep)  */
   double ms[SELFCOL_T_COUNT]; /* accumulated wall time per part            */
 } selfcol_cpu;
 
@@ -411,10 +358,6 @@ void cpu_hash_particles(selfcol_cpu *s, const dr_float4 *x);
 void cpu_selfcol_particles(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p);
 void cpu_selfcol_apply(selfcol_cpu *s, dr_float4 *x);
 void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris);
-/* The triangle hash kept across substeps (tb.lazy): rebuilt on x (boxes
- * grown by tb.lazy_grow) when force or when the corners moved too far since
- * the last build; sets the shift the vertex-triangle pass looks with. */
-void cpu_hash_triangles_lazy(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris, int force);
 void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
                                  const dr_uint *tris);
 void cpu_selfcol_vt_gather(selfcol_cpu *s, dr_float4 *x, const dr_uint *tris);

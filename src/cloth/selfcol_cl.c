@@ -16,8 +16,7 @@ static const char *const sk_names[SK_COUNT] = {
     "hash_scan_chunks",     "hash_scan_totals",       "hash_scan_chunks_add",
     "selfcol_bound_init",   "selfcol_bound_pairs",    "selfcol_bound_clamp",
     "selfcol_bound_extent", "selfcol_bound_overflow", "selfcol_edge_edge",
-    "selfcol_lazy_range",   "selfcol_lazy_check",     "selfcol_lazy_reset",
-    "selfcol_lazy_refit",   "selfcol_lazy_lists",     "selfcol_bound_links",
+    "selfcol_bound_links",
     "selfcol_bound_owners", "selfcol_bound_vt",     "kl_region_box",
     "kl_range",             "kl_check",               "kl_lists",
     "kl_rev_scatter",       "kl_fit"};
@@ -218,7 +217,6 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
   size_t n = (size_t)(t->n > 0 ? t->n : 1), nt = (size_t)(t->n_tris > 0 ? t->n_tris : 1);
   size_t K = SELFCOL_SLOTS, Bp = (size_t)t->mask_p + 1, Bt = (size_t)t->mask_t + 1;
   size_t u = sizeof(cl_uint), f4 = sizeof(dr_float4);
-  const cl_uint lz_init[8] = {0xffffffffu, 0xffffffffu, 0xffffffffu, 0u, 0u, 0u, 0u, 0u};
   const dr_float4 gate1 = {0.0f, 0.0f, 0.0f, 1.0f};
   if ((rc = mk(s, &s->sobj, n * u, t->sobj, "particle objects", e)) ||
       (rc = mk(s, &s->tobj, nt * u, t->tobj, "triangle objects", e)) ||
@@ -257,21 +255,14 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->nbig, u, NULL, "wide triangle count", e)) ||
       (rc = mk(s, &s->adj_start, (n + 1) * u, t->adj_start, "particle triangles start", e)) ||
       (rc = mk(s, &s->adj, 3 * nt * u, t->adj, "particle triangles", e)) ||
-      (rc = mk(s, &s->xb, n * f4, NULL, "triangle hash build positions", e)) ||
-      (rc = mk(s, &s->lz, 8 * u, lz_init, "triangle hash motion range", e)) ||
-      (rc = mk(s, &s->lzs, f4, &gate1, "triangle hash gate", e)) ||
-      (rc = mk(s, &s->tboxb, 2 * nt * f4, NULL, "kept triangle hash boxes", e)) ||
-      (rc = mk(s, &s->lst, (size_t)(t->lazy > 0 ? t->lazy_list : 1) * n * u, NULL,
-               "candidate lists", e)) ||
-      (rc = mk(s, &s->lstn, n * u, NULL, "candidate list lengths", e)) ||
       (rc = mk(s, &s->gate_on, f4, &gate1, "open gate", e)) ||
       (rc = kl_alloc(s, e)) ||
-      (rc = mk(s, &s->caps, (size_t)(t->n_objects + 1) * SELFCOL_CAPC_STRIDE * u, NULL, "cap counters",
+      (rc = mk(s, &s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, NULL, "cap counters",
                e)) ||
       (rc = scan_plan(s, &s->scan_p, Bp + 1, e)) || (rc = scan_plan(s, &s->scan_t, Bt + 1, e)) ||
       (rc = scan_plan(s, &s->scan_c, n + 1, e)))
     goto fail;
-  s->caps_host = calloc((size_t)(t->n_objects + 1) * SELFCOL_CAPC_STRIDE, sizeof *s->caps_host);
+  s->caps_host = calloc((size_t)t->n_objects * SELFCOL_CAPC_STRIDE, sizeof *s->caps_host);
   if (!s->caps_host) {
     rc = drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision cap counters)");
     goto fail;
@@ -279,8 +270,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
   /* A vertex-triangle pass may run before any particle pass wrote these. */
   if ((rc = fill0(s, s->nvt, n * u, e)) || (rc = fill0(s, s->ncon, n * u, e)) ||
       (rc = fill0(s, s->pexam, n * u, e)) || (rc = fill0(s, s->vexam, n * u, e)) ||
-      (rc = fill0(s, s->xb, n * f4, e)) ||
-      (rc = fill0(s, s->caps, (size_t)(t->n_objects + 1) * SELFCOL_CAPC_STRIDE * u, e)))
+      (rc = fill0(s, s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, e)))
     goto fail;
   DRAPE_CL_TRY(e, clFinish(cl->queue));
   dr_cl_prof_free(&s->own); /* the fills above are set-up, not a part */
@@ -302,7 +292,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
                    &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals,
                    &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->lock,  &s->links,
                    &s->big,    &s->nbig,  &s->tnb,   &s->town,
-                   &s->adj_start, &s->adj, &s->xb,    &s->lz,    &s->lzs,   &s->gate_on, &s->tboxb, &s->lst, &s->lstn};
+                   &s->adj_start, &s->adj, &s->gate_on};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   scan_free(&s->scan_p);
   scan_free(&s->scan_t);
@@ -381,41 +371,19 @@ int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
 }
 
 /* bound: the bounds' extent kernel (wide triangles listed, not hashed);
- * lazy >= 0: the hash kept across substeps, rebuilt only when
- * selfcol_lazy_check opens its gate (lazy = 1 forces it: a frame's start) */
+ * cap: the most entries a reader takes from a bucket (the sort orders
+ * those). */
 static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow, int bound,
-                                int lazy, cl_uint cap, drape_err *e) {
+                                cl_uint cap, drape_err *e) {
   const selfcol_tables *t = &s->tb;
   const cl_int nt = t->n_tris;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1;
   const float limit = t->bound_limit;
-  cl_mem gate = lazy >= 0 ? s->lzs : s->gate_on;
-  cl_mem box = lazy >= 0 ? s->tboxb : s->tbox; /* the kept hash's own boxes */
-  /* the kept hash's build: few work items, each looping (selfcol_lazy_reset
-   * in kernels/selfcol.cl says why); otherwise one per triangle / bucket */
-  const size_t few = 256u * (size_t)(s->cl->compute_units ? s->cl->compute_units : 1);
-  const size_t nt_items = lazy >= 0 && few < (size_t)nt ? few : (size_t)nt;
-  const size_t nb_items = lazy >= 0 && few < (size_t)B ? few : (size_t)B;
+  cl_mem gate = s->gate_on;
   int rc;
-  if (lazy >= 0) {
-    const cl_int n = t->n, force = lazy;
-    const float lim2 = t->lazy_lim2;
-    const cl_uint stat_at = (cl_uint)t->n_objects * SELFCOL_CAPC_STRIDE;
-    const cl_uint nb = B + 1;
-    if ((rc = BIND(SK_LAZY_RANGE, A("x", x), A("xb", s->xb), A("sobj", s->sobj),
-                   A("objf", s->objf), A("lz", s->lz), A("n", n))) ||
-        (rc = launch(s, SK_LAZY_RANGE, few < (size_t)n ? few : (size_t)n, 0, e)) ||
-        (rc = BIND(SK_LAZY_CHECK, A("lz", s->lz), A("gate", s->lzs), A("force", force),
-                   A("lim2", lim2), A("stat", s->caps), A("stat_at", stat_at))) ||
-        (rc = launch(s, SK_LAZY_CHECK, 1, 1, e)) ||
-        (rc = BIND(SK_LAZY_RESET, A("x", x), A("xb", s->xb), A("maxbits", s->maxbits),
-                   A("count", s->tcount), A("gate", s->lzs), A("n", n), A("nb", nb))) ||
-        (rc = launch(s, SK_LAZY_RESET, few < (size_t)B + 1 ? few : (size_t)B + 1, 0, e)))
-      return rc;
-  } else if ((rc = fill0(s, s->maxbits, sizeof(cl_uint), e)) ||
-             (rc = fill0(s, s->tcount, (B + 1) * sizeof(cl_uint), e))) {
+  if ((rc = fill0(s, s->maxbits, sizeof(cl_uint), e)) ||
+      (rc = fill0(s, s->tcount, (B + 1) * sizeof(cl_uint), e)))
     return rc;
-  }
   if (bound) {
     if ((rc = fill0(s, s->nbig, sizeof(cl_uint), e)) ||
         (rc = BIND(SK_BOUND_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj),
@@ -426,51 +394,24 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
       return rc;
   } else if ((rc = BIND(SK_TRI_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj),
                         A("n_tris", nt), A("grow", grow), A("maxbits", s->maxbits),
-                        A("tbox", box), A("gate", gate))) ||
-             (rc = launch(s, SK_TRI_EXTENT, nt_items, 0, e)))
+                        A("tbox", s->tbox), A("gate", gate))) ||
+             (rc = launch(s, SK_TRI_EXTENT, (size_t)nt, 0, e)))
     return rc;
-  if ((rc = BIND(SK_COUNT_T, A("tbox", box), A("tris", tris), A("tobj", s->tobj),
+  if ((rc = BIND(SK_COUNT_T, A("tbox", s->tbox), A("tris", tris), A("tobj", s->tobj),
                  A("maxbits", s->maxbits), A("key", s->tkey), A("rank", s->trank),
                  A("count", s->tcount), A("n_tris", nt), A("mask", mask), A("gate", gate))) ||
-      (rc = launch(s, SK_COUNT_T, nt_items, 0, e)) ||
+      (rc = launch(s, SK_COUNT_T, (size_t)nt, 0, e)) ||
       (rc = scan_run(s, &s->scan_t, s->tcount, gate, e)) ||
       (rc = BIND(SK_SCATTER_T, A("key", s->tkey), A("rank", s->trank), A("start", s->tcount),
                  A("vals", s->tvals), A("n_tris", nt), A("gate", gate))) ||
-      (rc = launch(s, SK_SCATTER_T, nt_items, 0, e)) ||
-      (rc = sort_buckets_n(s, s->tcount, s->tvals, B, cap, gate, nb_items, e)))
+      (rc = launch(s, SK_SCATTER_T, (size_t)nt, 0, e)))
     return rc;
-  if (lazy < 0) return DRAPE_OK;
-  {
-    const cl_int n = t->n, L = t->lazy_list;
-    const float m = t->lazy_m;
-    if ((rc = BIND(SK_LAZY_LISTS, A("xb", s->xb), A("sobj", s->sobj), A("objf", s->objf),
-                   A("tboxb", s->tboxb), A("tris", tris), A("maxbits", s->maxbits),
-                   A("start", s->tcount), A("vals", s->tvals), A("lst", s->lst),
-                   A("lstn", s->lstn), A("n", n), A("mask", mask), A("cap", cap), A("L", L),
-                   A("m", m), A("gate", gate))) ||
-        (rc = launch(s, SK_LAZY_LISTS, few < (size_t)n ? few : (size_t)n, 0, e)))
-      return rc;
-  }
-  /* Every substep: the boxes on x grown by t_max, as a rebuilt hash would
-   * have them, for the pass's cheap reject (its candidates are then those
-   * of a rebuilt hash); their extent goes to a scratch word. */
-  const float tm = t->t_max;
-  int rc2 = BIND(SK_LAZY_REFIT, A("x", x), A("tris", tris), A("tobj", s->tobj), A("n_tris", nt),
-                 A("grow", tm), A("tbox", s->tbox));
-  return rc2 ? rc2 : launch(s, SK_LAZY_REFIT, (size_t)nt, 0, e);
+  return sort_buckets(s, s->tcount, s->tvals, B, cap, gate, e);
 }
 
 int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e) {
   part(s, SELFCOL_T_HASH_TRIANGLES);
-  s->vt_lazy = 0;
-  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, -1, s->tb.cap_t, e);
-}
-
-int selfcol_cl_hash_triangles_lazy(selfcol_cl *s, cl_mem x, cl_mem tris, int force,
-                                   drape_err *e) {
-  part(s, SELFCOL_T_HASH_TRIANGLES);
-  s->vt_lazy = 1;
-  return hash_triangles_grown(s, x, tris, s->tb.lazy_grow, 0, force ? 1 : 0, s->tb.cap_tq, e);
+  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, s->tb.cap_t, e);
 }
 
 int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
@@ -480,7 +421,7 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
   const float R = t->bound_r;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1, capb = SELFCOL_BOUND_CAP * t->cap_t;
   int rc;
-  if ((rc = hash_triangles_grown(s, p, tris, R, 1, -1, t->cap_t, e)) ||
+  if ((rc = hash_triangles_grown(s, p, tris, R, 1, t->cap_t, e)) ||
       (rc = BIND(SK_BOUND_INIT, A("rb", s->rb), A("lk", s->lock), A("R", R), A("n", n))) ||
       (rc = launch(s, SK_BOUND_INIT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_OVERFLOW, A("start", s->tcount), A("vals", s->tvals), A("tris", tris),
@@ -552,14 +493,15 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
   part(s, SELFCOL_T_VERTEX_TRIANGLE);
   const selfcol_tables *t = &s->tb;
   const cl_int n = t->n, K = SELFCOL_SLOTS;
-  const cl_uint mask = t->mask_t, cap_t = s->vt_lazy ? t->cap_tq : t->cap_t, cap_c = t->cap_c;
+  const cl_uint mask = t->mask_t, cap_t = t->cap_t, cap_c = t->cap_c;
   int rc;
   const float grow = t->t_max;
-  cl_mem shift = s->vt_lazy ? s->lzs : s->gate_on;
+  /* the kept lists (L > 0), or the hash (L = 0: the lists' buffers are
+   * not read; any buffer binds) */
   const cl_int kl = s->vt_kl;
-  const cl_int L = kl ? t->list_len : s->vt_lazy ? t->lazy_list : 0;
-  cl_mem lstn = kl ? s->kl_lstn : s->lstn, lst = kl ? s->kl_lst : s->lst;
-  cl_mem cmap = kl ? s->kl_cmap : s->lstn; /* never written without the lists */
+  const cl_int L = kl ? t->list_len : 0;
+  cl_mem lstn = kl ? s->kl_lstn : s->nvt, lst = kl ? s->kl_lst : s->nvt;
+  cl_mem cmap = kl ? s->kl_cmap : s->nvt;
   if ((rc = BIND(SK_VT, A("x", x), A("p", p), A("wsc", s->wsc), A("rest", s->rest),
                  A("sobj", s->sobj), A("objf", s->objf), A("objp", s->objp), A("tris", tris),
                  A("tobj", s->tobj), A("tbox", s->tbox), A("grow", grow),
@@ -567,8 +509,7 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
                  A("rec_a", s->rec_a), A("rec_b", s->rec_b), A("rec_t", s->rec_t),
                  A("nvt", s->nvt), A("n", n), A("K", K), A("mask", mask), A("cap", cap_t),
                  A("exam", s->vexam), A("caps", s->caps),
-                 A("shift", shift), A("lstn", lstn), A("lst", lst), A("L", L),
-                 A("cmap", cmap), A("exact", kl))) ||
+                 A("lstn", lstn), A("lst", lst), A("L", L), A("cmap", cmap))) ||
       (rc = launch(s, SK_VT, (size_t)n, 0, e)))
     return rc;
   /* the corners' shares regrouped by corner (without the lists; with them
@@ -589,7 +530,7 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
   if ((rc = BIND(SK_VT_GATHER, A("x", x), A("wsc", s->wsc), A("rec_a", s->rec_a),
                  A("rec_b", s->rec_b), A("nvt", s->nvt), A("start", cstart),
                  A("vals", cvals), A("n", n), A("K", K), A("sobj", s->sobj), A("cap", cap_c),
-                 A("caps", s->caps), A("cmap", cmap), A("L", L), A("exact", kl))))
+                 A("caps", s->caps), A("cmap", cmap), A("L", L))))
     return rc;
   return launch(s, SK_VT_GATHER, (size_t)n, 0, e);
 }
@@ -610,7 +551,7 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
   const selfcol_tables *t = &s->tb;
   const cl_int n = t->n, L = t->list_len;
   const cl_uint nr = t->list_nr, mask_r = nr - 1u, mask = t->mask_t;
-  const cl_uint capq = SELFCOL_LAZY_CAP * t->cap_t, capr = t->list_capr, rcap = t->list_rcap;
+  const cl_uint capq = SELFCOL_LIST_CAP * t->cap_t, capr = t->list_capr, rcap = t->list_rcap;
   const float inv_r = 1.0f / t->list_region, reach = t->list_reach;
   const size_t u = sizeof(cl_uint), np1 = (size_t)n + 1;
   cl_uint fl[3];
@@ -629,7 +570,7 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
                  A("rvals", s->kl_rvals), A("rbox", s->kl_rbox), A("rocc", s->kl_rocc),
                  A("flag", s->kl_flag), A("nb", nr))) ||
       (rc = launch(s, SK_KL_REGION_BOX, nr, 0, e)) ||
-      (rc = hash_triangles_grown(s, x, tris, t->list_grow, 0, -1, capq, e)) ||
+      (rc = hash_triangles_grown(s, x, tris, t->list_grow, 0, capq, e)) ||
       (rc = fill0(s, s->kl_ccount, np1 * u, e)) ||
       (rc = BIND(SK_KL_LISTS, A("x", x), A("sobj", s->sobj), A("tris", tris),
                  A("tobj", s->tobj), A("tbox", s->tbox), A("maxbits", s->maxbits),
@@ -761,9 +702,7 @@ static int caps_poll(selfcol_cl *s, int wait, drape_err *e) {
 
 static int caps_read(selfcol_cl *s, drape_err *e) {
   if (s->caps_ev) return DRAPE_OK;
-  /* the objects' counters and the stage's (the kept hash's builds and
-   * runs, for the auto mode) */
-  const size_t bytes = (size_t)(s->tb.n_objects + 1) * SELFCOL_CAPC_STRIDE * sizeof(cl_uint);
+  const size_t bytes = (size_t)s->tb.n_objects * SELFCOL_CAPC_STRIDE * sizeof(cl_uint);
   DRAPE_CL_TRY(e, clEnqueueReadBuffer(s->cl->queue, s->caps, CL_FALSE, 0, bytes, s->caps_host, 0,
                                       NULL, &s->caps_ev));
   return DRAPE_OK;
@@ -790,19 +729,11 @@ int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol
     return rc;
   /* a frame starts when t_end does not grow (selfcol_cpu_run, the same) */
   const float te = col ? col->t_end : 0.0f;
-  const int force = !col || s->lz_runs == 0 || !(te > s->lz_t);
-  s->lz_t = te;
-  s->lz_runs = 1;
-  if (force && s->tb.lazy) { /* the auto mode's choice, from the last counters read */
-    const uint32_t *st = s->caps_host + (size_t)s->tb.n_objects * SELFCOL_CAPC_STRIDE;
-    s->lz_frame = selfcol_lazy_choose(&s->lzp, s->tb.lazy, st[0], st[1]);
-  }
+  const int force = !col || s->fr_runs == 0 || !(te > s->fr_t);
+  s->fr_t = te;
+  s->fr_runs = 1;
   if (s->tb.any_tris && s->tb.lists) {
     if ((rc = kl_vertex_triangle(s, x, p, tris, force, e))) return rc;
-  } else if (s->tb.any_tris && s->tb.lazy && s->lz_frame) {
-    if ((rc = selfcol_cl_hash_triangles_lazy(s, x, tris, force, e)) ||
-        (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e)))
-      return rc;
   } else if (s->tb.any_tris && ((rc = selfcol_cl_hash_triangles(s, x, tris, e)) ||
                                 (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e)))) {
     return rc;
@@ -867,10 +798,3 @@ done:
   return rc;
 }
 
-int selfcol_cl_rebuilds(selfcol_cl *s, uint64_t *out, drape_err *e) {
-  cl_uint lz[8] = {0};
-  DRAPE_CL_TRY(e, clEnqueueReadBuffer(s->cl->queue, s->lz, CL_TRUE, 0, sizeof lz, lz, 0, NULL,
-                                      NULL));
-  *out = lz[7];
-  return DRAPE_OK;
-}

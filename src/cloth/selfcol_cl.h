@@ -17,8 +17,7 @@ enum {
   SK_APPLY, SK_TRI_EXTENT, SK_COUNT_T, SK_SCATTER_T, SK_VT, SK_CORNER_COUNT,
   SK_CORNER_SCATTER, SK_VT_GATHER, SK_SCAN_CHUNKS, SK_SCAN_TOTALS, SK_SCAN_CHUNKS_ADD,
   SK_BOUND_INIT, SK_BOUND_PAIRS, SK_BOUND_CLAMP, SK_BOUND_EXTENT, SK_BOUND_OVERFLOW,
-  SK_EDGE_EDGE, SK_LAZY_RANGE, SK_LAZY_CHECK, SK_LAZY_RESET,
-  SK_LAZY_REFIT, SK_LAZY_LISTS, SK_BOUND_LINKS, SK_BOUND_OWNERS, SK_BOUND_VT,
+  SK_EDGE_EDGE, SK_BOUND_LINKS, SK_BOUND_OWNERS, SK_BOUND_VT,
   SK_KL_REGION_BOX, SK_KL_RANGE, SK_KL_CHECK, SK_KL_LISTS, SK_KL_REV_SCATTER, SK_KL_FIT, SK_COUNT
 };
 
@@ -65,23 +64,12 @@ typedef struct selfcol_cl {
   cl_mem big, nbig;             /* triangles too wide for the bounds' hash   */
   cl_mem tnb, town;             /* edge neighbours (tb.tnb), owned edges      */
   cl_mem adj_start, adj;        /* edge-edge: each particle's triangles (CSR) */
-  /* the triangle hash kept across substeps (tb.lazy; kernels/selfcol.cl,
-   * selfcol_lazy_check): positions at its build, the range of the motion
-   * since (8 uints), and the gate and shift (float4: xyz shift, w 1 =
-   * rebuild) the hash kernels and the vertex-triangle pass read; gate_on
-   * is (0, 0, 0, 1): always rebuild, no shift (every other use) */
-  cl_mem xb, lz, lzs, gate_on;
-  cl_mem lst, lstn;             /* candidate lists (selfcol_lazy_lists)      */
-  cl_mem tboxb;                 /* the kept hash's boxes (grown by
-                                   tb.lazy_grow); tbox then holds the boxes
-                                   on x grown by t_max, refit every substep */
-  float lz_t;                   /* t_end of the last run (a smaller or equal
-                                   one starts a frame: rebuild)             */
-  int lz_runs;                  /* runs so far (the first always rebuilds)  */
-  selfcol_lazy_policy lzp;      /* the auto mode (selfcol.h)                */
-  int lz_frame;                 /* this frame keeps the hash                */
-  int vt_lazy;                  /* the vertex-triangle pass reads the kept
-                                   hash (its shift, its growth)             */
+  /* gate_on is (0, 0, 0, 1): the hash kernels' gate (kernels/hash.cl),
+   * open */
+  cl_mem gate_on;
+  float fr_t;                   /* t_end of the last run (a smaller or equal
+                                   one starts a frame)                      */
+  int fr_runs;                  /* runs so far                              */
   /* the kept contact lists (tb.lists; kernels/selfcol.cl, kl_*): regions
    * of the check (keys, ranks, scanned counts, particles, boxes at the
    * build, motion ranges, occupied list), the flags (stale, overflow,
@@ -131,17 +119,10 @@ int selfcol_cl_clamp(selfcol_cl *s, cl_mem x, cl_mem p, const selfcol_colliders 
 int selfcol_cl_hash_particles(selfcol_cl *s, cl_mem x, drape_err *e);
 int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e); /* + apply */
 int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e);
-/* The same kept across substeps (tb.lazy; kernels/selfcol.cl): rebuilt on
- * the device only when force (a frame's start) or when the triangle
- * corners moved too far since; the next vertex-triangle pass reads it. */
-int selfcol_cl_hash_triangles_lazy(selfcol_cl *s, cl_mem x, cl_mem tris, int force,
-                                   drape_err *e);
 /* The kept contact lists' builds, passes run on them, and passes that
  * fell back to the per-substep hash (tb.lists), for tests and the bench. */
 void selfcol_cl_list_stats(const selfcol_cl *s, uint64_t *builds, uint64_t *runs,
                            uint64_t *fallbacks);
-/* Triangle hash builds so far (tb.lazy; blocking read), for tests. */
-int selfcol_cl_rebuilds(selfcol_cl *s, uint64_t *out, drape_err *e);
 /* contacts + corner regrouping + gather */
 int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_err *e);
 /* Step bounds (run first; reuses the triangle hash's buffers): the hash on

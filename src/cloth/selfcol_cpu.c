@@ -134,39 +134,8 @@ static int g_link_bounds_off;
 void selfcol_set_link_bounds_off(int off) { g_link_bounds_off = off; }
 static int g_particle_pass;
 void selfcol_set_particle_pass(int on) { g_particle_pass = on; }
-static int g_lazy = -1;
-void selfcol_set_lazy(int mode) { g_lazy = mode; }
 static int g_lists = -1;
 void selfcol_set_lists(int mode) { g_lists = mode; }
-
-/* The auto mode: a frame keeps the hash unless the kept frames measured
- * since the last choice rebuilt it at more than a tenth of their substeps
- * (a sheet landing, a large one deforming: there it costs more than
- * rebuilding, docs/selfcollision.md); then SELFCOL_LAZY_PAUSE frames
- * rebuild every substep and the next one tries again (after each failed
- * try the pause doubles, up to 8 x SELFCOL_LAZY_PAUSE). The counters may
- * lag (OpenCL reads them with the cap counters, without waiting): the
- * choice never changes the bits, only the cost. */
-int selfcol_lazy_choose(selfcol_lazy_policy *p, int mode, uint32_t builds, uint32_t runs) {
-  if (mode != 2) return 1; /* always keep */
-  const uint32_t db = builds - p->builds, dr = runs - p->runs;
-  if (dr >= 10u) {
-    p->builds = builds;
-    p->runs = runs;
-    if (10u * db > dr) { /* too many: pause, twice as long each time in a row */
-      p->pause = p->pause ? (p->pause < 8 * SELFCOL_LAZY_PAUSE ? 2 * p->pause : p->pause)
-                          : SELFCOL_LAZY_PAUSE;
-      p->off = p->pause;
-    } else {
-      p->pause = 0;
-    }
-  }
-  if (p->off > 0) {
-    p->off--;
-    return 0;
-  }
-  return 1;
-}
 
 int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e) {
   memset(t, 0, sizeof *t);
@@ -300,34 +269,14 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
    * particle's triangles in the model's order (CSR), built once from the
    * desc's list; a run reads the current corners of these triangles. */
   t->edge = t->bound && !g_edge_off && ntri > 0;
-  /* The triangle hash kept across substeps (selfcol.h): not with the
-   * bounds, whose hash and edge-edge queries share its buffers. Off by
-   * default: measured, it pays on the main scene and not on the bench
-   * (docs/selfcollision.md). */
-  {
-    const char *env = getenv("DRAPE_SELFCOL_LAZY");
-    const int on = g_lazy >= 0                              ? g_lazy
-                   : env && strcmp(env, "1") == 0           ? 1
-                   : env && strcmp(env, "auto") == 0        ? 2
-                                                            : 0;
-    t->lazy = np > 0 && ntri > 0 && !t->bound ? on : 0;
-    const char *me = getenv("DRAPE_SELFCOL_MARGIN"); /* measurements */
-    float mg = me && atof(me) > 0.0 ? (float)atof(me) : SELFCOL_LAZY_MARGIN;
-    t->lazy_grow = t->t_max + mg * t->t_max;
-    t->lazy_lim2 = (0.9f * mg * t->t_max) * (0.9f * mg * t->t_max);
-    t->lazy_m = mg * t->t_max;
-    const char *le = getenv("DRAPE_SELFCOL_LIST"); /* tests: overflowing lists */
-    t->lazy_list = le && atoi(le) > 0 ? atoi(le) : SELFCOL_LAZY_LIST;
-    t->cap_tq = t->lazy ? SELFCOL_LAZY_CAP * t->cap_t : t->cap_t;
-  }
   /* The kept contact lists (selfcol.h; kernels/selfcol.cl, kl_*): where
-   * the vertex-triangle pass runs on the hash of x alone (no step bounds,
-   * no kept hash), with the default caps (tests that lower them compare
-   * against the per-substep queries' cut, which the lists do not make). */
+   * the vertex-triangle pass runs on the hash of x alone (no step bounds),
+   * with the default caps (tests that lower them compare against the
+   * per-substep queries' cut, which the lists do not make). */
   {
     const char *env = getenv("DRAPE_SELFCOL_LISTS");
     const int on = g_lists >= 0 ? g_lists : !(env && strcmp(env, "0") == 0);
-    t->lists = on && t->any_tris && !t->bound && !t->lazy && t->cap_t >= SELFCOL_CAP_T &&
+    t->lists = on && t->any_tris && !t->bound && t->cap_t >= SELFCOL_CAP_T &&
                t->cap_c >= SELFCOL_CAP_C;
     const char *ll = getenv("DRAPE_SELFCOL_LIST_LEN"); /* tests: lists that overflow */
     t->list_len = ll && atoi(ll) > 0 && atoi(ll) <= 255 ? atoi(ll) : SELFCOL_LIST_LEN;
@@ -521,7 +470,7 @@ int selfcol_caps_warn(selfcol_tables *t, const uint32_t *caps) {
     warned++;
     char msg[512];
     int k = c[SELFCOL_CAPC_P] ? 0 : c[SELFCOL_CAPC_T] ? 1 : c[SELFCOL_CAPC_C] ? 2 : 3;
-    const unsigned cap = k == 0 ? t->cap_p : k == 1 ? t->cap_tq : k == 2 ? t->cap_c : t->cap_t;
+    const unsigned cap = k == 0 ? t->cap_p : k == 2 ? t->cap_c : t->cap_t;
     char part[160];
     if (k == 3)
       snprintf(part, sizeof part, "an edge-edge query met a bucket of %u hash entries (cap %u)",
@@ -575,11 +524,7 @@ int selfcol_cpu_create(const selfcol_desc *d, selfcol_cpu *s, drape_err *e) {
   s->lk = calloc(8 * n, sizeof *s->lk);
   s->big = calloc(nt, sizeof *s->big);
   s->town = calloc(nt, sizeof *s->town);
-  s->xb = calloc(n, sizeof *s->xb);
-  s->tboxb = calloc(2u * nt, sizeof *s->tboxb);
-  s->lst = malloc((size_t)(s->tb.lazy_list > 0 ? s->tb.lazy_list : 1) * n * sizeof *s->lst);
-  s->lstn = malloc(n * sizeof *s->lstn);
-  if (!s->xb || !s->tboxb || !s->lst || !s->lstn || !s->rb || !s->lk || !s->big || !s->town || !s->pexam || !s->vexam || !s->caps || !s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
+  if (!s->rb || !s->lk || !s->big || !s->town || !s->pexam || !s->vexam || !s->caps || !s->pkey || !s->pstart || !s->pvals || !s->delta || !s->ncon || !s->wsc || !s->tstart || !s->tvals || !s->tbox ||
       !s->rec_a || !s->rec_b || !s->rec_t || !s->nvt || !s->cstart || !s->cvals) {
     selfcol_cpu_destroy(s);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision, %d particles)", s->tb.n);
@@ -594,10 +539,6 @@ void selfcol_cpu_destroy(selfcol_cpu *s) {
   free(s->rec_a); free(s->rec_b); free(s->rec_t); free(s->nvt);
   free(s->cstart); free(s->cvals);
   free(s->pexam); free(s->vexam); free(s->caps); free(s->rb); free(s->lk); free(s->big); free(s->town);
-  free(s->xb);
-  free(s->tboxb);
-  free(s->lst);
-  free(s->lstn);
   memset(s, 0, sizeof *s);
 }
 
@@ -845,131 +786,7 @@ static void hash_triangles_grown(selfcol_cpu *s, const dr_float4 *x, const dr_ui
 }
 
 void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris) {
-  s->lists = 0;
-  s->shift[0] = s->shift[1] = s->shift[2] = 0.0f;
   hash_triangles_grown(s, x, tris, s->tb.t_max, 0);
-  s->rebuilds++;
-}
-
-/* selfcol_lazy_range ▸ selfcol_lazy_check ▸ selfcol_lazy_reset ▸ the gated
- * hash (kernels/selfcol.cl, "the triangle hash, kept across substeps"). */
-static inline uint32_t sc_ord(float f) {
-  uint32_t u = as_u(f);
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
-static inline float sc_unord(uint32_t u) { return as_f((u & 0x80000000u) ? (u & 0x7fffffffu) : ~u); }
-
-/* selfcol_lazy_lists */
-static void lazy_lists(selfcol_cpu *s, const dr_uint *tris) {
-  const selfcol_tables *t = &s->tb;
-  const float inv = tri_inv_cell(s->maxbits), m = t->lazy_m;
-  const int L = t->lazy_list;
-  for (int q = 0; q < t->n; q++) {
-    const int o = t->sobj[q];
-    if (o < 0 || !(t->objf[o] & SELFCOL_F_TRIS) || !(inv > 0.0f)) {
-      s->lstn[q] = -1;
-      continue;
-    }
-    const v3 c = X3(s->xb[q]);
-    const v3 qlo = sub(c, V(m, m, m)), qhi = add(c, V(m, m, m));
-    int c0[3] = {sc_coord(qlo.x, inv), sc_coord(qlo.y, inv), sc_coord(qlo.z, inv)};
-    int c1[3] = {sc_coord(qhi.x, inv), sc_coord(qhi.y, inv), sc_coord(qhi.z, inv)};
-    for (int a = 0; a < 3; a++)
-      if (c1[a] > c0[a] + 1) c1[a] = c0[a] + 1;
-    uint32_t *out = s->lst + (size_t)q * (size_t)L;
-    int cnt = 0, over = !(qlo.x <= qhi.x && qlo.y <= qhi.y && qlo.z <= qhi.z);
-    for (int z = c0[2]; z <= c1[2] && !over; z++)
-      for (int y = c0[1]; y <= c1[1] && !over; y++)
-        for (int xx = c0[0]; xx <= c1[0] && !over; xx++) {
-          const uint32_t h = sc_hash(xx, y, z, t->mask_t);
-          const uint32_t lo = s->tstart[h], hi = s->tstart[h + 1u];
-          if (hi - lo > t->cap_tq) {
-            over = 1;
-            break;
-          }
-          uint32_t prev = 0xffffffffu;
-          for (uint32_t e = lo; e < hi; e++) {
-            const uint32_t tr = s->tvals[e];
-            if (tr == prev) continue;
-            prev = tr;
-            const v3 blo = X3(s->tboxb[2 * tr]), bhi = X3(s->tboxb[2 * tr + 1]);
-            if (!(qlo.x <= bhi.x && qlo.y <= bhi.y && qlo.z <= bhi.z) ||
-                !(qhi.x >= blo.x && qhi.y >= blo.y && qhi.z >= blo.z))
-              continue;
-            int d0[3] = {sc_coord(blo.x, inv), sc_coord(blo.y, inv), sc_coord(blo.z, inv)};
-            if ((d0[0] > c0[0] ? d0[0] : c0[0]) != xx || (d0[1] > c0[1] ? d0[1] : c0[1]) != y ||
-                (d0[2] > c0[2] ? d0[2] : c0[2]) != z)
-              continue;
-            if (tris[3 * tr] == (uint32_t)q || tris[3 * tr + 1] == (uint32_t)q ||
-                tris[3 * tr + 2] == (uint32_t)q)
-              continue;
-            if (cnt == L) {
-              over = 1;
-              break;
-            }
-            int j = cnt++;
-            while (j > 0 && out[j - 1] > tr) {
-              out[j] = out[j - 1];
-              j--;
-            }
-            out[j] = tr;
-          }
-        }
-    s->lstn[q] = over ? -1 : cnt;
-  }
-}
-
-void cpu_hash_triangles_lazy(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris, int force) {
-  const selfcol_tables *t = &s->tb;
-  uint32_t mn[3] = {0xffffffffu, 0xffffffffu, 0xffffffffu}, mx[3] = {0u, 0u, 0u}, bad = 0u;
-  for (int i = 0; i < t->n; i++) {
-    const int o = t->sobj[i];
-    if (o < 0 || !(t->objf[o] & SELFCOL_F_TRIS)) continue;
-    const v3 d = sub(X3(x[i]), X3(s->xb[i]));
-    const float chk = d.x + d.y + d.z;
-    if (!(chk - chk == 0.0f)) {
-      bad = 1u;
-      continue;
-    }
-    const uint32_t k[3] = {sc_ord(d.x), sc_ord(d.y), sc_ord(d.z)};
-    for (int a = 0; a < 3; a++) {
-      if (k[a] < mn[a]) mn[a] = k[a];
-      if (k[a] > mx[a]) mx[a] = k[a];
-    }
-  }
-  int stale = force || bad != 0u || mn[0] == 0xffffffffu;
-  float sh[3] = {0.0f, 0.0f, 0.0f};
-  if (!stale) {
-    float h[3];
-    for (int a = 0; a < 3; a++) h[a] = (sc_unord(mx[a]) - sc_unord(mn[a])) * 0.5f;
-    stale = !(h[0] * h[0] + h[1] * h[1] + h[2] * h[2] <= t->lazy_lim2);
-    if (!stale)
-      for (int a = 0; a < 3; a++) sh[a] = (sc_unord(mn[a]) + sc_unord(mx[a])) * 0.5f;
-  }
-  memcpy(s->shift, sh, sizeof sh);
-  s->lists = 1;
-  if (stale) { /* the gated build, on the kept hash's own boxes */
-    memcpy(s->xb, x, (size_t)t->n * sizeof *s->xb);
-    dr_float4 *cur = s->tbox;
-    s->tbox = s->tboxb;
-    hash_triangles_grown(s, x, tris, t->lazy_grow, 0);
-    s->tboxb = s->tbox;
-    s->tbox = cur;
-    s->rebuilds++;
-    lazy_lists(s, tris);
-  }
-  /* the refit: boxes on x grown by t_max (hash_tri_extent's arithmetic) */
-  uint32_t v[3];
-  for (int k = 0; k < t->n_tris; k++) {
-    if (!tri_ok(t, tris, k, v)) continue;
-    v3 lo, hi;
-    tri_box(x, v, t->t_max, &lo, &hi);
-    v3 a = X3(x[v[0]]), b = X3(x[v[1]]), c = X3(x[v[2]]);
-    float chk = (a.x + a.y + a.z) + (b.x + b.y + b.z) + (c.x + c.y + c.z);
-    float ok = chk - chk == 0.0f ? 1.0f : 0.0f;
-    s->tbox[2 * k] = (dr_float4){lo.x, lo.y, lo.z, ok};
-    s->tbox[2 * k + 1] = (dr_float4){hi.x, hi.y, hi.z, 0.0f};
-  }
 }
 
 void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
@@ -985,22 +802,12 @@ void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_fl
       dr_float4 xq4 = x[q];
       v3 xq = X3(xq4), pq = X3(p[q]);
       float tq = t->objp[oq].x, muq = t->objp[oq].y;
-      const v3 yq = sub(xq, V(s->shift[0], s->shift[1], s->shift[2]));
-      /* its candidate list (lazy_lists), or else its bucket */
-      const int ln = s->lists ? s->lstn[q] : -1;
       const uint32_t *src = s->tvals;
-      uint32_t lo, full;
-      if (ln >= 0) {
-        src = s->lst + (size_t)q * (size_t)t->lazy_list;
-        lo = 0u;
-        full = (uint32_t)ln;
-      } else {
-        uint32_t h = sc_hash(sc_coord(yq.x, inv), sc_coord(yq.y, inv), sc_coord(yq.z, inv), t->mask_t);
-        lo = s->tstart[h];
-        full = s->tstart[h + 1u];
-      }
+      const uint32_t h = sc_hash(sc_coord(xq.x, inv), sc_coord(xq.y, inv), sc_coord(xq.z, inv),
+                                 t->mask_t);
+      const uint32_t lo = s->tstart[h], full = s->tstart[h + 1u];
       uint32_t prev = 0xffffffffu;
-      const uint32_t cap = s->lists ? t->cap_tq : t->cap_t;
+      const uint32_t cap = t->cap_t;
       const uint32_t hi = full - lo > cap ? lo + cap : full;
       uint32_t e = lo;
       for (; e < hi && k < K; e++) {
@@ -1985,22 +1792,7 @@ void selfcol_cpu_run(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, const dr_
     selfcol_caps_warn(&s->tb, s->caps);
     return;
   }
-  /* a frame starts when t_end does not grow (selfcol_cl.c, the same) */
-  const float te = col ? col->t_end : 0.0f;
-  const int force = !col || s->lz_runs == 0 || !(te > s->lz_t);
-  s->lz_t = te;
-  s->lz_runs = 1;
-  if (force && s->tb.lazy)
-    s->lz_frame = selfcol_lazy_choose(&s->lzp, s->tb.lazy, (uint32_t)s->rebuilds_kept,
-                                      (uint32_t)s->runs_kept);
-  if (s->tb.lazy && s->lz_frame) {
-    const uint64_t b0 = s->rebuilds;
-    cpu_hash_triangles_lazy(s, x, tris, force);
-    s->rebuilds_kept += s->rebuilds - b0;
-    s->runs_kept++;
-  } else {
-    cpu_hash_triangles(s, x, tris);
-  }
+  cpu_hash_triangles(s, x, tris);
   double t4 = drape_now();
   cpu_selfcol_vertex_triangle(s, x, p, tris);
   cpu_selfcol_vt_gather(s, x, tris);
