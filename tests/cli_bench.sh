@@ -13,10 +13,16 @@ rc=$?
 [[ $rc == 0 ]] || { echo "FAIL bench exit $rc"; cat "$T/table.txt"; fail=1; }
 for f in bench.csv bench.json; do [[ -s "$T/out/$f" ]] || { echo "FAIL no $f"; fail=1; }; done
 # issue 18's measure: the stage table sets self-collision beside the rest of
-# the step, with their ratio on the self-collision rows
-grep -q "selfcol *rest *self/rest" "$T/table.txt" || { echo "FAIL stage table lacks selfcol/rest"; fail=1; }
-grep -E "^cpu-reference +12 +4x1 +on " "$T/table.txt" | tail -1 | grep -qE " [0-9]+\.[0-9]+ *$" ||
+# the step, with their ratio on the self-collision rows, then the contact
+# lists' builds a frame and share of passes ("-" on the CPU reference,
+# which has none)
+grep -q "selfcol *rest *self/rest *lists b/f %" "$T/table.txt" ||
+  { echo "FAIL stage table lacks selfcol/rest/lists"; fail=1; }
+grep -E "^cpu-reference +12 +4x1 +on " "$T/table.txt" | tail -1 | grep -qE " [0-9]+\.[0-9]+ +- *$" ||
   { echo "FAIL no self/rest ratio on a self-collision row"; fail=1; }
+grep -E "^cl[0-9]+:.* 12 +4x1 +on " "$T/table.txt" | tail -1 |
+  grep -qE " [0-9]+\.[0-9]+ +[0-9]+\.[0-9]+ +[0-9]+% *$" ||
+  { echo "FAIL no contact-list figures on an OpenCL self-collision row"; fail=1; }
 python3 - "$T/out/bench.json" "$T/out/bench.csv" <<'PY' || fail=1
 import json, sys, csv
 j = json.load(open(sys.argv[1]))
@@ -30,6 +36,14 @@ ok = ok and any(c["backend"] == "cpu-reference" for c in cases)
 ok = ok and all(c["ok"] and c["particles"] == c["n"] ** 2 and c["colours"] >= 12 for c in cases)
 ok = ok and all(0 <= c["mean_strain"] < 0.05 and c["ms_frame"]["median"] > 0 for c in cases)
 ok = ok and all(c["stage_ms"]["project"] >= 0 for c in cases) and "commit" in j and "machine" in j
+# the contact lists: only OpenCL self-collision cases run passes on them
+# (a share in [0, 1]); the others have none (-1) and no builds
+for c in cases:
+    on_cl = c["self_collision"] and c["backend"] != "cpu-reference"
+    share, builds = c["list_pass_share"], c["list_builds_per_frame"]
+    if not ((0 <= share <= 1 and builds >= 0) if on_cl else (share == -1 and builds == 0)):
+        print("bench json: contact-list figures wrong:", c["backend"], c["n"], share, builds)
+        ok = False
 if not ok: print("bench json: a case lacks a field, a physics check or its figures")
 # per colour and per self-collision part: they add up to their stage. On
 # OpenCL both sides sum the same profiled events (equal up to the printed

@@ -84,6 +84,10 @@ typedef struct bench_row {
   double max_strain, mean_strain;
   long crossings;  /* edges through triangles after the last frame (-1: not counted) */
   double device_mb, bytes_per_frame;
+  /* the contact lists kept across substeps (OpenCL, docs/selfcollision.md),
+   * over the timed frames: builds a frame, and the share of the
+   * vertex-triangle passes that ran on them (-1: no pass) */
+  double list_builds, list_share;
   int finite, ok;
   int diverged;   /* the finiteness check stopped the case (no timings) */
   /* peer */
@@ -419,6 +423,7 @@ typedef struct case_pass {
   int stage_valid;
   double launches, projections, bytes;
   uint64_t device_bytes;
+  uint64_t list0[3], list1[3]; /* list counters at the warm-up's end, at the end */
 } case_pass;
 
 static int simulate(const backend_sel *b, int n, setting st, int self, const drape_cloth_def *md,
@@ -466,9 +471,13 @@ static int simulate(const backend_sel *b, int n, setting st, int self, const dra
       break;
     }
     if ((rc = drape_world_step(world, e))) break;
-    if (f < warmup) continue;
     drape_timings t;
     drape_sim_timings(sim, &t);
+    uint64_t *lc = f < warmup ? p->list0 : p->list1;
+    lc[0] = t.selfcol_list_builds;
+    lc[1] = t.selfcol_list_passes;
+    lc[2] = t.selfcol_hash_passes;
+    if (f < warmup) continue;
     p->ms[f - warmup] = t.ms_frame;
     for (int s = 0; s < DRAPE_STAGE_COUNT; s++) p->stage_sum[s] += t.ms[s];
     for (int c = 0; c < DRAPE_TIMING_COLOURS; c++) p->colour_sum[c] += t.colour_ms[c];
@@ -541,6 +550,9 @@ static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st
     row->particles_per_s = (double)row->particles * st.substeps / (row->ms_median * 1e-3);
     row->bytes_per_frame = t.bytes / o->frames;
     row->device_mb = (double)t.device_bytes / (1024.0 * 1024.0);
+    const double lp = (double)(t.list1[1] - t.list0[1]), hp = (double)(t.list1[2] - t.list0[2]);
+    row->list_builds = (double)(t.list1[0] - t.list0[0]) / o->frames;
+    row->list_share = lp + hp > 0 ? lp / (lp + hp) : -1.0;
     row->ok = row->finite && row->mean_strain <= o->max_mean_strain;
   }
   free(t.ms);
@@ -586,10 +598,11 @@ static void print_row(const bench_row *r) {
  * profiled pass (OpenCL event profiling; CPU: wall clock per stage). */
 static void print_stages(const bench_row *rows, int n_rows) {
   printf("\nper stage, ms per frame (OpenCL: event profiling in a second pass; CPU: wall clock)\n");
-  printf("%-28s %5s %6s %4s %8s %8s %-15s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %9s %9s %9s\n",
+  printf("%-28s %5s %6s %4s %8s %8s %-15s %8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %9s %9s %9s "
+         "%12s\n",
          "backend", "n", "steps", "self", "predict", "project", "  per colour", "tethers", "collide",
          "update", "fused", "hash p.", "particle", "hash t.", "vert-tri", "bound", "normals",
-         "selfcol", "rest", "self/rest");
+         "selfcol", "rest", "self/rest", "lists b/f %");
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
     if (!r->stage_valid) continue;
@@ -610,16 +623,22 @@ static void print_stages(const bench_row *rows, int n_rows) {
     for (int k = 0; k < DRAPE_STAGE_COUNT; k++)
       if (k != DRAPE_STAGE_SELF_COLLISION) rest += st[k];
     const double self_ms = st[DRAPE_STAGE_SELF_COLLISION];
-    char ratio[16];
+    char ratio[16], lists[32];
     snprintf(ratio, sizeof ratio, rest > 0 && r->self ? "%.2f" : "-", self_ms / rest);
+    /* the kept contact lists: builds a frame and the share of the passes
+     * that ran on them (timed frames) */
+    if (r->list_share >= 0)
+      snprintf(lists, sizeof lists, "%.2f %3.0f%%", r->list_builds, 100.0 * r->list_share);
+    else
+      snprintf(lists, sizeof lists, "-");
     printf("%-28.28s %5s %6s %4s %8.2f %8.2f %-15s %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f %8.2f "
-           "%8.2f %8.2f %9.2f %9.2f %9s\n",
+           "%8.2f %8.2f %9.2f %9.2f %9s %12s\n",
            r->backend, n, set, r->self ? "on" : "off", st[DRAPE_STAGE_PREDICT],
            st[DRAPE_STAGE_PROJECT], col, st[DRAPE_STAGE_TETHERS], st[DRAPE_STAGE_COLLIDE],
            st[DRAPE_STAGE_UPDATE], st[DRAPE_STAGE_FUSED], sc[DRAPE_SELFCOL_HASH_PARTICLES],
            sc[DRAPE_SELFCOL_PARTICLES], sc[DRAPE_SELFCOL_HASH_TRIANGLES],
            sc[DRAPE_SELFCOL_VERTEX_TRIANGLE], sc[DRAPE_SELFCOL_BOUND], st[DRAPE_STAGE_NORMALS],
-           self_ms, rest, ratio);
+           self_ms, rest, ratio, lists);
   }
   fflush(stdout);
 }
@@ -749,7 +768,7 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
   for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
     fprintf(f, ",ms_selfcol_%s", drape_selfcol_part_name((drape_selfcol_part)q));
   fprintf(f, ",ms_project_per_colour,kernel_form,crossings,colour_min,colour_max,bend_constraints,"
-             "bend_colours,cloth\n");
+             "bend_colours,cloth,list_builds_per_frame,list_pass_share\n");
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
     fprintf(f, "\"%s\",%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.5f,%.1f,%.6g,%.6g,%.6g,%.6g,%.2f,%.0f,%d",
@@ -769,8 +788,9 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     fprintf(f, ",\"");
     for (int c = 0; r->stage_valid && c < r->colours && c < DRAPE_TIMING_COLOURS; c++)
       fprintf(f, "%s%.5f", c ? ";" : "", r->colour_ms[c]);
-    fprintf(f, "\",%s,%ld,%d,%d,%d,%d,%s\n", r->kernel_form, r->crossings, r->colour_min,
-            r->colour_max, r->bend_constraints, r->bend_colours, r->mesh ? "mesh" : "grid");
+    fprintf(f, "\",%s,%ld,%d,%d,%d,%d,%s,%.3f,%.4f\n", r->kernel_form, r->crossings,
+            r->colour_min, r->colour_max, r->bend_constraints, r->bend_colours,
+            r->mesh ? "mesh" : "grid", r->list_builds, r->list_share);
   }
   if (close_commit(f, tmp, path)) return 1;
   /* JSON */
@@ -817,7 +837,8 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     fprintf(f, "}, \"project_ms_per_colour\": [");
     for (int c = 0; r->stage_valid && c < r->colours && c < DRAPE_TIMING_COLOURS; c++)
       fprintf(f, "%s%.5f", c ? ", " : "", r->colour_ms[c]);
-    fprintf(f, "]");
+    fprintf(f, "], \"list_builds_per_frame\": %.3f, \"list_pass_share\": %.4f", r->list_builds,
+            r->list_share);
     if (r->has_peer)
       fprintf(f, ", \"peer\": {\"name\": \"bullet\", \"ms_frame\": %.4f, \"max_strain\": %.6g, "
                  "\"mean_strain\": %.6g, \"speedup\": %.3f}",
