@@ -228,6 +228,7 @@ static void read_file(const char *path, char **buf, long *len) {
   fseek(f, 0, SEEK_SET);
   *buf = malloc((size_t)*len + 1);
   assert_int_equal(fread(*buf, 1, (size_t)*len, f), (size_t)*len);
+  (*buf)[*len] = '\0'; /* the line count below reads it as a string */
   fclose(f);
 }
 

@@ -581,7 +581,8 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
       (rc = launch(s, SK_KL_LISTS, (size_t)n, 0, e)) ||
       (rc = scan_run(s, &s->scan_c, s->kl_ccount, s->gate_on, e)) ||
       /* all corners' lists must fit their buffer before anything is
-       * scattered or sorted into it (kl_fit: else overflow, and empty) */
+       * sorted in it (kl_fit: else overflow, and the sort's gate closed;
+       * kl_rev_scatter writes nothing past the buffer) */
       (rc = BIND(SK_KL_FIT, A("rstart", s->kl_ccount), A("flag", s->kl_flag),
                  A("gate", s->kl_gate), A("n", n), A("rcap", rcap))) ||
       (rc = launch(s, SK_KL_FIT, 1, 1, e)) ||
