@@ -35,18 +35,15 @@
  * tenth of the main scene's frame), and a CPU core sums a run in order at
  * memory speed. Both give the same exact integer prefix sums.
  *
- * Every kernel here takes a gate (its last argument): it does nothing when
- * gate[0].w is 0. The sort of the kept contact lists' corner lists is
- * skipped when kl_fit (selfcol.cl) finds them over their buffer, a decision
- * made on the device; every other use passes a gate that is always open.
- * The kernels loop over their elements (get_global_size apart), so a
- * launch of fewer work items than elements is correct too. */
+ * The buckets' sort takes a gate (its last argument): it does nothing when
+ * gate[0].w is 0. The kept contact lists' corner lists are not sorted when
+ * kl_fit (selfcol.cl) finds them over their buffer, a decision made on the
+ * device; every other sort passes a gate that is always open. */
 
 /* In-place exclusive scan of data[0, n) in blocks of 2·L elements (L = the
  * local size); block b's total goes to block_sums[b]. tmp: L uints. */
 __kernel void hash_scan_block(__global uint *data, __global uint *block_sums, const uint n,
-                              __local uint *tmp, __global const float4 *gate) {
-  if (gate[0].w == 0.0f) return; /* the whole launch: uniform */
+                              __local uint *tmp) {
   const uint lid = get_local_id(0);
   const uint L = get_local_size(0);
   const uint grp = get_group_id(0);
@@ -73,8 +70,7 @@ __kernel void hash_scan_block(__global uint *data, __global uint *block_sums, co
 /* Chunked form (CPU devices): chunk c = data[c·chunk, min((c+1)·chunk, n))
  * scanned in place, exclusive, its total to totals[c]. */
 __kernel void hash_scan_chunks(__global uint *data, __global uint *totals, const uint n,
-                               const uint chunk, __global const float4 *gate) {
-  if (gate[0].w == 0.0f) return;
+                               const uint chunk) {
   const uint c = get_global_id(0);
   const uint lo = c * chunk;
   if (lo >= n) return;
@@ -89,9 +85,7 @@ __kernel void hash_scan_chunks(__global uint *data, __global uint *totals, const
 }
 
 /* One work item: the m chunk totals scanned in place (exclusive). */
-__kernel void hash_scan_totals(__global uint *totals, const uint m,
-                               __global const float4 *gate) {
-  if (gate[0].w == 0.0f) return;
+__kernel void hash_scan_totals(__global uint *totals, const uint m) {
   if (get_global_id(0) != 0) return;
   uint run = 0u;
   for (uint i = 0; i < m; i++) {
@@ -103,9 +97,7 @@ __kernel void hash_scan_totals(__global uint *totals, const uint m,
 
 /* Adds each chunk's scanned total to its elements. */
 __kernel void hash_scan_chunks_add(__global uint *data, __global const uint *totals,
-                                   const uint n, const uint chunk,
-                                   __global const float4 *gate) {
-  if (gate[0].w == 0.0f) return;
+                                   const uint n, const uint chunk) {
   const uint c = get_global_id(0);
   const uint lo = c * chunk;
   if (lo >= n) return;
@@ -118,8 +110,7 @@ __kernel void hash_scan_chunks_add(__global uint *data, __global const uint *tot
 /* data[i] += scanned block total of its block (blocks of 2·L elements, L the
  * local size this kernel runs with — the same as hash_scan_block's). */
 __kernel void hash_scan_add(__global uint *data, __global const uint *block_offsets,
-                            const uint n, __global const float4 *gate) {
-  if (gate[0].w == 0.0f) return;
+                            const uint n) {
   const uint i = get_global_id(0);
   if (i >= n) return;
   const uint blk = i / (2u * (uint)get_local_size(0));
@@ -154,8 +145,9 @@ inline void hash_sift_down(__global uint *vals, const uint lo, uint i, const uin
 __kernel void hash_sort_buckets(__global const uint *start, __global uint *vals,
                                 const uint n_buckets, const uint cap,
                                 __global const float4 *gate) {
-  if (gate[0].w == 0.0f) return;
-  for (uint b = get_global_id(0); b < n_buckets; b += get_global_size(0)) {
+  if (gate[0].w == 0.0f) return; /* the whole launch: uniform */
+  const uint b = get_global_id(0);
+  if (b >= n_buckets) return;
   const uint lo = start[b], hi = start[b + 1u];
   if (hi - lo <= cap) {
     for (uint i = lo + 1u; i < hi; i++) {
@@ -167,7 +159,7 @@ __kernel void hash_sort_buckets(__global const uint *start, __global uint *vals,
       }
       vals[j] = v;
     }
-    continue;
+    return;
   }
   const uint m = cap;
   for (uint i = m / 2u; i-- > 0u;) hash_sift_down(vals, lo, i, m);
@@ -184,6 +176,5 @@ __kernel void hash_sort_buckets(__global const uint *start, __global uint *vals,
     vals[lo] = vals[lo + end];
     vals[lo + end] = top;
     hash_sift_down(vals, lo, 0u, end);
-  }
   }
 }

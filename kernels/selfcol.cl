@@ -372,15 +372,13 @@ inline float sc_tri_inv_cell(__global const uint *maxbits) {
  * floats compared as uints is exact, so the result is the same. */
 __kernel void hash_tri_extent(__global const float4 *x, __global const uint *tris,
                               __global const int *tobj, const int n_tris, const float grow,
-                              __global uint *maxbits, __global float4 *tbox,
-                              __global const float4 *gate) {
+                              __global uint *maxbits, __global float4 *tbox) {
   __local uint group_max;
-  if (gate[0].w == 0.0f) return; /* hash.cl: the whole launch (uniform) */
+  const int t = get_global_id(0);
   if (get_local_id(0) == 0) group_max = 0u;
   barrier(CLK_LOCAL_MEM_FENCE);
-  for (int t = get_global_id(0); t < n_tris; t += get_global_size(0)) {
-    uint3 v;
-    if (!sc_tri_ok(tris, tobj, t, &v)) continue;
+  uint3 v;
+  if (t < n_tris && sc_tri_ok(tris, tobj, t, &v)) {
     float3 lo, hi;
     sc_tri_box(x, v, grow, &lo, &hi);
     float3 s = hi - lo;
@@ -413,10 +411,9 @@ inline void sc_tri_cells(__global const float4 *tbox, int t, float inv, int3 *c0
 __kernel void hash_count_triangles(__global const float4 *tbox, __global const uint *tris,
                                    __global const int *tobj, __global const uint *maxbits,
                                    __global uint *key, __global uint *rank, __global uint *count,
-                                   const int n_tris, const uint mask,
-                                   __global const float4 *gate) {
-  if (gate[0].w == 0.0f) return;
-  for (int t = get_global_id(0); t < n_tris; t += get_global_size(0)) {
+                                   const int n_tris, const uint mask) {
+  int t = get_global_id(0);
+  if (t >= n_tris) return;
   int m = 0;
   uint3 v;
   if (sc_tri_ok(tris, tobj, t, &v) && tbox[2 * t].w != 0.0f) {
@@ -433,19 +430,18 @@ __kernel void hash_count_triangles(__global const float4 *tbox, __global const u
         }
   }
   for (; m < 8; m++) key[8 * t + m] = 0xffffffffu;
-  }
 }
 
 __kernel void hash_scatter_triangles(__global const uint *key, __global const uint *rank,
                                      __global const uint *start, __global uint *vals,
-                                     const int n_tris, __global const float4 *gate) {
-  if (gate[0].w == 0.0f) return;
-  for (int t = get_global_id(0); t < n_tris; t += get_global_size(0))
-    for (int m = 0; m < 8; m++) {
-      uint h = key[8 * t + m];
-      if (h == 0xffffffffu) break;
-      vals[start[h] + rank[8 * t + m]] = (uint)t;
-    }
+                                     const int n_tris) {
+  int t = get_global_id(0);
+  if (t >= n_tris) return;
+  for (int m = 0; m < 8; m++) {
+    uint h = key[8 * t + m];
+    if (h == 0xffffffffu) break;
+    vals[start[h] + rank[8 * t + m]] = (uint)t;
+  }
 }
 
 /* ---- vertex–triangle proximity --------------------------------------------
@@ -2035,7 +2031,8 @@ __kernel void kl_fit(__global const uint *rstart, __global uint *flag, __global 
  * lists (rstart: the scanned counts), as (q L + i) 4 + corner, in any
  * order (the buckets' sort puts them in (vertex, entry) order, which is
  * the per-substep pass's slot order). A corner list over capr raises the
- * overflow flag (the host has checked the total against rcap before). */
+ * overflow flag; nothing is written past rcap entries (kl_fit has flagged
+ * a total over it). */
 __kernel void kl_rev_scatter(__global const uint *tris, __global const uint *lst,
                              __global const int *lstn, __global const uint *rstart,
                              __global uint *rcur, __global uint *rvals, __global uint *flag,

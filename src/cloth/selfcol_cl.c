@@ -104,20 +104,18 @@ static void scan_free(selfcol_scan *sc) {
 #define BIND(kn, ...) DRAPE_CL_BIND(&s->k[kn], 0, e, __VA_ARGS__)
 
 /* Exclusive scan of data[0, n) in place: block scans up the levels, then
- * the scanned block totals added back down; nothing when gate is closed
- * (hash.cl). */
-static int scan_run(selfcol_cl *s, const selfcol_scan *sc, cl_mem data, cl_mem gate,
-                    drape_err *e) {
+ * the scanned block totals added back down. */
+static int scan_run(selfcol_cl *s, const selfcol_scan *sc, cl_mem data, drape_err *e) {
   int rc;
   if (sc->chunked) {
     const cl_uint n = sc->n[0], chunk = sc->chunk, m = sc->n_chunks;
     if ((rc = BIND(SK_SCAN_CHUNKS, A("data", data), A("totals", sc->sums[0]), A("n", n),
-                   A("chunk", chunk), A("gate", gate))) ||
+                   A("chunk", chunk))) ||
         (rc = launch(s, SK_SCAN_CHUNKS, m, 0, e)) ||
-        (rc = BIND(SK_SCAN_TOTALS, A("totals", sc->sums[0]), A("m", m), A("gate", gate))) ||
+        (rc = BIND(SK_SCAN_TOTALS, A("totals", sc->sums[0]), A("m", m))) ||
         (rc = launch(s, SK_SCAN_TOTALS, 1, 1, e)) ||
         (rc = BIND(SK_SCAN_CHUNKS_ADD, A("data", data), A("totals", sc->sums[0]), A("n", n),
-                   A("chunk", chunk), A("gate", gate))))
+                   A("chunk", chunk))))
       return rc;
     return launch(s, SK_SCAN_CHUNKS_ADD, m, 0, e);
   }
@@ -125,32 +123,27 @@ static int scan_run(selfcol_cl *s, const selfcol_scan *sc, cl_mem data, cl_mem g
     cl_mem in = l == 0 ? data : sc->sums[l - 1];
     cl_uint n = sc->n[l];
     if ((rc = BIND(SK_SCAN_BLOCK, A("data", in), A("block_sums", sc->sums[l]), A("n", n),
-                   DRAPE_CL_LOCAL("tmp", s->local * sizeof(cl_uint)), A("gate", gate))) ||
+                   DRAPE_CL_LOCAL("tmp", s->local * sizeof(cl_uint)))) ||
         (rc = launch(s, SK_SCAN_BLOCK, sc->groups[l] * s->local, s->local, e)))
       return rc;
   }
   for (int l = sc->levels - 2; l >= 0; l--) {
     cl_mem io = l == 0 ? data : sc->sums[l - 1];
     cl_uint n = sc->n[l];
-    if ((rc = BIND(SK_SCAN_ADD, A("data", io), A("block_offsets", sc->sums[l]), A("n", n),
-                   A("gate", gate))) ||
+    if ((rc = BIND(SK_SCAN_ADD, A("data", io), A("block_offsets", sc->sums[l]), A("n", n))) ||
         (rc = launch(s, SK_SCAN_ADD, n, s->local, e)))
       return rc;
   }
   return DRAPE_OK;
 }
 
-/* cap: the most entries any reader takes from the front of a bucket. */
-/* items: work items to launch (n_buckets, or fewer: each loops) */
-static int sort_buckets_n(selfcol_cl *s, cl_mem start, cl_mem vals, cl_uint n_buckets,
-                          cl_uint cap, cl_mem gate, size_t items, drape_err *e) {
-  int rc = BIND(SK_SORT, A("start", start), A("vals", vals), A("n_buckets", n_buckets),
-                A("cap", cap), A("gate", gate));
-  return rc ? rc : launch(s, SK_SORT, items < n_buckets ? items : n_buckets, 0, e);
-}
+/* cap: the most entries any reader takes from the front of a bucket;
+ * nothing when gate is closed (hash.cl). */
 static int sort_buckets(selfcol_cl *s, cl_mem start, cl_mem vals, cl_uint n_buckets,
                         cl_uint cap, cl_mem gate, drape_err *e) {
-  return sort_buckets_n(s, start, vals, n_buckets, cap, gate, n_buckets, e);
+  int rc = BIND(SK_SORT, A("start", start), A("vals", vals), A("n_buckets", n_buckets),
+                A("cap", cap), A("gate", gate));
+  return rc ? rc : launch(s, SK_SORT, n_buckets, 0, e);
 }
 
 static int pick_local(drape_cl *cl, cl_kernel k, size_t *out, drape_err *e) {
@@ -340,7 +333,7 @@ int selfcol_cl_hash_particles(selfcol_cl *s, cl_mem x, drape_err *e) {
                  A("rank", s->prank), A("count", s->pcount), A("n", n), A("inv_cell", inv),
                  A("mask", mask))) ||
       (rc = launch(s, SK_COUNT_P, (size_t)n, 0, e)) ||
-      (rc = scan_run(s, &s->scan_p, s->pcount, s->gate_on, e)) ||
+      (rc = scan_run(s, &s->scan_p, s->pcount, e)) ||
       (rc = BIND(SK_SCATTER_P, A("sobj", s->sobj), A("key", s->pkey), A("rank", s->prank),
                  A("start", s->pcount), A("vals", s->pvals), A("n", n))) ||
       (rc = launch(s, SK_SCATTER_P, (size_t)n, 0, e)))
@@ -379,7 +372,6 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
   const cl_int nt = t->n_tris;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1;
   const float limit = t->bound_limit;
-  cl_mem gate = s->gate_on;
   int rc;
   if ((rc = fill0(s, s->maxbits, sizeof(cl_uint), e)) ||
       (rc = fill0(s, s->tcount, (B + 1) * sizeof(cl_uint), e)))
@@ -394,19 +386,19 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
       return rc;
   } else if ((rc = BIND(SK_TRI_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj),
                         A("n_tris", nt), A("grow", grow), A("maxbits", s->maxbits),
-                        A("tbox", s->tbox), A("gate", gate))) ||
+                        A("tbox", s->tbox))) ||
              (rc = launch(s, SK_TRI_EXTENT, (size_t)nt, 0, e)))
     return rc;
   if ((rc = BIND(SK_COUNT_T, A("tbox", s->tbox), A("tris", tris), A("tobj", s->tobj),
                  A("maxbits", s->maxbits), A("key", s->tkey), A("rank", s->trank),
-                 A("count", s->tcount), A("n_tris", nt), A("mask", mask), A("gate", gate))) ||
+                 A("count", s->tcount), A("n_tris", nt), A("mask", mask))) ||
       (rc = launch(s, SK_COUNT_T, (size_t)nt, 0, e)) ||
-      (rc = scan_run(s, &s->scan_t, s->tcount, gate, e)) ||
+      (rc = scan_run(s, &s->scan_t, s->tcount, e)) ||
       (rc = BIND(SK_SCATTER_T, A("key", s->tkey), A("rank", s->trank), A("start", s->tcount),
-                 A("vals", s->tvals), A("n_tris", nt), A("gate", gate))) ||
+                 A("vals", s->tvals), A("n_tris", nt))) ||
       (rc = launch(s, SK_SCATTER_T, (size_t)nt, 0, e)))
     return rc;
-  return sort_buckets(s, s->tcount, s->tvals, B, cap, gate, e);
+  return sort_buckets(s, s->tcount, s->tvals, B, cap, s->gate_on, e);
 }
 
 int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e) {
@@ -519,7 +511,7 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
        (rc = BIND(SK_CORNER_COUNT, A("tris", tris), A("rec_t", s->rec_t), A("nvt", s->nvt),
                   A("count", s->ccount), A("rank", s->crank), A("n", n), A("K", K))) ||
        (rc = launch(s, SK_CORNER_COUNT, (size_t)n, 0, e)) ||
-       (rc = scan_run(s, &s->scan_c, s->ccount, s->gate_on, e)) ||
+       (rc = scan_run(s, &s->scan_c, s->ccount, e)) ||
        (rc = BIND(SK_CORNER_SCATTER, A("tris", tris), A("rec_t", s->rec_t), A("nvt", s->nvt),
                   A("start", s->ccount), A("rank", s->crank), A("vals", s->cvals), A("n", n),
                   A("K", K))) ||
@@ -562,7 +554,7 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
                  A("rank", s->kl_rrank), A("count", s->kl_rcount), A("n", n),
                  A("inv_cell", inv_r), A("mask", mask_r))) ||
       (rc = launch(s, SK_COUNT_P, (size_t)n, 0, e)) ||
-      (rc = scan_run(s, &s->scan_r, s->kl_rcount, s->gate_on, e)) ||
+      (rc = scan_run(s, &s->scan_r, s->kl_rcount, e)) ||
       (rc = BIND(SK_SCATTER_P, A("sobj", s->sobj), A("key", s->kl_rkey), A("rank", s->kl_rrank),
                  A("start", s->kl_rcount), A("vals", s->kl_rvals), A("n", n))) ||
       (rc = launch(s, SK_SCATTER_P, (size_t)n, 0, e)) ||
@@ -579,7 +571,7 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
                  A("n", n), A("mask", mask), A("cap", capq), A("L", L), A("reach", reach),
                  A("grow", t->list_grow))) ||
       (rc = launch(s, SK_KL_LISTS, (size_t)n, 0, e)) ||
-      (rc = scan_run(s, &s->scan_c, s->kl_ccount, s->gate_on, e)) ||
+      (rc = scan_run(s, &s->scan_c, s->kl_ccount, e)) ||
       /* all corners' lists must fit their buffer before anything is
        * sorted in it (kl_fit: else overflow, and the sort's gate closed;
        * kl_rev_scatter writes nothing past the buffer) */
@@ -761,7 +753,6 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
   dr_cl_prof_init(&s.own);
   s.prof = &s.own;
   cl_mem buf = NULL;
-  const dr_float4 gate1 = {0.0f, 0.0f, 0.0f, 1.0f};
   int rc;
   const int chunked = form < 0 ? scan_chunked_for(cl, 0) : form;
   static const int scan_kernels[] = {SK_SCAN_BLOCK, SK_SCAN_ADD, SK_SCAN_CHUNKS, SK_SCAN_TOTALS,
@@ -771,8 +762,7 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
       goto done;
   if ((rc = pick_local(cl, s.k[SK_SCAN_BLOCK].k, &s.local, e)) ||
       (rc = scan_plan_form(&s, &s.scan_c, n + 1, chunked, e)) ||
-      (rc = mk(&s, &buf, (n + 1) * sizeof(cl_uint), NULL, "scan test data", e)) ||
-      (rc = mk(&s, &s.gate_on, sizeof(dr_float4), &gate1, "open gate", e)))
+      (rc = mk(&s, &buf, (n + 1) * sizeof(cl_uint), NULL, "scan test data", e)))
     goto done;
   const cl_uint zero = 0;
   cl_int cr;
@@ -783,7 +773,7 @@ int selfcol_cl_scan_host_form(drape_cl *cl, uint32_t *data, size_t n, uint32_t *
     rc = drape_fail(e, DRAPE_ECL, "clEnqueueWriteBuffer(scan test): %s", drape_cl_errstr(cr));
     goto done;
   }
-  if ((rc = scan_run(&s, &s.scan_c, buf, s.gate_on, e))) goto done;
+  if ((rc = scan_run(&s, &s.scan_c, buf, e))) goto done;
   if ((cr = clEnqueueReadBuffer(cl->queue, buf, CL_TRUE, 0, n * sizeof(cl_uint), data, 0, NULL,
                                 NULL)) != CL_SUCCESS ||
       (cr = clEnqueueReadBuffer(cl->queue, buf, CL_TRUE, n * sizeof(cl_uint), sizeof(cl_uint),
@@ -793,7 +783,6 @@ done:
   if (cl->queue) clFinish(cl->queue);
   dr_cl_prof_free(&s.own);
   rel(&buf);
-  rel(&s.gate_on);
   scan_free(&s.scan_c);
   for (int k = 0; k < SK_COUNT; k++) dr_cl_kern_release(&s.k[k]);
   return rc;

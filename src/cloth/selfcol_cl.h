@@ -64,8 +64,8 @@ typedef struct selfcol_cl {
   cl_mem big, nbig;             /* triangles too wide for the bounds' hash   */
   cl_mem tnb, town;             /* edge neighbours (tb.tnb), owned edges      */
   cl_mem adj_start, adj;        /* edge-edge: each particle's triangles (CSR) */
-  /* gate_on is (0, 0, 0, 1): the hash kernels' gate (kernels/hash.cl),
-   * open */
+  /* gate_on is (0, 0, 0, 1): the buckets' sort's gate (kernels/hash.cl),
+   * open; kl_gate (below) is the corner lists' */
   cl_mem gate_on;
   float fr_t;                   /* t_end of the last run (a smaller or equal
                                    one starts a frame)                      */
