@@ -1900,13 +1900,27 @@ __kernel void kl_region_box(__global const float4 *x, __global float4 *xb,
   rocc[atomic_inc(&flag[2])] = b; /* flag[2]: occupied regions */
 }
 
+/* A float as a uint whose unsigned order is the float's order (finite
+ * values; the sign bit flipped for positives, all bits for negatives), so
+ * atomic_min / atomic_max take the extremes of floats. */
+inline uint kl_key(const float f) {
+  const uint u = as_uint(f);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+
+inline float kl_unkey(const uint k) {
+  return as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
+}
+
 /* Every substep, one work item per occupied region: the range of its
  * particles' motion since the build per axis (NaN when non-finite: the
- * check's comparisons then fail). */
+ * check's comparisons then fail, and the flag is raised here too), and
+ * the range over all regions, into slot `par` of gr (6 keys: max x, y, z,
+ * then min x, y, z; kl_near and kl_check reset the slots). */
 __kernel void kl_range(__global const float4 *x, __global const float4 *xb,
                        __global const uint *rstart, __global const uint *rvals,
-                       __global const uint *rocc, __global const uint *flag,
-                       __global float4 *rrng) {
+                       __global const uint *rocc, __global uint *flag,
+                       __global float4 *rrng, __global uint *gr, const int par) {
   const uint j = get_global_id(0);
   if (j >= flag[2]) return;
   const uint b = rocc[j];
@@ -1923,32 +1937,101 @@ __kernel void kl_range(__global const float4 *x, __global const float4 *xb,
   }
   rrng[2u * b] = (float4)(mn + (float3)(bad), 0.0f);
   rrng[2u * b + 1u] = (float4)(mx + (float3)(bad), 0.0f);
+  if (bad != 0.0f) {
+    atomic_or(&flag[0], 1u);
+    return;
+  }
+  __global uint *g = gr + 6 * par;
+  atomic_max(&g[0], kl_key(mx.x));
+  atomic_max(&g[1], kl_key(mx.y));
+  atomic_max(&g[2], kl_key(mx.z));
+  atomic_min(&g[3], kl_key(mn.x));
+  atomic_min(&g[4], kl_key(mn.y));
+  atomic_min(&g[5], kl_key(mn.z));
 }
 
-/* One work item per occupied region A, against every occupied B from A on
- * (the pairs are symmetric): the condition above; a failure sets flag[0].
- * E: the widest grown triangle box of the build (maxbits) less 2 grow. */
+/* The gap between the boxes of regions a and b at the build (the largest
+ * axis gap; negative when they overlap): one expression for kl_near and
+ * kl_check, symmetric in a and b. */
+inline float kl_gap(__global const float4 *rbox, const uint a, const uint b) {
+  const float3 g3 = fmax(rbox[2u * b].xyz - rbox[2u * a + 1u].xyz,
+                         rbox[2u * a].xyz - rbox[2u * b + 1u].xyz);
+  return fmax(fmax(g3.x, g3.y), g3.z);
+}
+
+/* At a build, one work item per occupied region (index j in rocc): the
+ * occupied regions k >= j whose gap is at most rn, at most cap of them
+ * (near; nearn = -1 when there are more). Work item 0 resets both slots of
+ * the global motion range. */
+__kernel void kl_near(__global const float4 *rbox, __global const uint *rocc,
+                      __global const uint *flag, __global uint *near, __global int *nearn,
+                      __global uint *gr, const float rn, const int cap) {
+  const uint j = get_global_id(0);
+  if (j == 0u)
+    for (int i = 0; i < 12; i++) gr[i] = (i % 6) < 3 ? 0u : 0xffffffffu;
+  const uint no = flag[2];
+  if (j >= no) return;
+  const uint a = rocc[j];
+  int m = 0;
+  for (uint k = j; k < no && m >= 0; k++) {
+    const uint b = rocc[k];
+    if (!(kl_gap(rbox, a, b) <= rn)) continue;
+    if (m == cap) m = -1;
+    else near[(size_t)j * (size_t)cap + (size_t)m++] = b;
+  }
+  nearn[j] = m;
+}
+
+/* The condition above for regions a and b. */
+inline int kl_pair_ok(__global const float4 *rrng, __global const float4 *rbox, const uint a,
+                      const uint b, const float E, const float tm, const float M) {
+  const float3 amn = rrng[2u * a].xyz, amx = rrng[2u * a + 1u].xyz;
+  const float3 bmn = rrng[2u * b].xyz, bmx = rrng[2u * b + 1u].xyz;
+  const float3 dv = fmax(amx - bmn, bmx - amn); /* >= |δ_q - δ_k| per axis */
+  const float dl = sqrt(sc_dot(dv, dv));
+  const float lim = 0.9f * fmax(M, kl_gap(rbox, a, b) - E - tm);
+  return dl <= lim; /* NaN: fails */
+}
+
+/* One work item per occupied region A: the condition above against every
+ * occupied B from A on (the pairs are symmetric); a failure sets flag[0].
+ * E: the widest grown triangle box of the build (maxbits) less 2 grow.
+ *
+ * The pairs farther apart than rn (the near lists' reach, kl_near) need no
+ * test of their own while the motion's range over all regions, D (slot
+ * par of gr, from kl_range), is at most K = 0.9 max(M, rn - E - tm): a
+ * pair's Δ(A, B) <= D (its per-axis terms are differences of values
+ * within the global range) and its limit, 0.9 max(M, G - E - tm) with
+ * G > rn, is at least K (every step is monotone in G, in floats too). A
+ * region then tests only its near list: O(regions) a substep instead of
+ * O(regions²). When D > K, or its near list overflowed, it tests every
+ * pair from A on. Work item 0 resets the other slot for the next substep. */
 __kernel void kl_check(__global const float4 *rrng, __global const float4 *rbox,
                        __global const uint *rocc, __global uint *flag,
                        __global const uint *maxbits, const float grow, const float tm,
-                       const float M) {
+                       const float M, __global const uint *near, __global const int *nearn,
+                       __global uint *gr, const int par, const float rn, const int cap) {
   const uint j = get_global_id(0);
   const uint no = flag[2];
+  if (j == 0u) {
+    __global uint *o = gr + 6 * (1 - par);
+    for (int i = 0; i < 6; i++) o[i] = i < 3 ? 0u : 0xffffffffu;
+  }
   if (j >= no) return;
   const float E = as_float(maxbits[0]) - 2.0f * grow;
+  __global const uint *g = gr + 6 * par;
+  const float3 gd = (float3)(kl_unkey(g[0]), kl_unkey(g[1]), kl_unkey(g[2])) -
+                    (float3)(kl_unkey(g[3]), kl_unkey(g[4]), kl_unkey(g[5]));
+  const float D = sqrt(sc_dot(gd, gd));
+  const float K = 0.9f * fmax(M, rn - E - tm);
   const uint a = rocc[j];
-  const float3 amn = rrng[2u * a].xyz, amx = rrng[2u * a + 1u].xyz;
-  const float3 alo = rbox[2u * a].xyz, ahi = rbox[2u * a + 1u].xyz;
+  const int m = nearn[j];
   int ok = 1;
-  for (uint k = j; k < no && ok; k++) {
-    const uint b = rocc[k];
-    const float3 bmn = rrng[2u * b].xyz, bmx = rrng[2u * b + 1u].xyz;
-    const float3 dv = fmax(amx - bmn, bmx - amn); /* >= |δ_q - δ_k| per axis */
-    const float dl = sqrt(sc_dot(dv, dv));
-    const float3 g3 = fmax(rbox[2u * b].xyz - ahi, alo - rbox[2u * b + 1u].xyz);
-    const float G = fmax(fmax(g3.x, g3.y), g3.z);
-    const float lim = 0.9f * fmax(M, G - E - tm);
-    ok = dl <= lim; /* NaN: fails */
+  if (D <= K && m >= 0) { /* NaN: the full test */
+    for (int i = 0; i < m && ok; i++)
+      ok = kl_pair_ok(rrng, rbox, a, near[(size_t)j * (size_t)cap + (size_t)i], E, tm, M);
+  } else {
+    for (uint k = j; k < no && ok; k++) ok = kl_pair_ok(rrng, rbox, a, rocc[k], E, tm, M);
   }
   if (!ok) atomic_or(&flag[0], 1u);
 }

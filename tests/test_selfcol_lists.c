@@ -13,6 +13,9 @@
  *  - a particle that jumps 3 margins between two stages into contact: the
  *    lists are rebuilt at that substep (the check reads the motion, not a
  *    bound on it), same bits;
+ *  - a layer farther than the check's near gap dropped whole onto the
+ *    other (a rigid motion only the far pairs' test sees): rebuilt at that
+ *    substep, same bits, in both kernel forms;
  *  - lists of one entry (DRAPE_SELFCOL_LIST_LEN=1), and corner lists whose
  *    total exceeds their buffer (DRAPE_SELFCOL_LIST_TOTAL=1): the build
  *    overflows, the stage falls back to the per-substep hash, same bits;
@@ -34,6 +37,9 @@ static int teardown(void **state) { (void)state; drape_cl_release(&g_cl); return
 enum { N = 16, SUB = 20, FRAMES = 2, STEPS = FRAMES * SUB };
 static const float T = 0.01f, S = 0.03f, H = 1.0f / 1200.0f;
 
+/* The upper layer starts g_lift higher (test_far_drop). */
+static float g_lift;
+
 /* Two layers of one cloth, the upper 0.6 t above the lower, shifted. */
 static void make_fold(sc_world *w) {
   const int n = 2 * N * N, nt = 2 * 2 * (N - 1) * (N - 1);
@@ -45,7 +51,8 @@ static void make_fold(sc_world *w) {
     for (int r = 0; r < N; r++)
       for (int c = 0; c < N; c++) {
         const int i = L * N * N + r * N + c;
-        const float y = L == 0 ? 0.0f : 0.6f * T + 0.05f * T * (sc_rand(&seed) - 0.5f);
+        const float y =
+            L == 0 ? 0.0f : g_lift + 0.6f * T + 0.05f * T * (sc_rand(&seed) - 0.5f);
         w->x[i] = (dr_float4){(float)c * S + (float)L * 0.5f * S, y,
                               (float)r * S + (float)L * 0.37f * S, 1.0f + (float)(i % 3)};
         w->p[i] = w->x[i];
@@ -70,12 +77,18 @@ static void move(dr_float4 *x, dr_float4 *p, int n, int k, int jumper, int jump,
     x[jumper].z += dz;
     p[jumper] = x[jumper];
   }
+  if (jumper == -2 && k == jump) /* the upper layer drops by g_lift, all at once */
+    for (int i = N * N; i < n; i++) {
+      x[i].y -= g_lift;
+      p[i] = x[i];
+    }
 }
 
 typedef struct run_out {
   dr_float4 *x[STEPS];
   int *nvt[STEPS];
   uint64_t builds[STEPS], runs_at[STEPS], runs, fallbacks;
+  float near; /* the check's near gap (tb.list_near) */
 } run_out;
 
 static void out_free(run_out *o) {
@@ -109,6 +122,7 @@ static void run(const sc_world *w0, int backend, int lists, int jumper, int jump
     SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
     sc_check_form(&g);
     assert_int_equal(g.tb.lists, lists);
+    o->near = g.tb.list_near;
   }
   for (int k = 0; k < STEPS; k++) {
     move(x, p, w.n, k, jumper, jump, dz);
@@ -159,6 +173,7 @@ static long contacts(const run_out *o, int n) {
 
 static void test_folded_sheet(void **state) {
   (void)state;
+  g_lift = 0.0f; /* test_far_drop's, were it to fail */
   sc_world w;
   make_fold(&w);
   run_out ref, off, on[2];
@@ -188,6 +203,7 @@ static void test_folded_sheet(void **state) {
 
 static void test_jump(void **state) {
   (void)state;
+  g_lift = 0.0f; /* test_far_drop's, were it to fail */
   sc_world w;
   make_fold(&w);
   const int jumper = N * N + 7 * N + 7; /* upper layer, inside */
@@ -218,8 +234,51 @@ static void test_jump(void **state) {
   sc_world_free(&w);
 }
 
+/* The upper layer starts 0.6 m higher, farther than the check's near gap
+ * from the lower, and drops onto it whole between two stages: a rigid
+ * motion, so no region moves against its near ones; only the test of the
+ * far pairs (the global range of the motion against the far bound, then
+ * every pair) sees it. The lists are rebuilt at that substep, same bits
+ * as the CPU reference. */
+static void test_far_drop(void **state) {
+  (void)state;
+  g_lift = 0.6f;
+  sc_world w;
+  make_fold(&w);
+  run_out calm;
+  run(&w, 2, 1, -1, -1, 0.0f, &calm);
+  assert_true(g_lift > 2.0f * calm.near); /* the layers are far pairs */
+  int jump = SELFCOL_LIST_MIN_AGE + 1;
+  while (jump < STEPS && (calm.builds[jump] != calm.builds[jump - 1 - SELFCOL_LIST_MIN_AGE] ||
+                          calm.runs_at[jump] != calm.runs_at[jump - 1] + 1))
+    jump++;
+  assert_true(jump < STEPS);
+  out_free(&calm);
+  run_out ref, on[2];
+  run(&w, 0, 0, -2, jump, 0.0f, &ref);
+  long before = 0, after = 0;
+  for (int i = 0; i < w.n; i++) {
+    before += ref.nvt[jump - 1][i];
+    after += ref.nvt[jump][i];
+  }
+  assert_int_equal(before, 0);
+  assert_true(after > 100); /* it lands in contact */
+  for (int b = 0; b < 2; b++) {
+    run(&w, 1 + b, 1, -2, jump, 0.0f, &on[b]);
+    same_bits(&on[b], &ref, w.n, "lists, a far layer dropped whole");
+    assert_int_equal(on[b].builds[jump], on[b].builds[jump - 1] + 1); /* rebuilt there */
+    out_free(&on[b]);
+  }
+  fprintf(stderr, "a far layer dropped %.2f m at substep %d (near gap %.3f m): lists rebuilt "
+          "there, %ld contacts, same bits\n", (double)g_lift, jump, (double)calm.near, after);
+  g_lift = 0.0f;
+  out_free(&ref);
+  sc_world_free(&w);
+}
+
 static void test_overflow(void **state) {
   (void)state;
+  g_lift = 0.0f; /* test_far_drop's, were it to fail */
   sc_world w;
   make_fold(&w);
   setenv("DRAPE_SELFCOL_LIST_LEN", "1", 1);
@@ -327,6 +386,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_folded_sheet),
       cmocka_unit_test(test_jump),
+      cmocka_unit_test(test_far_drop),
       cmocka_unit_test(test_overflow),
       cmocka_unit_test(test_fold_scene),
       cmocka_unit_test(test_main_scene),

@@ -101,6 +101,12 @@
 #define SELFCOL_LIST_REGION_REACH 4.0f
 #define SELFCOL_LIST_REGION_TRI 2.0f
 #define SELFCOL_LIST_REGION_SPLIT 16.0f
+/* The check tests each region against the regions within
+ * SELFCOL_LIST_NEAR x the region side (at most SELFCOL_LIST_NEAR_CAP of
+ * them from it on) while the motion's range over all regions is small
+ * enough for the farther pairs; every pair otherwise (kl_check). */
+#define SELFCOL_LIST_NEAR 1.0f
+#define SELFCOL_LIST_NEAR_CAP 64
 /* Conservative step bounds (issue 18; Chen et al. 2025, "Offset Geometric
  * Contact"; kernels/selfcol.cl, selfcol_bound_pairs, states the guarantee):
  * after the passes every particle of a cloth in vertex-triangle mode (and
@@ -288,6 +294,7 @@ typedef struct selfcol_tables {
   float list_m;          /* the margin M                                    */
   float list_grow;       /* box growth of the lists' triangle hash         */
   float list_region;     /* side of the check's regions, m                 */
+  float list_near;       /* gap within which regions are near, m           */
   uint32_t list_nr;      /* region buckets (power of 2)                     */
   uint32_t list_capr;    /* entries a corner's list may hold               */
   uint32_t list_rcap;    /* entries all corner lists may hold together     */

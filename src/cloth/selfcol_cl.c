@@ -19,7 +19,7 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_bound_links",
     "selfcol_bound_owners", "selfcol_bound_vt",     "kl_region_box",
     "kl_range",             "kl_check",               "kl_lists",
-    "kl_rev_scatter",       "kl_fit"};
+    "kl_rev_scatter",       "kl_fit",                 "kl_near"};
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
@@ -182,7 +182,10 @@ static int kl_alloc(selfcol_cl *s, drape_err *e) {
       (rc = mk(s, &s->kl_ccur, (n + 1) * u, NULL, "corner list cursors", e)) ||
       (rc = mk(s, &s->kl_cvals, (size_t)t->list_rcap * u, NULL, "corner list entries", e)) ||
       (rc = mk(s, &s->kl_xb, n * f4, NULL, "list build positions", e)) ||
-      (rc = mk(s, &s->kl_gate, f4, NULL, "corner list sort gate", e)))
+      (rc = mk(s, &s->kl_gate, f4, NULL, "corner list sort gate", e)) ||
+      (rc = mk(s, &s->kl_near, nr * SELFCOL_LIST_NEAR_CAP * u, NULL, "list near regions", e)) ||
+      (rc = mk(s, &s->kl_nearn, nr * u, NULL, "list near region counts", e)) ||
+      (rc = mk(s, &s->kl_gr, 12 * u, NULL, "list motion range", e)))
     return rc;
   return scan_plan(s, &s->scan_r, nr + 1, e);
 }
@@ -293,7 +296,8 @@ void selfcol_cl_destroy(selfcol_cl *s) {
   scan_free(&s->scan_r);
   cl_mem *kl[] = {&s->kl_rkey, &s->kl_rrank, &s->kl_rcount, &s->kl_rvals, &s->kl_rbox,
                   &s->kl_rrng, &s->kl_rocc,  &s->kl_flag,   &s->kl_lst,   &s->kl_lstn,
-                  &s->kl_cmap, &s->kl_ccount, &s->kl_ccur,  &s->kl_cvals, &s->kl_xb, &s->kl_gate};
+                  &s->kl_cmap, &s->kl_ccount, &s->kl_ccur,  &s->kl_cvals, &s->kl_xb, &s->kl_gate,
+                  &s->kl_near, &s->kl_nearn, &s->kl_gr};
   for (size_t i = 0; i < sizeof kl / sizeof kl[0]; i++) rel(kl[i]);
   selfcol_tables_free(&s->tb);
   memset(s, 0, sizeof *s);
@@ -545,6 +549,7 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
   const cl_uint nr = t->list_nr, mask_r = nr - 1u, mask = t->mask_t;
   const cl_uint capq = SELFCOL_LIST_CAP * t->cap_t, capr = t->list_capr, rcap = t->list_rcap;
   const float inv_r = 1.0f / t->list_region, reach = t->list_reach;
+  const cl_int near_cap = SELFCOL_LIST_NEAR_CAP;
   const size_t u = sizeof(cl_uint), np1 = (size_t)n + 1;
   cl_uint fl[3];
   int rc;
@@ -562,6 +567,10 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
                  A("rvals", s->kl_rvals), A("rbox", s->kl_rbox), A("rocc", s->kl_rocc),
                  A("flag", s->kl_flag), A("nb", nr))) ||
       (rc = launch(s, SK_KL_REGION_BOX, nr, 0, e)) ||
+      (rc = BIND(SK_KL_NEAR, A("rbox", s->kl_rbox), A("rocc", s->kl_rocc),
+                 A("flag", s->kl_flag), A("near", s->kl_near), A("nearn", s->kl_nearn),
+                 A("gr", s->kl_gr), A("rn", t->list_near), A("cap", near_cap))) ||
+      (rc = launch(s, SK_KL_NEAR, nr, 0, e)) ||
       (rc = hash_triangles_grown(s, x, tris, t->list_grow, 0, capq, e)) ||
       (rc = fill0(s, s->kl_ccount, np1 * u, e)) ||
       (rc = BIND(SK_KL_LISTS, A("x", x), A("sobj", s->sobj), A("tris", tris),
@@ -599,15 +608,19 @@ static int kl_stale(selfcol_cl *s, cl_mem x, int *stale, drape_err *e) {
   const selfcol_tables *t = &s->tb;
   const cl_uint nr = t->list_nr;
   const float grow = t->list_grow, tm = t->t_max, M = t->list_m;
+  const cl_int par = s->kl_par, near_cap = SELFCOL_LIST_NEAR_CAP;
   cl_uint fl[3];
   int rc;
+  s->kl_par ^= 1; /* kl_check resets the other slot for the next substep */
   if ((rc = BIND(SK_KL_RANGE, A("x", x), A("xb", s->kl_xb), A("rstart", s->kl_rcount),
                  A("rvals", s->kl_rvals), A("rocc", s->kl_rocc), A("flag", s->kl_flag),
-                 A("rrng", s->kl_rrng))) ||
+                 A("rrng", s->kl_rrng), A("gr", s->kl_gr), A("par", par))) ||
       (rc = launch(s, SK_KL_RANGE, nr, 0, e)) ||
       (rc = BIND(SK_KL_CHECK, A("rrng", s->kl_rrng), A("rbox", s->kl_rbox),
                  A("rocc", s->kl_rocc), A("flag", s->kl_flag), A("maxbits", s->maxbits),
-                 A("grow", grow), A("tm", tm), A("M", M))) ||
+                 A("grow", grow), A("tm", tm), A("M", M), A("near", s->kl_near),
+                 A("nearn", s->kl_nearn), A("gr", s->kl_gr), A("par", par),
+                 A("rn", t->list_near), A("cap", near_cap))) ||
       (rc = launch(s, SK_KL_CHECK, nr, 0, e)))
     return rc;
   if ((rc = kl_read_flags(s, fl, e))) return rc;

@@ -325,6 +325,7 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     t->list_region = fmaxf(SELFCOL_LIST_REGION_REACH * t->list_reach +
                                SELFCOL_LIST_REGION_TRI * fmaxf(wrest, 0.0f),
                            ext / SELFCOL_LIST_REGION_SPLIT);
+    t->list_near = SELFCOL_LIST_NEAR * t->list_region;
     uint32_t nr = 64;
     while (nr < (uint32_t)(t->n / 16) && nr < (1u << 16)) nr <<= 1;
     t->list_nr = nr;
