@@ -1712,6 +1712,105 @@ inline float3 sc_rope_link_links(float3 D, int *cnt, __global const float4 *x,
   return D;
 }
 
+/* The first live triangle of particle a's list (adj) that holds a and b,
+ * or 0xffffffff: where selfcol_edge_edge meets the edge (a, b) from a. */
+inline uint sc_edge_first(__global const uint *tris, __global const int *tobj,
+                          __global const uint *adj_start, __global const uint *adj, const uint a,
+                          const uint b) {
+  for (uint i = adj_start[a]; i < adj_start[a + 1u]; i++) {
+    uint3 w;
+    if (sc_tri_ok(tris, tobj, (int)adj[i], &w) && sc_has(tris, adj[i], a) && sc_has(tris, adj[i], b))
+      return adj[i];
+  }
+  return 0xffffffffu;
+}
+
+/* Edge slot k of triangle t: its corners k and k + 1 (mod 3). */
+inline uint sc_edge_k(const uint3 v, const uint a, const uint b) {
+  const int ab = (v.x == a || v.x == b) + 2 * (v.y == a || v.y == b);
+  return ab == 3 ? 0u : ab == 2 ? 1u : 2u; /* (x, y), (y, z), (z, x) */
+}
+
+/* Each edge's query once (issue 18, cost). selfcol_edge_edge lets both
+ * ends of an edge scan the cells of its box for the edges they meet (each
+ * combines its own share); on the twist about 96 % of those scans find
+ * nothing. One work item per edge slot 3t + k: where t is the edge's
+ * first live triangle seen from both ends (the slot both read), the same
+ * scan as theirs (the same cells, entries, caps and tests; thickness and
+ * rest rule of the ends' object) and eflag = 0 when no pair touches; 1
+ * otherwise, and for every slot the ends do not both meet the edge at.
+ * An end reads its slot and skips a 0 edge's scan, reading only its
+ * buckets' sizes for the cap counter: the same contacts, counters and
+ * bits, with about half the scans. */
+__kernel void selfcol_edge_flags(__global const float4 *x, __global const float4 *p,
+                                 __global const float4 *rest, __global const int *sobj,
+                                 __global const int *objf, __global const float4 *objp,
+                                 __global const uint *tris, __global const int *tobj,
+                                 __global const float4 *tbox, __global const uint *maxbits,
+                                 __global const uint *start, __global const uint *vals,
+                                 __global const uint *adj_start, __global const uint *adj,
+                                 __global uint *eflag, const int n_tris, const uint mask,
+                                 const uint cap) {
+  const int g = get_global_id(0);
+  if (g >= 3 * n_tris) return;
+  const uint t = (uint)g / 3u, k = (uint)g % 3u;
+  uint3 v;
+  uint any = 1u;
+  const float inv = sc_tri_inv_cell(maxbits);
+  if (sc_tri_ok(tris, tobj, (int)t, &v) && inv > 0.0f) {
+    const uint a = k == 0u ? v.x : k == 1u ? v.y : v.z, b = k == 0u ? v.y : k == 1u ? v.z : v.x;
+    const uint e0 = min(a, b), e1 = max(a, b);
+    const int oq = sobj[e0];
+    if (oq >= 0 && sobj[e1] == oq && (objf[oq] & SELFCOL_F_BOUND) && e0 != e1 &&
+        sc_edge_first(tris, tobj, adj_start, adj, e0, e1) == t &&
+        sc_edge_first(tris, tobj, adj_start, adj, e1, e0) == t) {
+      any = 0u;
+      const float tq = objp[oq].x;
+      const float4 x0 = x[e0], x1 = x[e1];
+      const float3 elo = fmin(x0.xyz, x1.xyz), ehi = fmax(x0.xyz, x1.xyz);
+      int3 c0 = (int3)(sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv));
+      int3 c1 = (int3)(sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv));
+      c1 = min(c1, c0 + (int3)(1));
+      for (int z = c0.z; z <= c1.z && !any; z++)
+        for (int y = c0.y; y <= c1.y && !any; y++)
+          for (int xx = c0.x; xx <= c1.x && !any; xx++) {
+            const uint h = sc_hash(xx, y, z, mask);
+            const uint lo = start[h], full = start[h + 1u];
+            const uint hi = full - lo > cap ? lo + cap : full;
+            for (uint en = lo; en < hi && !any; en++) {
+              const uint t2 = vals[en];
+              const int ot = tobj[t2];
+              if (ot < 0 || !(objf[ot] & SELFCOL_F_BOUND)) continue;
+              const float4 b0 = tbox[2 * t2], b1 = tbox[2 * t2 + 1];
+              if (b0.w == 0.0f) continue;
+              if (!all(elo <= b1.xyz) || !all(ehi >= b0.xyz)) continue;
+              int3 d0 = (int3)(sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv));
+              int3 first = max(c0, d0);
+              if (first.x != xx || first.y != y || first.z != z) continue;
+              uint3 u;
+              if (!sc_tri_ok(tris, tobj, (int)t2, &u)) continue;
+              const uint U[3] = {u.x, u.y, u.z};
+              const int same = ot == oq;
+              for (int j = 0; j < 3 && !any; j++) {
+                const uint ua = U[j], ub = U[j == 2 ? 0 : j + 1];
+                const uint f0 = min(ua, ub), f1 = max(ua, ub);
+                if (f0 == e0 || f0 == e1 || f1 == e0 || f1 == e1) continue;
+                uint id[4];
+                float s, tt, depth;
+                float3 nrm;
+                any = sc_edge_pair(x, p, rest, f0, f1, e0, e1,
+                                   sc_pair_thickness(tq, objp[ot].x, same), same, id, &s, &tt,
+                                   &nrm, &depth)
+                          ? 1u
+                          : 0u;
+              }
+            }
+          }
+    }
+  }
+  eflag[g] = any;
+}
+
 __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 *p,
                                 __global const float *wsc, __global const float4 *rest,
                                 __global const int *sobj, __global const int *objf,
@@ -1723,7 +1822,8 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
                                 const uint mask, const uint cap, const int cap_n,
                                 __global uint *caps, __global const uint *pstart,
                                 __global const uint *pvals, const float inv_p,
-                                const uint mask_p, const uint cap_p, const float reach_l) {
+                                const uint mask_p, const uint cap_p, const float reach_l,
+                                __global const uint *eflag) {
   const int q = get_global_id(0);
   if (q >= n) return;
   float3 D = (float3)(0.0f);
@@ -1756,6 +1856,19 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
         int3 c0 = (int3)(sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv));
         int3 c1 = (int3)(sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv));
         c1 = min(c1, c0 + (int3)(1));
+        if (!eflag[3u * t + sc_edge_k(v, (uint)q, o)]) {
+          /* no pair of it touches (selfcol_edge_flags): the scan would add
+           * nothing but its buckets' sizes to the cap counter (cnt does not
+           * move, so it would read every cell) */
+          for (int z = c0.z; z <= c1.z; z++)
+            for (int y = c0.y; y <= c1.y; y++)
+              for (int xx = c0.x; xx <= c1.x; xx++) {
+                const uint h = sc_hash(xx, y, z, mask);
+                const uint sz = start[h + 1u] - start[h];
+                if (sz > cap) most = max(most, sz);
+              }
+          continue;
+        }
         for (int z = c0.z; z <= c1.z && cnt < cap_n; z++)
           for (int y = c0.y; y <= c1.y && cnt < cap_n; y++)
             for (int xx = c0.x; xx <= c1.x && cnt < cap_n; xx++) {
