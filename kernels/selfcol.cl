@@ -1712,6 +1712,36 @@ inline float3 sc_rope_link_links(float3 D, int *cnt, __global const float4 *x,
   return D;
 }
 
+/* The box of the edge x0-x1 and the cells it spans (at most 2 per axis):
+ * what both ends' scan and selfcol_edge_flags read. */
+inline void sc_ee_cells(const float4 x0, const float4 x1, const float inv, float3 *elo,
+                        float3 *ehi, int3 *c0, int3 *c1) {
+  *elo = fmin(x0.xyz, x1.xyz);
+  *ehi = fmax(x0.xyz, x1.xyz);
+  *c0 = (int3)(sc_coord(elo->x, inv), sc_coord(elo->y, inv), sc_coord(elo->z, inv));
+  *c1 = min((int3)(sc_coord(ehi->x, inv), sc_coord(ehi->y, inv), sc_coord(ehi->z, inv)),
+            *c0 + (int3)(1));
+}
+
+/* Whether bucket entry t2, met in cell c of an edge's scan (box elo-ehi,
+ * first cell c0), is a triangle of a bounded cloth whose box meets the
+ * edge's, met here first (the first cell both boxes share); u: its
+ * corners. */
+inline int sc_ee_entry(__global const uint *tris, __global const int *tobj,
+                       __global const int *objf, __global const float4 *tbox, const uint t2,
+                       const float3 elo, const float3 ehi, const int3 c0, const int3 c,
+                       const float inv, uint3 *u) {
+  const int ot = tobj[t2];
+  if (ot < 0 || !(objf[ot] & SELFCOL_F_BOUND)) return 0;
+  const float4 b0 = tbox[2 * t2], b1 = tbox[2 * t2 + 1];
+  if (b0.w == 0.0f) return 0;
+  if (!all(elo <= b1.xyz) || !all(ehi >= b0.xyz)) return 0; /* NaN: skipped */
+  const int3 d0 = (int3)(sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv));
+  const int3 first = max(c0, d0);
+  if (first.x != c.x || first.y != c.y || first.z != c.z) return 0;
+  return sc_tri_ok(tris, tobj, (int)t2, u);
+}
+
 /* The first live triangle of particle a's list (adj) that holds a and b,
  * or 0xffffffff: where selfcol_edge_edge meets the edge (a, b) from a. */
 inline uint sc_edge_first(__global const uint *tris, __global const int *tobj,
@@ -1766,11 +1796,9 @@ __kernel void selfcol_edge_flags(__global const float4 *x, __global const float4
         sc_edge_first(tris, tobj, adj_start, adj, e1, e0) == t) {
       any = 0u;
       const float tq = objp[oq].x;
-      const float4 x0 = x[e0], x1 = x[e1];
-      const float3 elo = fmin(x0.xyz, x1.xyz), ehi = fmax(x0.xyz, x1.xyz);
-      int3 c0 = (int3)(sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv));
-      int3 c1 = (int3)(sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv));
-      c1 = min(c1, c0 + (int3)(1));
+      float3 elo, ehi;
+      int3 c0, c1;
+      sc_ee_cells(x[e0], x[e1], inv, &elo, &ehi, &c0, &c1);
       for (int z = c0.z; z <= c1.z && !any; z++)
         for (int y = c0.y; y <= c1.y && !any; y++)
           for (int xx = c0.x; xx <= c1.x && !any; xx++) {
@@ -1779,16 +1807,11 @@ __kernel void selfcol_edge_flags(__global const float4 *x, __global const float4
             const uint hi = full - lo > cap ? lo + cap : full;
             for (uint en = lo; en < hi && !any; en++) {
               const uint t2 = vals[en];
-              const int ot = tobj[t2];
-              if (ot < 0 || !(objf[ot] & SELFCOL_F_BOUND)) continue;
-              const float4 b0 = tbox[2 * t2], b1 = tbox[2 * t2 + 1];
-              if (b0.w == 0.0f) continue;
-              if (!all(elo <= b1.xyz) || !all(ehi >= b0.xyz)) continue;
-              int3 d0 = (int3)(sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv));
-              int3 first = max(c0, d0);
-              if (first.x != xx || first.y != y || first.z != z) continue;
               uint3 u;
-              if (!sc_tri_ok(tris, tobj, (int)t2, &u)) continue;
+              if (!sc_ee_entry(tris, tobj, objf, tbox, t2, elo, ehi, c0, (int3)(xx, y, z), inv,
+                               &u))
+                continue;
+              const int ot = tobj[t2];
               const uint U[3] = {u.x, u.y, u.z};
               const int same = ot == oq;
               for (int j = 0; j < 3 && !any; j++) {
@@ -1851,11 +1874,9 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
         if (dup) continue;
         /* the edge with its ends in index order */
         const uint e0 = min((uint)q, o), e1 = max((uint)q, o);
-        const float4 x0 = x[e0], x1 = x[e1];
-        const float3 elo = fmin(x0.xyz, x1.xyz), ehi = fmax(x0.xyz, x1.xyz);
-        int3 c0 = (int3)(sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv));
-        int3 c1 = (int3)(sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv));
-        c1 = min(c1, c0 + (int3)(1));
+        float3 elo, ehi;
+        int3 c0, c1;
+        sc_ee_cells(x[e0], x[e1], inv, &elo, &ehi, &c0, &c1);
         if (!eflag[3u * t + sc_edge_k(v, (uint)q, o)]) {
           /* no pair of it touches (selfcol_edge_flags): the scan would add
            * nothing but its buckets' sizes to the cap counter (cnt does not
@@ -1878,16 +1899,11 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
               if (full - lo > cap) most = max(most, full - lo);
               for (uint en = lo; en < hi && cnt < cap_n; en++) {
                 const uint t2 = vals[en];
-                const int ot = tobj[t2];
-                if (ot < 0 || !(objf[ot] & SELFCOL_F_BOUND)) continue;
-                const float4 b0 = tbox[2 * t2], b1 = tbox[2 * t2 + 1];
-                if (b0.w == 0.0f) continue;
-                if (!all(elo <= b1.xyz) || !all(ehi >= b0.xyz)) continue; /* NaN: skipped */
-                int3 d0 = (int3)(sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv));
-                int3 first = max(c0, d0);
-                if (first.x != xx || first.y != y || first.z != z) continue;
                 uint3 u;
-                if (!sc_tri_ok(tris, tobj, (int)t2, &u)) continue;
+                if (!sc_ee_entry(tris, tobj, objf, tbox, t2, elo, ehi, c0, (int3)(xx, y, z), inv,
+                                 &u))
+                  continue;
+                const int ot = tobj[t2];
                 const uint U[3] = {u.x, u.y, u.z};
                 const int same = ot == oq;
                 for (int j = 0; j < 3 && cnt < cap_n; j++) {

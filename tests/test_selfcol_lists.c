@@ -171,6 +171,18 @@ static long contacts(const run_out *o, int n) {
   return s;
 }
 
+/* A substep at which the lists are kept and were kept for the
+ * SELFCOL_LIST_MIN_AGE before (so that a rebuild there is a build, not the
+ * switch to the per-substep hash that short-lived lists get). */
+static int kept_substep(const run_out *calm) {
+  int k = SELFCOL_LIST_MIN_AGE + 1;
+  while (k < STEPS && (calm->builds[k] != calm->builds[k - 1 - SELFCOL_LIST_MIN_AGE] ||
+                       calm->runs_at[k] != calm->runs_at[k - 1] + 1))
+    k++;
+  assert_true(k < STEPS);
+  return k;
+}
+
 static void test_folded_sheet(void **state) {
   (void)state;
   g_lift = 0.0f; /* test_far_drop's, were it to fail */
@@ -209,14 +221,7 @@ static void test_jump(void **state) {
   const int jumper = N * N + 7 * N + 7; /* upper layer, inside */
   run_out calm;
   run(&w, 2, 1, -1, -1, 0.0f, &calm);
-  /* a substep at which the lists are kept and were kept for the
-   * SELFCOL_LIST_MIN_AGE before (so that a rebuild there is a build, not
-   * the switch to the per-substep hash that short-lived lists get) */
-  int jump = SELFCOL_LIST_MIN_AGE + 1;
-  while (jump < STEPS && (calm.builds[jump] != calm.builds[jump - 1 - SELFCOL_LIST_MIN_AGE] ||
-                          calm.runs_at[jump] != calm.runs_at[jump - 1] + 1))
-    jump++;
-  assert_true(jump < STEPS);
+  const int jump = kept_substep(&calm);
   out_free(&calm);
   /* 3 margins down through the 0.6 t gap would cross: instead 3 margins
    * along z, landing on other triangles of the lower layer */
@@ -248,11 +253,7 @@ static void test_far_drop(void **state) {
   run_out calm;
   run(&w, 2, 1, -1, -1, 0.0f, &calm);
   assert_true(g_lift > 2.0f * calm.near); /* the layers are far pairs */
-  int jump = SELFCOL_LIST_MIN_AGE + 1;
-  while (jump < STEPS && (calm.builds[jump] != calm.builds[jump - 1 - SELFCOL_LIST_MIN_AGE] ||
-                          calm.runs_at[jump] != calm.runs_at[jump - 1] + 1))
-    jump++;
-  assert_true(jump < STEPS);
+  const int jump = kept_substep(&calm);
   out_free(&calm);
   run_out ref, on[2];
   run(&w, 0, 0, -2, jump, 0.0f, &ref);
