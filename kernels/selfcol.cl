@@ -1865,13 +1865,9 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
       for (int c = 0; c < 3 && cnt < cap_n; c++) {
         const uint o = c == 0 ? v.x : c == 1 ? v.y : v.z;
         if (o == (uint)q) continue;
-        int dup = 0; /* the edge (q, o) in an earlier triangle of q's list */
-        for (uint ib = a0; ib < ia && !dup; ib++) {
-          uint3 w;
-          dup = sc_tri_ok(tris, tobj, (int)adj[ib], &w) && sc_has(tris, adj[ib], (uint)q) &&
-                sc_has(tris, adj[ib], o);
-        }
-        if (dup) continue;
+        /* the edge (q, o) once: at its first live triangle in q's list
+         * (the adjacency holds each triangle once) */
+        if (sc_edge_first(tris, tobj, adj_start, adj, (uint)q, o) != t) continue;
         /* the edge with its ends in index order */
         const uint e0 = min((uint)q, o), e1 = max((uint)q, o);
         float3 elo, ehi;
@@ -2041,6 +2037,12 @@ inline float kl_unkey(const uint k) {
   return as_float((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k);
 }
 
+/* An empty slot of the global motion range (kl_range): the maxima at the
+ * smallest key, the minima at the largest. */
+inline void kl_range_reset(__global uint *slot) {
+  for (int i = 0; i < 6; i++) slot[i] = i < 3 ? 0u : 0xffffffffu;
+}
+
 /* Every substep, one work item per occupied region: the range of its
  * particles' motion since the build per axis (NaN when non-finite: the
  * check's comparisons then fail, and the flag is raised here too), and
@@ -2096,8 +2098,10 @@ __kernel void kl_near(__global const float4 *rbox, __global const uint *rocc,
                       __global const uint *flag, __global uint *near, __global int *nearn,
                       __global uint *gr, const float rn, const int cap) {
   const uint j = get_global_id(0);
-  if (j == 0u)
-    for (int i = 0; i < 12; i++) gr[i] = (i % 6) < 3 ? 0u : 0xffffffffu;
+  if (j == 0u) {
+    kl_range_reset(gr);
+    kl_range_reset(gr + 6);
+  }
   const uint no = flag[2];
   if (j >= no) return;
   const uint a = rocc[j];
@@ -2142,10 +2146,7 @@ __kernel void kl_check(__global const float4 *rrng, __global const float4 *rbox,
                        __global uint *gr, const int par, const float rn, const int cap) {
   const uint j = get_global_id(0);
   const uint no = flag[2];
-  if (j == 0u) {
-    __global uint *o = gr + 6 * (1 - par);
-    for (int i = 0; i < 6; i++) o[i] = i < 3 ? 0u : 0xffffffffu;
-  }
+  if (j == 0u) kl_range_reset(gr + 6 * (1 - par));
   if (j >= no) return;
   const float E = as_float(maxbits[0]) - 2.0f * grow;
   __global const uint *g = gr + 6 * par;
