@@ -29,7 +29,8 @@
  *    vertex query at most cap_t, a corner combines at most cap_c triangle
  *    shares; buckets are sorted by index, so "the first cap entries" is the
  *    same set in the same order on both backends. A capped query is
- *    counted per object (selfcol_caps) and warned about once per object.
+ *    counted per object (selfcol_caps) and warned about once per object,
+ *    and again each time the count warned about has doubled.
  *  - thickness against rest spacing (SELFCOL_MAX_*), else create fails
  *    (DRAPE_EINVAL naming cloth[i].thickness / rope[i].thickness): beyond
  *    it a cloth fights its own rest mesh, or the hash cell holds so many
@@ -306,20 +307,24 @@ typedef struct selfcol_tables {
   int32_t *tnb;          /* 3 n_tris: the lowest-index other triangle on
                             each edge (corners i, i+1), or -1             */
   char (*name)[64];      /* n_objects: names for the warning               */
-  int *warned;           /* n_objects: the cap warning was given            */
+  uint32_t *warned;      /* 2 per object: the kind of the last cap warning
+                            + 1 (0: none yet) and the count it named        */
 } selfcol_tables;
 
 int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e);
 void selfcol_tables_free(selfcol_tables *t);
 
-/* The one-time warning of a capped query: called with the message (no
- * newline) the first time an object's counters show a capped query. The
- * default writes "drape: warning: <msg>" to stderr; tests install their
- * own (NULL restores the default). */
+/* The warning of a capped query: called with the message (no newline) the
+ * first time an object's counters show a capped query, and again each time
+ * the count that warning named (the most entries a query of that kind met)
+ * has at least doubled since the last one. The default writes "drape:
+ * warning: <msg>" to stderr; tests install their own (NULL restores the
+ * default). */
 typedef void (*selfcol_warn_fn)(const char *msg, void *ctx);
 void selfcol_set_warn(selfcol_warn_fn fn, void *ctx);
-/* Warns once per object whose counters (n_objects x SELFCOL_CAPC_STRIDE)
- * show a capped query; returns the number of objects warned about now. */
+/* Warns about each object whose counters (n_objects x SELFCOL_CAPC_STRIDE)
+ * show a capped query for the first time, or a count twice the one last
+ * warned about; returns the number of objects warned about now. */
 int selfcol_caps_warn(selfcol_tables *t, const uint32_t *caps);
 
 /* ---- CPU reference ---- */

@@ -167,7 +167,7 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
   t->objf = calloc((size_t)t->n_objects, sizeof *t->objf);
   t->rest = calloc(n, sizeof *t->rest);
   t->name = calloc((size_t)t->n_objects, sizeof *t->name);
-  t->warned = calloc((size_t)t->n_objects, sizeof *t->warned);
+  t->warned = calloc(2 * (size_t)t->n_objects, sizeof *t->warned);
   if (!t->sobj || !t->tobj || !t->objp || !t->objf || !t->rest || !t->name || !t->warned) {
     selfcol_tables_free(t);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory (self-collision tables)");
@@ -464,30 +464,41 @@ int selfcol_caps_warn(selfcol_tables *t, const uint32_t *caps) {
   int warned = 0;
   for (int o = 0; o < t->n_objects; o++) {
     const uint32_t *c = caps + SELFCOL_CAPC_STRIDE * o;
-    if (t->warned[o] ||
-        !(c[SELFCOL_CAPC_P] || c[SELFCOL_CAPC_T] || c[SELFCOL_CAPC_C] || c[SELFCOL_CAPC_E]))
+    uint32_t *w = t->warned + 2 * o;
+    if (!(c[SELFCOL_CAPC_P] || c[SELFCOL_CAPC_T] || c[SELFCOL_CAPC_C] || c[SELFCOL_CAPC_E]))
       continue;
-    t->warned[o] = 1;
-    warned++;
-    char msg[512];
+    /* the kind of the first warning (particle, vertex-triangle, corner,
+     * edge-edge: the first with a capped query), then again when its
+     * count has doubled, so that a cloth that keeps crushing is not
+     * described by its first, mild count (the twist: 131 entries at first,
+     * 577 by frame 100) */
     int k = c[SELFCOL_CAPC_P] ? 0 : c[SELFCOL_CAPC_T] ? 1 : c[SELFCOL_CAPC_C] ? 2 : 3;
+    if (w[0]) k = (int)w[0] - 1;
+    const uint32_t most = c[SELFCOL_CAPC_P_MAX + 2 * k];
+    if (w[0] && (uint64_t)most < 2u * (uint64_t)w[1]) continue;
+    const uint32_t before = w[0] ? w[1] : 0u;
+    w[0] = (uint32_t)k + 1u;
+    w[1] = most;
+    warned++;
+    char msg[640];
     const unsigned cap = k == 0 ? t->cap_p : k == 2 ? t->cap_c : t->cap_t;
-    char part[160];
+    char part[160], again[80] = "";
     if (k == 3)
       snprintf(part, sizeof part, "an edge-edge query met a bucket of %u hash entries (cap %u)",
-               (unsigned)c[SELFCOL_CAPC_E_MAX], cap);
+               (unsigned)most, cap);
     else if (k == 0)
       snprintf(part, sizeof part, "a particle query met %u hash entries (caps: %u entries, %u "
-               "contacts)", (unsigned)c[SELFCOL_CAPC_P_MAX], cap, (unsigned)t->cap_n);
+               "contacts)", (unsigned)most, cap, (unsigned)t->cap_n);
     else
       snprintf(part, sizeof part, k == 1 ? "a vertex-triangle query met %u hash entries (cap %u)"
                                          : "a triangle corner had %u contact shares (cap %u)",
-               (unsigned)c[SELFCOL_CAPC_P_MAX + 2 * k], cap);
+               (unsigned)most, cap);
+    if (before) snprintf(again, sizeof again, ", up from %u at the last warning", (unsigned)before);
     snprintf(msg, sizeof msg,
-             "self-collision of %s: %s; only the first ones, in index order, are used and "
+             "self-collision of %s: %s%s; only the first ones, in index order, are used and "
              "contacts beyond them are missed (a crushed or overlapping cloth, or a huge "
              "triangle; docs/selfcollision.md)",
-             t->name[o], part);
+             t->name[o], part, again);
     if (g_warn)
       g_warn(msg, g_warn_ctx);
     else
