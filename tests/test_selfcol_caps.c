@@ -296,6 +296,10 @@ static void test_warning_in_the_solver(void **state) {
      * meet more and more entries, and each warning after the first says
      * so, at twice the count of the one before or more */
     assert_true(cw.calls >= 1 && cw.calls <= 16);
+    /* the CPU reference warns as it counts: its queries grew from 338 to
+     * 722 entries here, so it warned twice (OpenCL reads its counters a
+     * frame or so late, and may first see a larger count) */
+    if (b == 0) assert_true(cw.calls >= 2);
     assert_true(cw.count[0] > SELFCOL_CAP_T);
     assert_int_equal(cw.from[0], 0);
     for (int i = 1; i < cw.calls; i++) {
