@@ -161,18 +161,16 @@ inline void sc_cap_hit(__global uint *caps, int o, int c, uint cand) {
  * into that layer — and the layer above takes the whole correction: mass
  * scaling for stacks, Macklin et al. 2014, "Unified Particle Physics", §5.2.
  * A pair in which every particle is supported falls back to true masses. */
-__kernel void selfcol_clamp(__global float4 *x, __global const float4 *p,
-                            __global const int *sobj, __global const float4 *objp,
-                            __global float *wsc, const float frac, const float band,
-                            const int has_floor, const float floor_y,
-                            __global const dr_sphere *spheres, const int n_spheres,
-                            const float t_end, const int n) {
-  int i = get_global_id(0);
-  if (i >= n) return;
+inline float4 sc_clamp1(const int i, __global float4 *x, __global const float4 *p,
+                        __global const int *sobj, __global const float4 *objp,
+                        __global float *wsc, const float frac, const float band,
+                        const int has_floor, const float floor_y,
+                        __global const dr_sphere *spheres, const int n_spheres,
+                        const float t_end) {
   int o = sobj[i];
   float4 xi = x[i];
   wsc[i] = xi.w;
-  if (o < 0 || xi.w == 0.0f) return;
+  if (o < 0 || xi.w == 0.0f) return xi;
   float4 pi = p[i];
   float3 d = xi.xyz - pi.xyz;
   float l2 = sc_dot(d, d);
@@ -192,6 +190,18 @@ __kernel void selfcol_clamp(__global float4 *x, __global const float4 *p,
     held = sc_dot(dc, dc) < r * r;
   }
   if (held) wsc[i] = 0.0f;
+  return xi;
+}
+
+__kernel void selfcol_clamp(__global float4 *x, __global const float4 *p,
+                            __global const int *sobj, __global const float4 *objp,
+                            __global float *wsc, const float frac, const float band,
+                            const int has_floor, const float floor_y,
+                            __global const dr_sphere *spheres, const int n_spheres,
+                            const float t_end, const int n) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  sc_clamp1(i, x, p, sobj, objp, wsc, frac, band, has_floor, floor_y, spheres, n_spheres, t_end);
 }
 
 /* ---- particle hash: cell size = 2 · the largest thickness -------------- */
@@ -475,8 +485,13 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
                                       const int K, const uint mask, const uint cap,
                                       __global uint *exam, __global uint *caps,
                                       __global const int *lstn, __global const uint *lst,
-                                      const int L, __global uchar *cmap) {
+                                      const int L, __global uchar *cmap,
+                                      __global const uint *act, const int nact) {
   int q = get_global_id(0);
+  if (nact >= 0) { /* on the lists: the active particles only (kl_active) */
+    if (q >= nact) return;
+    q = (int)act[q];
+  }
   if (q >= n) return;
   int oq = sobj[q];
   int k = 0;
@@ -635,8 +650,12 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
                                 __global const uint *vals, const int n, const int K,
                                 __global const int *sobj, const uint cap,
                                 __global uint *caps, __global const uchar *cmap,
-                                const int L) {
+                                const int L, __global const uint *act, const int nact) {
   int j = get_global_id(0);
+  if (nact >= 0) { /* on the lists: the active particles only (kl_active) */
+    if (j >= nact) return;
+    j = (int)act[j];
+  }
   if (j >= n) return;
   float4 xj = x[j];
   if (xj.w == 0.0f) return;
@@ -2047,11 +2066,22 @@ inline void kl_range_reset(__global uint *slot) {
  * particles' motion since the build per axis (NaN when non-finite: the
  * check's comparisons then fail, and the flag is raised here too), and
  * the range over all regions, into slot `par` of gr (6 keys: max x, y, z,
- * then min x, y, z; kl_near and kl_check reset the slots). */
-__kernel void kl_range(__global const float4 *x, __global const float4 *xb,
+ * then min x, y, z; kl_near and kl_check reset the slots).
+ *
+ * clamp1 != 0: first the velocity clamp of selfcol_clamp on each of the
+ * region's particles (the same function): the regions hold every
+ * colliding particle, and the clamp writes only its own particle, so this
+ * is the clamp kernel's work with one launch fewer a substep (the other
+ * particles' wsc is never read on the lists: no pass of theirs runs). */
+__kernel void kl_range(__global float4 *x, __global const float4 *xb,
                        __global const uint *rstart, __global const uint *rvals,
                        __global const uint *rocc, __global uint *flag,
-                       __global float4 *rrng, __global uint *gr, const int par) {
+                       __global float4 *rrng, __global uint *gr, const int par,
+                       const int clamp1, __global const float4 *p, __global const int *sobj,
+                       __global const float4 *objp, __global float *wsc, const float frac,
+                       const float band, const int has_floor, const float floor_y,
+                       __global const dr_sphere *spheres, const int n_spheres,
+                       const float t_end) {
   const uint j = get_global_id(0);
   if (j >= flag[2]) return;
   const uint b = rocc[j];
@@ -2060,7 +2090,10 @@ __kernel void kl_range(__global const float4 *x, __global const float4 *xb,
   float bad = 0.0f;
   for (uint e = lo; e < hi; e++) {
     const uint i = rvals[e];
-    const float3 d = x[i].xyz - xb[i].xyz;
+    const float4 xi = clamp1 ? sc_clamp1((int)i, x, p, sobj, objp, wsc, frac, band, has_floor,
+                                        floor_y, spheres, n_spheres, t_end)
+                            : x[i];
+    const float3 d = xi.xyz - xb[i].xyz;
     const float chk = d.x + d.y + d.z;
     if (!(chk - chk == 0.0f)) bad = NAN;
     mn = fmin(mn, d);
@@ -2263,4 +2296,30 @@ __kernel void kl_rev_scatter(__global const uint *tris, __global const uint *lst
       if (at < rcap) rvals[at] = (((uint)q * (uint)L + (uint)i) << 2) | c;
     }
   }
+}
+
+/* One work item per particle, at a build: the particles the pass on the
+ * lists can touch, those with a list of their own or a corner list, into
+ * act (flag[3]: how many). Every other particle has no contact while the
+ * lists hold (its contacts are on its list, its shares as a corner on its
+ * corner list), so the pass and the corners' gather run on these only: a
+ * draped sheet with no fold lists none, and the pass costs nothing. The
+ * order in act is the atomics' and does not matter: each work item of
+ * both kernels writes only its own particle's slots and position. A
+ * work-group counts its own in local memory and takes its range of act
+ * with one global atomic (a sheet in contact everywhere has every particle
+ * active: one global counter for all of them was 1 ms a build at 256² on
+ * PoCL). */
+__kernel void kl_active(__global const int *lstn, __global const uint *rstart,
+                        __global uint *flag, __global uint *act, const int n) {
+  __local uint count, base;
+  const int j = get_global_id(0);
+  if (get_local_id(0) == 0) count = 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  const int on = j < n && (lstn[j] > 0 || rstart[j + 1] > rstart[j]);
+  const uint r = on ? atomic_inc(&count) : 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (get_local_id(0) == 0) base = count ? atomic_add(&flag[3], count) : 0u;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (on) act[base + r] = (uint)j;
 }

@@ -16,13 +16,19 @@
  *  - a layer farther than the check's near gap dropped whole onto the
  *    other (a rigid motion only the far pairs' test sees): rebuilt at that
  *    substep, same bits, in both kernel forms;
+ *  - at every substep on the lists the pass runs on exactly the particles
+ *    with a list or a corner list (kl_active), and two sheets far apart
+ *    run it on none, same bits;
+ *  - the folded sheet lying on a floor (support), where the clamp runs in
+ *    the check on the lists: same bits;
  *  - lists of one entry (DRAPE_SELFCOL_LIST_LEN=1), and corner lists whose
  *    total exceeds their buffer (DRAPE_SELFCOL_LIST_TOTAL=1): the build
  *    overflows, the stage falls back to the per-substep hash, same bits;
  *  - scenes/fold.json without step bounds (a sheet folded onto itself by
  *    moving pins), 100 frames, and the main scene (drape_sphere.json), 90
  *    frames: same bits every 10th frame as the per-substep hash, the CPU
- *    reference over 12 frames, and the lists in use at most substeps. */
+ *    reference over 12 frames, and the lists in use at most substeps (on
+ *    the main scene, whose lists name few particles, at all but 1/20). */
 #include <stdio.h>
 
 #include "drape/cloth.h"
@@ -37,8 +43,11 @@ static int teardown(void **state) { (void)state; drape_cl_release(&g_cl); return
 enum { N = 16, SUB = 20, FRAMES = 2, STEPS = FRAMES * SUB };
 static const float T = 0.01f, S = 0.03f, H = 1.0f / 1200.0f;
 
-/* The upper layer starts g_lift higher (test_far_drop). */
+/* The upper layer starts g_lift higher (test_far_drop); g_floor: a floor
+ * one thickness below the lower layer, which then lies on it (support:
+ * it weighs nothing in the passes; test_supported). */
 static float g_lift;
+static int g_floor;
 
 /* Two layers of one cloth, the upper 0.6 t above the lower, shifted. */
 static void make_fold(sc_world *w) {
@@ -88,8 +97,45 @@ typedef struct run_out {
   dr_float4 *x[STEPS];
   int *nvt[STEPS];
   uint64_t builds[STEPS], runs_at[STEPS], runs, fallbacks;
+  int active[STEPS]; /* particles the pass on the lists ran on (-1: not on them) */
   float near; /* the check's near gap (tb.list_near) */
 } run_out;
+
+/* At a substep on the lists: the pass ran on exactly the particles with a
+ * list or a corner list (kl_active), each once, and every other particle
+ * has no contact; returns how many. */
+static int check_active(selfcol_cl *g, int n) {
+  const size_t u = sizeof(cl_uint);
+  cl_int *lstn = malloc((size_t)n * u), *nvt = malloc((size_t)n * u);
+  cl_uint *cc = malloc(((size_t)n + 1) * u), *act = malloc((size_t)n * u);
+  char *seen = calloc((size_t)n, 1);
+  assert_true(lstn && nvt && cc && act && seen);
+  const int nact = (int)g->kl_nact;
+  assert_true(nact >= 0 && nact <= n);
+  sc_read(&g_cl, g->kl_lstn, lstn, (size_t)n * u);
+  sc_read(&g_cl, g->kl_ccount, cc, ((size_t)n + 1) * u);
+  sc_read(&g_cl, g->nvt, nvt, (size_t)n * u);
+  if (nact > 0) sc_read(&g_cl, g->kl_act, act, (size_t)nact * u);
+  for (int i = 0; i < nact; i++) {
+    assert_true(act[i] < (cl_uint)n);
+    assert_int_equal(seen[act[i]], 0); /* once */
+    seen[act[i]] = 1;
+  }
+  int want = 0;
+  for (int j = 0; j < n; j++) {
+    const int a = lstn[j] > 0 || cc[j + 1] > cc[j];
+    want += a;
+    assert_int_equal(seen[j], a);
+    if (!a) assert_int_equal(nvt[j], 0);
+  }
+  assert_int_equal(want, nact);
+  free(lstn);
+  free(nvt);
+  free(cc);
+  free(act);
+  free(seen);
+  return nact;
+}
 
 static void out_free(run_out *o) {
   for (int k = 0; k < STEPS; k++) {
@@ -126,7 +172,7 @@ static void run(const sc_world *w0, int backend, int lists, int jumper, int jump
   }
   for (int k = 0; k < STEPS; k++) {
     move(x, p, w.n, k, jumper, jump, dz);
-    const selfcol_colliders col = {0, 0.0f, 0, NULL, (float)(k % SUB + 1) * H};
+    const selfcol_colliders col = {g_floor, -T, 0, NULL, (float)(k % SUB + 1) * H};
     o->x[k] = malloc(bytes);
     if (backend == 0) {
       selfcol_cpu_run(&c, x, p, w.tris, &col);
@@ -139,6 +185,7 @@ static void run(const sc_world *w0, int backend, int lists, int jumper, int jump
       SC_OK(selfcol_cl_run(&g, dev.x, dev.p, dev.tris, &col, NULL, e));
       sc_read(&g_cl, dev.x, x, bytes);
       selfcol_cl_list_stats(&g, &o->builds[k], &o->runs_at[k], NULL);
+      o->active[k] = o->runs_at[k] > (k ? o->runs_at[k - 1] : 0) ? check_active(&g, w.n) : -1;
     }
     memcpy(o->x[k], x, bytes);
   }
@@ -202,6 +249,10 @@ static void test_folded_sheet(void **state) {
     assert_true(on[b].builds[STEPS - 1] >= 2);           /* rebuilt as the layers slide */
     assert_true(on[b].builds[STEPS - 1] <= STEPS / 4);   /* and kept for most substeps */
     assert_true(on[b].runs >= (uint64_t)(STEPS * 3 / 4));
+    int most = 0;
+    for (int k = 0; k < STEPS; k++)
+      if (on[b].active[k] > most) most = on[b].active[k];
+    assert_true(most > 0); /* the pass ran on the layers in contact */
   }
   run(&w, 2, 0, -1, -1, 0.0f, &off);
   same_bits(&off, &ref, w.n, "per-substep hash, vector form vs CPU");
@@ -277,6 +328,59 @@ static void test_far_drop(void **state) {
   sc_world_free(&w);
 }
 
+/* Two sheets 0.6 m apart, the upper one sliding and waving: nothing is
+ * within reach, the lists are empty, the pass on them runs on no particle
+ * (kl_active), and the positions are still the CPU reference's, bit for
+ * bit. */
+static void test_no_contact(void **state) {
+  (void)state;
+  g_lift = 0.6f;
+  sc_world w;
+  make_fold(&w);
+  run_out ref, on[2];
+  run(&w, 0, 0, -1, -1, 0.0f, &ref);
+  assert_int_equal(contacts(&ref, w.n), 0);
+  for (int b = 0; b < 2; b++) {
+    run(&w, 1 + b, 1, -1, -1, 0.0f, &on[b]);
+    same_bits(&on[b], &ref, w.n, "lists with no contact vs CPU");
+    assert_true(on[b].runs >= (uint64_t)(STEPS * 3 / 4));
+    for (int k = 0; k < STEPS; k++) assert_true(on[b].active[k] <= 0);
+    out_free(&on[b]);
+  }
+  fprintf(stderr, "two sheets 0.6 m apart: lists read at %llu of %d substeps, the pass on no "
+          "particle, same bits\n", (unsigned long long)on[1].runs, STEPS);
+  g_lift = 0.0f;
+  out_free(&ref);
+  sc_world_free(&w);
+}
+
+/* The folded sheet with its lower layer lying on a floor: the clamp marks
+ * it supported, so the upper layer takes the whole of each correction. On
+ * the lists the clamp runs inside the check (kl_range); same bits as the
+ * CPU reference, and not those of the sheet without the floor. */
+static void test_supported(void **state) {
+  (void)state;
+  g_lift = 0.0f;
+  sc_world w;
+  make_fold(&w);
+  run_out free_ref, ref, on[2];
+  run(&w, 0, 0, -1, -1, 0.0f, &free_ref);
+  g_floor = 1;
+  run(&w, 0, 0, -1, -1, 0.0f, &ref);
+  const size_t bytes = (size_t)w.n * sizeof(dr_float4);
+  assert_true(memcmp(ref.x[STEPS - 1], free_ref.x[STEPS - 1], bytes) != 0);
+  for (int b = 0; b < 2; b++) {
+    run(&w, 1 + b, 1, -1, -1, 0.0f, &on[b]);
+    same_bits(&on[b], &ref, w.n, "lists, lower layer on a floor, vs CPU");
+    assert_true(on[b].runs >= (uint64_t)(STEPS * 3 / 4));
+    out_free(&on[b]);
+  }
+  g_floor = 0;
+  out_free(&free_ref);
+  out_free(&ref);
+  sc_world_free(&w);
+}
+
 static void test_overflow(void **state) {
   (void)state;
   g_lift = 0.0f; /* test_far_drop's, were it to fail */
@@ -318,7 +422,7 @@ static drape_sim *make_lists(const drape_scene *s, drape_backend be, int lists) 
   return sim;
 }
 
-static void scene_bits(const char *name, int frames) {
+static void scene_bits(const char *name, int frames, uint64_t *runs_out, uint64_t *falls_out) {
   char path[1024];
   snprintf(path, sizeof path, "%s/scenes/%s", drape_test_source_dir(), name);
   drape_scene sc;
@@ -355,6 +459,8 @@ static void scene_bits(const char *name, int frames) {
           (unsigned long long)builds, (unsigned long long)runs, (unsigned long long)falls);
   assert_true(runs > falls);
   assert_true(builds < runs / 3);
+  *runs_out = runs;
+  *falls_out = falls;
   drape_sim_destroy(on);
   drape_sim_destroy(off);
   /* the CPU reference gives OpenCL's bits with the lists */
@@ -375,12 +481,19 @@ static void scene_bits(const char *name, int frames) {
 
 static void test_fold_scene(void **state) {
   (void)state;
-  scene_bits("fold.json", 100);
+  uint64_t runs, falls;
+  scene_bits("fold.json", 100, &runs, &falls);
 }
 
+/* The draped sheet's lists name a few particles (the pass on them is next
+ * to free), so lists that last 2 passes are kept (SELFCOL_LIST_MIN_AGE_FEW):
+ * the stage stays on them (with 4 for all, 622 of 4,800 substeps of the
+ * 240 frames fell back to the per-substep hash). */
 static void test_main_scene(void **state) {
   (void)state;
-  scene_bits("drape_sphere.json", 90);
+  uint64_t runs, falls;
+  scene_bits("drape_sphere.json", 90, &runs, &falls);
+  assert_true(falls * 20 < runs);
 }
 
 int main(void) {
@@ -388,6 +501,8 @@ int main(void) {
       cmocka_unit_test(test_folded_sheet),
       cmocka_unit_test(test_jump),
       cmocka_unit_test(test_far_drop),
+      cmocka_unit_test(test_no_contact),
+      cmocka_unit_test(test_supported),
       cmocka_unit_test(test_overflow),
       cmocka_unit_test(test_fold_scene),
       cmocka_unit_test(test_main_scene),

@@ -94,8 +94,16 @@
 /* Lists rebuilt after fewer passes than this cost more than the
  * per-substep hash: the stage runs that instead for the rest of the frame
  * and pauses the lists for 1, 2, 4, ... SELFCOL_LIST_PAUSE frames
- * (selfcol_cl.c, kl_vertex_triangle; the bits are the same either way). */
+ * (selfcol_cl.c, kl_vertex_triangle; the bits are the same either way).
+ * The pass on the lists runs on the particles they name only (kl_active):
+ * where the last build named at most 1/SELFCOL_LIST_FEW of the particles
+ * (a draped sheet: a few), a pass on them is next to free and
+ * SELFCOL_LIST_MIN_AGE_FEW passes pay for a build; where they name many (a
+ * sheet landing flat on another), a pass on them costs half a hash pass
+ * and it takes SELFCOL_LIST_MIN_AGE (measured: docs/selfcollision.md). */
 #define SELFCOL_LIST_MIN_AGE 4
+#define SELFCOL_LIST_MIN_AGE_FEW 2
+#define SELFCOL_LIST_FEW 4u
 #define SELFCOL_LIST_PAUSE 16
 #define SELFCOL_LIST_LEN 32
 #define SELFCOL_LIST_CORNER 4u

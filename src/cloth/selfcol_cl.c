@@ -20,7 +20,7 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_bound_owners", "selfcol_bound_vt",     "kl_region_box",
     "kl_range",             "kl_check",               "kl_lists",
     "kl_rev_scatter",       "kl_fit",                 "kl_near",
-    "selfcol_edge_flags"};
+    "selfcol_edge_flags",   "kl_active"};
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
@@ -186,7 +186,8 @@ static int kl_alloc(selfcol_cl *s, drape_err *e) {
       (rc = mk(s, &s->kl_gate, f4, NULL, "corner list sort gate", e)) ||
       (rc = mk(s, &s->kl_near, nr * SELFCOL_LIST_NEAR_CAP * u, NULL, "list near regions", e)) ||
       (rc = mk(s, &s->kl_nearn, nr * u, NULL, "list near region counts", e)) ||
-      (rc = mk(s, &s->kl_gr, 12 * u, NULL, "list motion range", e)))
+      (rc = mk(s, &s->kl_gr, 12 * u, NULL, "list motion range", e)) ||
+      (rc = mk(s, &s->kl_act, n * u, NULL, "list active particles", e)))
     return rc;
   return scan_plan(s, &s->scan_r, nr + 1, e);
 }
@@ -299,7 +300,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
   cl_mem *kl[] = {&s->kl_rkey, &s->kl_rrank, &s->kl_rcount, &s->kl_rvals, &s->kl_rbox,
                   &s->kl_rrng, &s->kl_rocc,  &s->kl_flag,   &s->kl_lst,   &s->kl_lstn,
                   &s->kl_cmap, &s->kl_ccount, &s->kl_ccur,  &s->kl_cvals, &s->kl_xb, &s->kl_gate,
-                  &s->kl_near, &s->kl_nearn, &s->kl_gr};
+                  &s->kl_near, &s->kl_nearn, &s->kl_gr, &s->kl_act};
   for (size_t i = 0; i < sizeof kl / sizeof kl[0]; i++) rel(kl[i]);
   selfcol_tables_free(&s->tb);
   memset(s, 0, sizeof *s);
@@ -311,19 +312,34 @@ void selfcol_cl_share_profile(selfcol_cl *s, dr_cl_prof *prof) {
 }
 
 /* ---- the parts ---- */
+/* What the velocity clamp reads of the colliders (sc_clamp1: support). */
+typedef struct clamp_env {
+  cl_int has_floor, n_sph;
+  float floor_y, t_end;
+  cl_mem sph;
+} clamp_env;
+
+static clamp_env clamp_env_of(const selfcol_cl *s, const selfcol_colliders *col,
+                              cl_mem spheres) {
+  clamp_env c;
+  c.has_floor = col ? col->has_floor : 0;
+  c.n_sph = col && spheres ? col->n_spheres : 0;
+  c.floor_y = col ? col->floor_y : 0.0f;
+  c.t_end = col ? col->t_end : 0.0f;
+  c.sph = c.n_sph > 0 ? spheres : s->objp; /* never read when there are none */
+  return c;
+}
+
 int selfcol_cl_clamp(selfcol_cl *s, cl_mem x, cl_mem p, const selfcol_colliders *col,
                      cl_mem spheres, drape_err *e) {
   part(s, SELFCOL_T_CLAMP);
   const float frac = SELFCOL_CLAMP, band = SELFCOL_SUPPORT;
   const cl_int n = s->tb.n;
-  const cl_int has_floor = col ? col->has_floor : 0;
-  const cl_int n_sph = col && spheres ? col->n_spheres : 0;
-  const float floor_y = col ? col->floor_y : 0.0f, t_end = col ? col->t_end : 0.0f;
-  cl_mem sph = n_sph > 0 ? spheres : s->objp; /* never read when there are none */
+  const clamp_env c = clamp_env_of(s, col, spheres);
   int rc = BIND(SK_CLAMP, A("x", x), A("p", p), A("sobj", s->sobj), A("objp", s->objp),
-                A("wsc", s->wsc), A("frac", frac), A("band", band), A("has_floor", has_floor),
-                A("floor_y", floor_y), A("spheres", sph), A("n_spheres", n_sph), A("t_end", t_end),
-                A("n", n));
+                A("wsc", s->wsc), A("frac", frac), A("band", band),
+                A("has_floor", c.has_floor), A("floor_y", c.floor_y), A("spheres", c.sph),
+                A("n_spheres", c.n_sph), A("t_end", c.t_end), A("n", n));
   return rc ? rc : launch(s, SK_CLAMP, (size_t)n, 0, e);
 }
 
@@ -507,6 +523,12 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
   const cl_int L = kl ? t->list_len : 0;
   cl_mem lstn = kl ? s->kl_lstn : s->nvt, lst = kl ? s->kl_lst : s->nvt;
   cl_mem cmap = kl ? s->kl_cmap : s->nvt;
+  /* on the lists only the active particles (kl_active; none: nothing to
+   * do), else every particle */
+  const cl_int nact = kl ? (cl_int)s->kl_nact : -1;
+  const size_t items = kl ? (size_t)s->kl_nact : (size_t)n;
+  cl_mem act = kl ? s->kl_act : s->nvt;
+  if (kl && nact == 0) return DRAPE_OK;
   if ((rc = BIND(SK_VT, A("x", x), A("p", p), A("wsc", s->wsc), A("rest", s->rest),
                  A("sobj", s->sobj), A("objf", s->objf), A("objp", s->objp), A("tris", tris),
                  A("tobj", s->tobj), A("tbox", s->tbox), A("grow", grow),
@@ -514,8 +536,9 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
                  A("rec_a", s->rec_a), A("rec_b", s->rec_b), A("rec_t", s->rec_t),
                  A("nvt", s->nvt), A("n", n), A("K", K), A("mask", mask), A("cap", cap_t),
                  A("exam", s->vexam), A("caps", s->caps),
-                 A("lstn", lstn), A("lst", lst), A("L", L), A("cmap", cmap))) ||
-      (rc = launch(s, SK_VT, (size_t)n, 0, e)))
+                 A("lstn", lstn), A("lst", lst), A("L", L), A("cmap", cmap), A("act", act),
+                 A("nact", nact))) ||
+      (rc = launch(s, SK_VT, items, 0, e)))
     return rc;
   /* the corners' shares regrouped by corner (without the lists; with them
    * the corners' lists were made at the build) */
@@ -535,15 +558,17 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
   if ((rc = BIND(SK_VT_GATHER, A("x", x), A("wsc", s->wsc), A("rec_a", s->rec_a),
                  A("rec_b", s->rec_b), A("nvt", s->nvt), A("start", cstart),
                  A("vals", cvals), A("n", n), A("K", K), A("sobj", s->sobj), A("cap", cap_c),
-                 A("caps", s->caps), A("cmap", cmap), A("L", L))))
+                 A("caps", s->caps), A("cmap", cmap), A("L", L), A("act", act),
+                 A("nact", nact))))
     return rc;
-  return launch(s, SK_VT_GATHER, (size_t)n, 0, e);
+  return launch(s, SK_VT_GATHER, items, 0, e);
 }
 
 /* ---- the kept contact lists (tb.lists; kernels/selfcol.cl, kl_*) ---- */
-/* The flags (stale, overflow, occupied regions): one blocking read. */
-static int kl_read_flags(selfcol_cl *s, cl_uint out[3], drape_err *e) {
-  DRAPE_CL_TRY(e, clEnqueueReadBuffer(s->cl->queue, s->kl_flag, CL_TRUE, 0, 3 * sizeof(cl_uint),
+/* The flags (stale, overflow, occupied regions, active particles): one
+ * blocking read. */
+static int kl_read_flags(selfcol_cl *s, cl_uint out[4], drape_err *e) {
+  DRAPE_CL_TRY(e, clEnqueueReadBuffer(s->cl->queue, s->kl_flag, CL_TRUE, 0, 4 * sizeof(cl_uint),
                                       out, 0, NULL, NULL));
   return DRAPE_OK;
 }
@@ -560,7 +585,7 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
   const float inv_r = 1.0f / t->list_region, reach = t->list_reach;
   const cl_int near_cap = SELFCOL_LIST_NEAR_CAP;
   const size_t u = sizeof(cl_uint), np1 = (size_t)n + 1;
-  cl_uint fl[3];
+  cl_uint fl[4];
   int rc;
   if ((rc = fill0(s, s->kl_flag, 4 * u, e)) ||
       (rc = fill0(s, s->kl_rcount, (nr + 1) * u, e)) ||
@@ -603,27 +628,43 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
                  A("capr", capr), A("rcap", rcap))) ||
       (rc = launch(s, SK_KL_REV_SCATTER, (size_t)n, 0, e)) ||
       (rc = sort_buckets(s, s->kl_ccount, s->kl_cvals, (cl_uint)n, capr, s->kl_gate, e)) ||
+      /* the active particles; the others' contact counts are 0 (and stay
+       * so while the pass runs on the active ones only) */
+      (rc = BIND(SK_KL_ACTIVE, A("lstn", s->kl_lstn), A("rstart", s->kl_ccount),
+                 A("flag", s->kl_flag), A("act", s->kl_act), A("n", n))) ||
+      (rc = launch(s, SK_KL_ACTIVE, (size_t)n, 0, e)) ||
+      (rc = fill0(s, s->nvt, (size_t)n * u, e)) || (rc = fill0(s, s->vexam, (size_t)n * u, e)) ||
       (rc = kl_read_flags(s, fl, e)))
     return rc;
   s->kl_builds++;
+  s->kl_nact = fl[3];
   *ok = fl[1] == 0u;
   return DRAPE_OK;
 }
 
 /* Whether the motion since the build may have brought an unlisted pair
- * into contact (kl_range, kl_check; one read). */
-static int kl_stale(selfcol_cl *s, cl_mem x, int *stale, drape_err *e) {
+ * into contact (kl_range, kl_check; one read). With cenv, kl_range first
+ * clamps every colliding particle (the stage's clamp, fused). */
+static int kl_stale(selfcol_cl *s, cl_mem x, cl_mem p, const clamp_env *cenv, int *stale,
+                    drape_err *e) {
   part(s, SELFCOL_T_HASH_TRIANGLES);
   const selfcol_tables *t = &s->tb;
   const cl_uint nr = t->list_nr;
   const float grow = t->list_grow, tm = t->t_max, M = t->list_m;
   const cl_int par = s->kl_par, near_cap = SELFCOL_LIST_NEAR_CAP;
-  cl_uint fl[3];
+  const float frac = SELFCOL_CLAMP, band = SELFCOL_SUPPORT;
+  const clamp_env none = clamp_env_of(s, NULL, NULL), *c = cenv ? cenv : &none;
+  const cl_int clamp = cenv != NULL;
+  cl_uint fl[4];
   int rc;
   s->kl_par ^= 1; /* kl_check resets the other slot for the next substep */
   if ((rc = BIND(SK_KL_RANGE, A("x", x), A("xb", s->kl_xb), A("rstart", s->kl_rcount),
                  A("rvals", s->kl_rvals), A("rocc", s->kl_rocc), A("flag", s->kl_flag),
-                 A("rrng", s->kl_rrng), A("gr", s->kl_gr), A("par", par))) ||
+                 A("rrng", s->kl_rrng), A("gr", s->kl_gr), A("par", par), A("clamp1", clamp),
+                 A("p", p), A("sobj", s->sobj), A("objp", s->objp), A("wsc", s->wsc),
+                 A("frac", frac), A("band", band), A("has_floor", c->has_floor),
+                 A("floor_y", c->floor_y), A("spheres", c->sph), A("n_spheres", c->n_sph),
+                 A("t_end", c->t_end))) ||
       (rc = launch(s, SK_KL_RANGE, nr, 0, e)) ||
       (rc = BIND(SK_KL_CHECK, A("rrng", s->kl_rrng), A("rbox", s->kl_rbox),
                  A("rocc", s->kl_rocc), A("flag", s->kl_flag), A("maxbits", s->maxbits),
@@ -637,26 +678,32 @@ static int kl_stale(selfcol_cl *s, cl_mem x, int *stale, drape_err *e) {
   return DRAPE_OK;
 }
 
+/* A frame starts: the lists again, unless paused. */
+static void kl_frame(selfcol_cl *s) {
+  s->kl_off = s->kl_pause > 0;
+  if (s->kl_pause > 0) s->kl_pause--;
+  else if (!s->kl_failed) s->kl_backoff = 0; /* the last frame kept its lists */
+  s->kl_failed = 0;
+}
+
 /* The vertex-triangle pass on the kept lists: checked, rebuilt when stale,
- * and where a build overflowed the per-substep hash until the next frame
- * (force: a frame's first substep). Same contacts and bits either way. */
-static int kl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, int force,
-                              drape_err *e) {
+ * and where a build overflowed the per-substep hash until the next frame.
+ * Same contacts and bits either way. cenv: the stage's clamp is left to
+ * the check (the lists are built and on: the check runs). */
+static int kl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris,
+                              const clamp_env *cenv, drape_err *e) {
   int rc;
-  if (force) { /* a frame starts: the lists again, unless paused */
-    s->kl_off = s->kl_pause > 0;
-    if (s->kl_pause > 0) s->kl_pause--;
-    else if (!s->kl_failed) s->kl_backoff = 0; /* the last frame kept its lists */
-    s->kl_failed = 0;
-  }
   if (!s->kl_off) {
     int stale = 1;
-    if (s->kl_ok && (rc = kl_stale(s, x, &stale, e))) return rc;
+    if (s->kl_ok && (rc = kl_stale(s, x, p, cenv, &stale, e))) return rc;
     if (stale) {
       /* lists that lasted fewer than SELFCOL_LIST_MIN_AGE substeps cost more
-       * than the per-substep hash: that for the rest of the frame, and for
+       * than the per-substep hash (fewer than SELFCOL_LIST_MIN_AGE_FEW where
+       * they named few particles): that for the rest of the frame, and for
        * 1, 2, 4, ... SELFCOL_LIST_PAUSE frames after each such frame in a row */
-      if (s->kl_ok && s->kl_age < SELFCOL_LIST_MIN_AGE) {
+      const int few = s->kl_nact * SELFCOL_LIST_FEW <= (cl_uint)s->tb.n;
+      const int min_age = few ? SELFCOL_LIST_MIN_AGE_FEW : SELFCOL_LIST_MIN_AGE;
+      if (s->kl_ok && s->kl_age < min_age) {
         s->kl_off = 1;
         s->kl_failed = 1;
         s->kl_pause = s->kl_backoff ? s->kl_backoff : 1;
@@ -738,17 +785,24 @@ int selfcol_cl_run(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, const selfcol
   if ((rc = caps_poll(s, 0, e))) return rc;
   const int bound = s->tb.any_tris && s->tb.bound;
   if (bound && (rc = selfcol_cl_bound(s, p, tris, e))) return rc;
-  if ((rc = selfcol_cl_clamp(s, x, p, col, spheres, e))) return rc;
-  if (s->tb.particles && ((rc = selfcol_cl_hash_particles(s, x, e)) ||
-                          (rc = selfcol_cl_particles(s, x, p, e))))
-    return rc;
   /* a frame starts when t_end does not grow (selfcol_cpu_run, the same) */
   const float te = col ? col->t_end : 0.0f;
   const int force = !col || s->fr_runs == 0 || !(te > s->fr_t);
   s->fr_t = te;
   s->fr_runs = 1;
-  if (s->tb.any_tris && s->tb.lists) {
-    if ((rc = kl_vertex_triangle(s, x, p, tris, force, e))) return rc;
+  const int lists = s->tb.any_tris && s->tb.lists;
+  if (lists && force) kl_frame(s);
+  /* On lists that are built and on, the check's first kernel (kl_range)
+   * clamps, unless the particle pass must see clamped positions first:
+   * one launch fewer a substep, the same arithmetic and bits. */
+  const int fused = lists && !bound && !s->tb.particles && !s->kl_off && s->kl_ok;
+  const clamp_env cenv = clamp_env_of(s, col, spheres);
+  if (!fused && (rc = selfcol_cl_clamp(s, x, p, col, spheres, e))) return rc;
+  if (s->tb.particles && ((rc = selfcol_cl_hash_particles(s, x, e)) ||
+                          (rc = selfcol_cl_particles(s, x, p, e))))
+    return rc;
+  if (lists) {
+    if ((rc = kl_vertex_triangle(s, x, p, tris, fused ? &cenv : NULL, e))) return rc;
   } else if (s->tb.any_tris && ((rc = selfcol_cl_hash_triangles(s, x, tris, e)) ||
                                 (rc = selfcol_cl_vertex_triangle(s, x, p, tris, e)))) {
     return rc;

@@ -18,7 +18,7 @@ enum {
   SK_CORNER_SCATTER, SK_VT_GATHER, SK_SCAN_CHUNKS, SK_SCAN_TOTALS, SK_SCAN_CHUNKS_ADD,
   SK_BOUND_INIT, SK_BOUND_PAIRS, SK_BOUND_CLAMP, SK_BOUND_EXTENT, SK_BOUND_OVERFLOW,
   SK_EDGE_EDGE, SK_BOUND_LINKS, SK_BOUND_OWNERS, SK_BOUND_VT,
-  SK_KL_REGION_BOX, SK_KL_RANGE, SK_KL_CHECK, SK_KL_LISTS, SK_KL_REV_SCATTER, SK_KL_FIT, SK_KL_NEAR, SK_EDGE_FLAGS, SK_COUNT
+  SK_KL_REGION_BOX, SK_KL_RANGE, SK_KL_CHECK, SK_KL_LISTS, SK_KL_REV_SCATTER, SK_KL_FIT, SK_KL_NEAR, SK_EDGE_FLAGS, SK_KL_ACTIVE, SK_COUNT
 };
 
 #define SELFCOL_SCAN_LEVELS 8
@@ -76,10 +76,13 @@ typedef struct selfcol_cl {
    * build, motion ranges, occupied list), the flags (stale, overflow,
    * occupied regions), the vertex lists and their contact map, the corner
    * lists (scanned counts, cursors, entries), the check's near lists (and
-   * lengths) and the motion's range over all regions (two slots) */
+   * lengths), the motion's range over all regions (two slots) and the
+   * active particles (those with a list or a corner list, kl_active: the
+   * only ones the pass on the lists can touch; kl_nact of them) */
   cl_mem kl_rkey, kl_rrank, kl_rcount, kl_rvals, kl_rbox, kl_rrng, kl_rocc, kl_flag;
   cl_mem kl_lst, kl_lstn, kl_cmap, kl_ccount, kl_ccur, kl_cvals, kl_xb, kl_gate;
-  cl_mem kl_near, kl_nearn, kl_gr;
+  cl_mem kl_near, kl_nearn, kl_gr, kl_act;
+  cl_uint kl_nact;
   int kl_par;                   /* the slot of kl_gr this substep's check uses */
   selfcol_scan scan_r;
   int kl_ok;                    /* the lists are built and exact             */
