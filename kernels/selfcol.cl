@@ -2309,11 +2309,17 @@ __kernel void kl_rev_scatter(__global const uint *tris, __global const uint *lst
  * work-group counts its own in local memory and takes its range of act
  * with one global atomic (a sheet in contact everywhere has every particle
  * active: one global counter for all of them was 1 ms a build at 256² on
- * PoCL). */
+ * PoCL). It also zeroes every particle's contact count and entries read
+ * (nvt, exam): the pass writes the active ones' only. */
 __kernel void kl_active(__global const int *lstn, __global const uint *rstart,
-                        __global uint *flag, __global uint *act, const int n) {
+                        __global uint *flag, __global uint *act, __global int *nvt,
+                        __global uint *exam, const int n) {
   __local uint count, base;
   const int j = get_global_id(0);
+  if (j < n) {
+    nvt[j] = 0;
+    exam[j] = 0u;
+  }
   if (get_local_id(0) == 0) count = 0u;
   barrier(CLK_LOCAL_MEM_FENCE);
   const int on = j < n && (lstn[j] > 0 || rstart[j + 1] > rstart[j]);

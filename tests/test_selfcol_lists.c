@@ -18,7 +18,8 @@
  *    substep, same bits, in both kernel forms;
  *  - at every substep on the lists the pass runs on exactly the particles
  *    with a list or a corner list (kl_active), and two sheets far apart
- *    run it on none, same bits;
+ *    run it on none, same bits; the upper layer, in contact, lifted 0.6 m
+ *    whole: rebuilt there, no particle named, every contact count 0;
  *  - the folded sheet lying on a floor (support), where the clamp runs in
  *    the check on the lists: same bits;
  *  - lists of one entry (DRAPE_SELFCOL_LIST_LEN=1), and corner lists whose
@@ -354,6 +355,45 @@ static void test_no_contact(void **state) {
   sc_world_free(&w);
 }
 
+/* The folded sheet's upper layer, in contact, lifted 0.6 m whole between
+ * two stages: the lists are rebuilt at that substep and name no particle,
+ * so the pass runs on none, and every particle's contact count is 0 again
+ * (the build zeroes them: the pass no longer writes them), same bits as
+ * the CPU reference. */
+static void test_contact_ends(void **state) {
+  (void)state;
+  g_lift = 0.0f;
+  sc_world w;
+  make_fold(&w);
+  g_lift = -0.6f; /* move(): the upper layer "drops" by -0.6 m */
+  run_out calm;
+  run(&w, 2, 1, -1, -1, 0.0f, &calm);
+  const int jump = kept_substep(&calm);
+  out_free(&calm);
+  run_out ref, on[2];
+  run(&w, 0, 0, -2, jump, 0.0f, &ref);
+  long before = 0, after = 0;
+  for (int i = 0; i < w.n; i++) {
+    before += ref.nvt[jump - 1][i];
+    after += ref.nvt[jump][i];
+  }
+  fprintf(stderr, "upper layer lifted 0.6 m at substep %d: %ld contacts before, %ld after\n",
+          jump, before, after);
+  assert_true(before > 0);
+  assert_int_equal(after, 0);
+  for (int b = 0; b < 2; b++) {
+    run(&w, 1 + b, 1, -2, jump, 0.0f, &on[b]);
+    same_bits(&on[b], &ref, w.n, "lists, the upper layer lifted away");
+    assert_int_equal(on[b].builds[jump], on[b].builds[jump - 1] + 1); /* rebuilt there */
+    assert_true(on[b].active[jump - 1] > 0);
+    assert_int_equal(on[b].active[jump], 0); /* and check_active: no contact left */
+    out_free(&on[b]);
+  }
+  g_lift = 0.0f;
+  out_free(&ref);
+  sc_world_free(&w);
+}
+
 /* The folded sheet with its lower layer lying on a floor: the clamp marks
  * it supported, so the upper layer takes the whole of each correction. On
  * the lists the clamp runs inside the check (kl_range); same bits as the
@@ -503,6 +543,7 @@ int main(void) {
       cmocka_unit_test(test_far_drop),
       cmocka_unit_test(test_no_contact),
       cmocka_unit_test(test_supported),
+      cmocka_unit_test(test_contact_ends),
       cmocka_unit_test(test_overflow),
       cmocka_unit_test(test_fold_scene),
       cmocka_unit_test(test_main_scene),

@@ -628,12 +628,12 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
                  A("capr", capr), A("rcap", rcap))) ||
       (rc = launch(s, SK_KL_REV_SCATTER, (size_t)n, 0, e)) ||
       (rc = sort_buckets(s, s->kl_ccount, s->kl_cvals, (cl_uint)n, capr, s->kl_gate, e)) ||
-      /* the active particles; the others' contact counts are 0 (and stay
-       * so while the pass runs on the active ones only) */
+      /* the active particles; every contact count zeroed (the others' stay
+       * 0 while the pass runs on the active ones only) */
       (rc = BIND(SK_KL_ACTIVE, A("lstn", s->kl_lstn), A("rstart", s->kl_ccount),
-                 A("flag", s->kl_flag), A("act", s->kl_act), A("n", n))) ||
+                 A("flag", s->kl_flag), A("act", s->kl_act), A("nvt", s->nvt),
+                 A("exam", s->vexam), A("n", n))) ||
       (rc = launch(s, SK_KL_ACTIVE, (size_t)n, 0, e)) ||
-      (rc = fill0(s, s->nvt, (size_t)n * u, e)) || (rc = fill0(s, s->vexam, (size_t)n * u, e)) ||
       (rc = kl_read_flags(s, fl, e)))
     return rc;
   s->kl_builds++;
