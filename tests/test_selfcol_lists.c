@@ -291,6 +291,51 @@ static void test_jump(void **state) {
   sc_world_free(&w);
 }
 
+/* The folded sheet whose upper layer starts `start` higher and moves by
+ * -`drop` along y, whole, between two stages (move()'s jumper -2) at a
+ * substep where the lists were kept: the CPU reference, then OpenCL in
+ * both forms on the lists, which must give its bits and rebuild at that
+ * substep. Returns the substep, the reference's contacts before and at it,
+ * the check's near gap, and per form the particles the pass ran on. */
+typedef struct layer_move {
+  int jump;
+  long before, after;
+  float near;
+  int active[2][2]; /* form, before / at the substep */
+} layer_move;
+
+static layer_move move_layer(float start, float drop, const char *what) {
+  layer_move r = {0};
+  g_lift = start;
+  sc_world w;
+  make_fold(&w);
+  g_lift = drop;
+  run_out calm;
+  run(&w, 2, 1, -1, -1, 0.0f, &calm);
+  r.near = calm.near;
+  r.jump = kept_substep(&calm);
+  out_free(&calm);
+  const int jump = r.jump;
+  run_out ref, on;
+  run(&w, 0, 0, -2, jump, 0.0f, &ref);
+  for (int i = 0; i < w.n; i++) {
+    r.before += ref.nvt[jump - 1][i];
+    r.after += ref.nvt[jump][i];
+  }
+  for (int b = 0; b < 2; b++) {
+    run(&w, 1 + b, 1, -2, jump, 0.0f, &on);
+    same_bits(&on, &ref, w.n, what);
+    assert_int_equal(on.builds[jump], on.builds[jump - 1] + 1); /* rebuilt there */
+    r.active[b][0] = on.active[jump - 1];
+    r.active[b][1] = on.active[jump];
+    out_free(&on);
+  }
+  g_lift = 0.0f;
+  out_free(&ref);
+  sc_world_free(&w);
+  return r;
+}
+
 /* The upper layer starts 0.6 m higher, farther than the check's near gap
  * from the lower, and drops onto it whole between two stages: a rigid
  * motion, so no region moves against its near ones; only the test of the
@@ -299,34 +344,12 @@ static void test_jump(void **state) {
  * as the CPU reference. */
 static void test_far_drop(void **state) {
   (void)state;
-  g_lift = 0.6f;
-  sc_world w;
-  make_fold(&w);
-  run_out calm;
-  run(&w, 2, 1, -1, -1, 0.0f, &calm);
-  assert_true(g_lift > 2.0f * calm.near); /* the layers are far pairs */
-  const int jump = kept_substep(&calm);
-  out_free(&calm);
-  run_out ref, on[2];
-  run(&w, 0, 0, -2, jump, 0.0f, &ref);
-  long before = 0, after = 0;
-  for (int i = 0; i < w.n; i++) {
-    before += ref.nvt[jump - 1][i];
-    after += ref.nvt[jump][i];
-  }
-  assert_int_equal(before, 0);
-  assert_true(after > 100); /* it lands in contact */
-  for (int b = 0; b < 2; b++) {
-    run(&w, 1 + b, 1, -2, jump, 0.0f, &on[b]);
-    same_bits(&on[b], &ref, w.n, "lists, a far layer dropped whole");
-    assert_int_equal(on[b].builds[jump], on[b].builds[jump - 1] + 1); /* rebuilt there */
-    out_free(&on[b]);
-  }
-  fprintf(stderr, "a far layer dropped %.2f m at substep %d (near gap %.3f m): lists rebuilt "
-          "there, %ld contacts, same bits\n", (double)g_lift, jump, (double)calm.near, after);
-  g_lift = 0.0f;
-  out_free(&ref);
-  sc_world_free(&w);
+  const layer_move r = move_layer(0.6f, 0.6f, "lists, a far layer dropped whole");
+  assert_true(0.6f > 2.0f * r.near); /* the layers are far pairs */
+  assert_int_equal(r.before, 0);
+  assert_true(r.after > 100); /* it lands in contact */
+  fprintf(stderr, "a far layer dropped 0.60 m at substep %d (near gap %.3f m): lists rebuilt "
+          "there, %ld contacts, same bits\n", r.jump, (double)r.near, r.after);
 }
 
 /* Two sheets 0.6 m apart, the upper one sliding and waving: nothing is
@@ -362,36 +385,15 @@ static void test_no_contact(void **state) {
  * the CPU reference. */
 static void test_contact_ends(void **state) {
   (void)state;
-  g_lift = 0.0f;
-  sc_world w;
-  make_fold(&w);
-  g_lift = -0.6f; /* move(): the upper layer "drops" by -0.6 m */
-  run_out calm;
-  run(&w, 2, 1, -1, -1, 0.0f, &calm);
-  const int jump = kept_substep(&calm);
-  out_free(&calm);
-  run_out ref, on[2];
-  run(&w, 0, 0, -2, jump, 0.0f, &ref);
-  long before = 0, after = 0;
-  for (int i = 0; i < w.n; i++) {
-    before += ref.nvt[jump - 1][i];
-    after += ref.nvt[jump][i];
-  }
+  const layer_move r = move_layer(0.0f, -0.6f, "lists, the upper layer lifted away");
   fprintf(stderr, "upper layer lifted 0.6 m at substep %d: %ld contacts before, %ld after\n",
-          jump, before, after);
-  assert_true(before > 0);
-  assert_int_equal(after, 0);
+          r.jump, r.before, r.after);
+  assert_true(r.before > 0);
+  assert_int_equal(r.after, 0);
   for (int b = 0; b < 2; b++) {
-    run(&w, 1 + b, 1, -2, jump, 0.0f, &on[b]);
-    same_bits(&on[b], &ref, w.n, "lists, the upper layer lifted away");
-    assert_int_equal(on[b].builds[jump], on[b].builds[jump - 1] + 1); /* rebuilt there */
-    assert_true(on[b].active[jump - 1] > 0);
-    assert_int_equal(on[b].active[jump], 0); /* and check_active: no contact left */
-    out_free(&on[b]);
+    assert_true(r.active[b][0] > 0);
+    assert_int_equal(r.active[b][1], 0); /* and check_active: no contact left */
   }
-  g_lift = 0.0f;
-  out_free(&ref);
-  sc_world_free(&w);
 }
 
 /* The folded sheet with its lower layer lying on a floor: the clamp marks
