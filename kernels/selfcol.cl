@@ -382,7 +382,8 @@ inline float sc_tri_inv_cell(__global const uint *maxbits) {
  * floats compared as uints is exact, so the result is the same. */
 __kernel void hash_tri_extent(__global const float4 *x, __global const uint *tris,
                               __global const int *tobj, const int n_tris, const float grow,
-                              __global uint *maxbits, __global float4 *tbox) {
+                              const float limit, __global uint *maxbits,
+                              __global float4 *tbox) {
   __local uint group_max;
   const int t = get_global_id(0);
   if (get_local_id(0) == 0) group_max = 0u;
@@ -398,11 +399,14 @@ __kernel void hash_tri_extent(__global const float4 *x, __global const uint *tri
      * anything, and must not size the cells. */
     float3 a = x[v.x].xyz, b = x[v.y].xyz, c = x[v.z].xyz;
     float chk = (a.x + a.y + a.z) + (b.x + b.y + b.z) + (c.x + c.y + c.z);
-    float ok = chk - chk == 0.0f ? 1.0f : 0.0f;
-    tbox[2 * t] = (float4)(lo, ok);
-    tbox[2 * t + 1] = (float4)(hi, 0.0f);
+    const int ok = chk - chk == 0.0f;
+    /* wider than `limit`: the wide bucket (hash_count_triangles), not the
+     * cells, and it does not size them */
+    const int wide = ok && !(side <= limit);
+    tbox[2 * t] = (float4)(lo, ok && !wide ? 1.0f : 0.0f);
+    tbox[2 * t + 1] = (float4)(hi, wide ? 1.0f : 0.0f);
     if (!(side < 1.0e30f)) side = 1.0e30f; /* a blown-up mesh: one huge cell */
-    if (ok != 0.0f) atomic_max(&group_max, as_uint(side));
+    if (ok && !wide) atomic_max(&group_max, as_uint(side));
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (get_local_id(0) == 0 && group_max != 0u) atomic_max(maxbits, group_max);
@@ -417,7 +421,9 @@ inline void sc_tri_cells(__global const float4 *tbox, int t, float inv, int3 *c0
 }
 
 /* Up to 8 (bucket, rank) pairs per triangle in slots 8t..8t+7; unused
- * slots get the bucket 0xffffffff. */
+ * slots get the bucket 0xffffffff. A wide triangle (tbox[2t + 1].w != 0,
+ * hash_tri_extent) gets the one bucket mask + 1, after the cells': the
+ * wide bucket, which every query reads besides its cells. */
 __kernel void hash_count_triangles(__global const float4 *tbox, __global const uint *tris,
                                    __global const int *tobj, __global const uint *maxbits,
                                    __global uint *key, __global uint *rank, __global uint *count,
@@ -438,6 +444,10 @@ __kernel void hash_count_triangles(__global const float4 *tbox, __global const u
           rank[8 * t + m] = atomic_inc(&count[h]);
           m++;
         }
+  } else if (tbox[2 * t + 1].w != 0.0f && sc_tri_ok(tris, tobj, t, &v)) {
+    key[8 * t] = mask + 1u;
+    rank[8 * t] = atomic_inc(&count[mask + 1u]);
+    m = 1;
   }
   for (; m < 8; m++) key[8 * t + m] = 0xffffffffu;
 }
@@ -504,7 +514,7 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
     /* its kept contact list (L > 0: kl_lists), or else its bucket */
     const int exact = L > 0;
     __global const uint *src = vals;
-    uint lo, full;
+    uint lo, full, wlo = 0u, wfull = 0u;
     if (exact) {
       src = lst + (size_t)q * (size_t)L;
       lo = 0u;
@@ -513,19 +523,28 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
       uint h = sc_hash(sc_coord(xq.x, inv), sc_coord(xq.y, inv), sc_coord(xq.z, inv), mask);
       lo = start[h];
       full = start[h + 1u];
+      wlo = start[mask + 1u]; /* the wide bucket (hash_count_triangles) */
+      wfull = start[mask + 2u];
     }
     uint prev = 0xffffffffu;
-    /* the first `cap` entries of the bucket, by triangle index */
+    /* the first `cap` entries of the bucket and of the wide bucket, merged
+     * by triangle index (a triangle is in one of them): the order of one
+     * bucket holding both, which the kept lists give too */
     const uint hi = full - lo > cap ? lo + cap : full;
-    uint e = lo;
-    for (; e < hi && k < K; e++) {
-      uint t = src[e];
+    const uint whi = wfull - wlo > cap ? wlo + cap : wfull;
+    uint e = lo, w = wlo;
+    while (k < K) {
+      uint t;
+      const uint at = e;
+      if (e < hi && (w >= whi || src[e] <= vals[w])) t = src[e++];
+      else if (w < whi) t = vals[w++];
+      else break;
       if (t == prev) continue; /* two of its cells share this bucket */
       prev = t;
       if (exact) {
-        /* the kept contact lists (kl_lists): entry e is triangle t; it is
-         * no contact unless the slot is written below */
-        cmap[(size_t)q * (size_t)L + e] = 0xff;
+        /* the kept contact lists (kl_lists): entry `at` is triangle t; it
+         * is no contact unless the slot is written below */
+        cmap[(size_t)q * (size_t)L + at] = 0xff;
         uint3 v;
         if (!sc_tri_ok(tris, tobj, (int)t, &v)) continue; /* torn since */
       } else {
@@ -595,16 +614,17 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
       rec_a[slot] = (float4)(J, mode);
       rec_b[slot] = (float4)(bary, 0.0f);
       rec_t[slot] = t;
-      if (exact) cmap[(size_t)q * (size_t)L + e] = (uchar)k;
+      if (exact) cmap[(size_t)q * (size_t)L + at] = (uchar)k;
       k++;
     }
     /* entries after the K-th contact are no contacts either */
     if (exact)
       for (uint r = e; r < full; r++) cmap[(size_t)q * (size_t)L + r] = 0xff;
-    seen = e - lo;
-    /* capped: it read up to the cap (not stopped by the K slots) and the
-     * bucket had more */
-    if (e == hi && hi < full && k < K) sc_cap_hit(caps, oq, 2, full - lo);
+    seen = (e - lo) + (w - wlo);
+    /* capped: it read a bucket up to the cap (not stopped by the K slots)
+     * and the bucket had more */
+    if (k < K && ((e == hi && hi < full) || (w == whi && whi < wfull)))
+      sc_cap_hit(caps, oq, 2, max(full - lo, wfull - wlo));
   }
   nvt[q] = k;
   exam[q] = seen;
@@ -1536,6 +1556,60 @@ static inline int sc_edge_pair(__global const float4 *x, __global const float4 *
   return 1;
 }
 
+/* The box of the edge x0-x1 and the cells it spans, at most SC_EE_CELLS
+ * per axis: what both ends' scan and selfcol_edge_flags read. An edge of
+ * a hashed triangle spans at most 2 (the cell is wider than the
+ * triangle's box); only an edge whose triangles are all wide (stretched
+ * past the wide limit) can span more, and one longer than SC_EE_CELLS
+ * cells meets only the triangles of the first ones. */
+#define SC_EE_CELLS 4
+inline void sc_ee_cells(const float4 x0, const float4 x1, const float inv, float3 *elo,
+                        float3 *ehi, int3 *c0, int3 *c1) {
+  *elo = fmin(x0.xyz, x1.xyz);
+  *ehi = fmax(x0.xyz, x1.xyz);
+  *c0 = (int3)(sc_coord(elo->x, inv), sc_coord(elo->y, inv), sc_coord(elo->z, inv));
+  *c1 = min((int3)(sc_coord(ehi->x, inv), sc_coord(ehi->y, inv), sc_coord(ehi->z, inv)),
+            *c0 + (int3)(SC_EE_CELLS - 1));
+}
+
+/* The buckets an edge's scan reads, in order: the cells c0..c1 (x
+ * fastest, then y, then z; number i of sc_ee_count - 1 before the last),
+ * then the wide bucket mask + 1 (the last, *wide = 1). c: the cell. */
+inline int sc_ee_count(const int3 c0, const int3 c1) {
+  const int3 sp = c1 - c0 + (int3)(1);
+  return sp.x * sp.y * sp.z + 1;
+}
+inline uint sc_ee_bucket(const int3 c0, const int3 c1, const int i, const int nb,
+                         const uint mask, int3 *c, int *wide) {
+  *wide = i == nb - 1;
+  if (*wide) return mask + 1u;
+  const int3 sp = c1 - c0 + (int3)(1);
+  *c = c0 + (int3)(i % sp.x, (i / sp.x) % sp.y, i / (sp.x * sp.y));
+  return sc_hash(c->x, c->y, c->z, mask);
+}
+
+/* Whether bucket entry t2, met in cell c of an edge's scan (box elo-ehi,
+ * first cell c0), is a triangle of a bounded cloth whose box meets the
+ * edge's, met here first (the first cell both boxes share); in the wide
+ * bucket (wide != 0) a wide triangle whose box meets the edge's; u: its
+ * corners. */
+inline int sc_ee_entry(__global const uint *tris, __global const int *tobj,
+                       __global const int *objf, __global const float4 *tbox, const uint t2,
+                       const float3 elo, const float3 ehi, const int3 c0, const int3 c,
+                       const int wide, const float inv, uint3 *u) {
+  const int ot = tobj[t2];
+  if (ot < 0 || !(objf[ot] & SELFCOL_F_BOUND)) return 0;
+  const float4 b0 = tbox[2 * t2], b1 = tbox[2 * t2 + 1];
+  if ((wide ? b1.w : b0.w) == 0.0f) return 0;
+  if (!all(elo <= b1.xyz) || !all(ehi >= b0.xyz)) return 0; /* NaN: skipped */
+  if (!wide) {
+    const int3 d0 = (int3)(sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv));
+    const int3 first = max(c0, d0);
+    if (first.x != c.x || first.y != c.y || first.z != c.z) return 0;
+  }
+  return sc_tri_ok(tris, tobj, (int)t2, u);
+}
+
 /* Rope links against cloth edges (issue 18): the edge-edge proximity above
  * (Bridson, Fedkiw and Anderson 2002, §7.1) between a link (q, q ± 1) of
  * a rope and an edge of a triangle of a bounded cloth. A rope has no
@@ -1574,25 +1648,20 @@ inline float3 sc_rope_link_edges(__global const float4 *x, __global const float4
     int3 c0 = (int3)(sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv));
     int3 c1 = (int3)(sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv));
     c1 = min(c1, c0 + (int3)(SC_LINK_CELLS - 1));
-    for (int z = c0.z; z <= c1.z && cnt < cap_n; z++)
-      for (int y = c0.y; y <= c1.y && cnt < cap_n; y++)
-        for (int xx = c0.x; xx <= c1.x && cnt < cap_n; xx++) {
-          const uint h = sc_hash(xx, y, z, mask);
+    const int nb = sc_ee_count(c0, c1); /* the cells, then the wide bucket */
+    for (int ib = 0; ib < nb && cnt < cap_n; ib++) {
+          int3 c = c0;
+          int wide;
+          const uint h = sc_ee_bucket(c0, c1, ib, nb, mask, &c, &wide);
           const uint lo = start[h], full = start[h + 1u];
           const uint hi = full - lo > cap ? lo + cap : full;
           if (full - lo > cap) *most = max(*most, full - lo);
           for (uint en = lo; en < hi && cnt < cap_n; en++) {
             const uint t2 = vals[en];
             const int ot = tobj[t2];
-            if (ot < 0 || !(objf[ot] & SELFCOL_F_BOUND)) continue;
-            const float4 b0 = tbox[2 * t2], b1 = tbox[2 * t2 + 1];
-            if (b0.w == 0.0f) continue;
-            if (!all(elo <= b1.xyz) || !all(ehi >= b0.xyz)) continue; /* NaN: skipped */
-            int3 d0 = (int3)(sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv));
-            int3 first = max(c0, d0);
-            if (first.x != xx || first.y != y || first.z != z) continue;
             uint3 u;
-            if (!sc_tri_ok(tris, tobj, (int)t2, &u)) continue;
+            if (!sc_ee_entry(tris, tobj, objf, tbox, t2, elo, ehi, c0, c, wide, inv, &u))
+              continue;
             const uint U[3] = {u.x, u.y, u.z};
             for (int j = 0; j < 3 && cnt < cap_n; j++) {
               const uint ua = U[j], ub = U[j == 2 ? 0 : j + 1];
@@ -1731,35 +1800,6 @@ inline float3 sc_rope_link_links(float3 D, int *cnt, __global const float4 *x,
   return D;
 }
 
-/* The box of the edge x0-x1 and the cells it spans (at most 2 per axis):
- * what both ends' scan and selfcol_edge_flags read. */
-inline void sc_ee_cells(const float4 x0, const float4 x1, const float inv, float3 *elo,
-                        float3 *ehi, int3 *c0, int3 *c1) {
-  *elo = fmin(x0.xyz, x1.xyz);
-  *ehi = fmax(x0.xyz, x1.xyz);
-  *c0 = (int3)(sc_coord(elo->x, inv), sc_coord(elo->y, inv), sc_coord(elo->z, inv));
-  *c1 = min((int3)(sc_coord(ehi->x, inv), sc_coord(ehi->y, inv), sc_coord(ehi->z, inv)),
-            *c0 + (int3)(1));
-}
-
-/* Whether bucket entry t2, met in cell c of an edge's scan (box elo-ehi,
- * first cell c0), is a triangle of a bounded cloth whose box meets the
- * edge's, met here first (the first cell both boxes share); u: its
- * corners. */
-inline int sc_ee_entry(__global const uint *tris, __global const int *tobj,
-                       __global const int *objf, __global const float4 *tbox, const uint t2,
-                       const float3 elo, const float3 ehi, const int3 c0, const int3 c,
-                       const float inv, uint3 *u) {
-  const int ot = tobj[t2];
-  if (ot < 0 || !(objf[ot] & SELFCOL_F_BOUND)) return 0;
-  const float4 b0 = tbox[2 * t2], b1 = tbox[2 * t2 + 1];
-  if (b0.w == 0.0f) return 0;
-  if (!all(elo <= b1.xyz) || !all(ehi >= b0.xyz)) return 0; /* NaN: skipped */
-  const int3 d0 = (int3)(sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv));
-  const int3 first = max(c0, d0);
-  if (first.x != c.x || first.y != c.y || first.z != c.z) return 0;
-  return sc_tri_ok(tris, tobj, (int)t2, u);
-}
 
 /* The first live triangle of particle a's list (adj) that holds a and b,
  * or 0xffffffff: where selfcol_edge_edge meets the edge (a, b) from a. */
@@ -1818,17 +1858,17 @@ __kernel void selfcol_edge_flags(__global const float4 *x, __global const float4
       float3 elo, ehi;
       int3 c0, c1;
       sc_ee_cells(x[e0], x[e1], inv, &elo, &ehi, &c0, &c1);
-      for (int z = c0.z; z <= c1.z && !any; z++)
-        for (int y = c0.y; y <= c1.y && !any; y++)
-          for (int xx = c0.x; xx <= c1.x && !any; xx++) {
-            const uint h = sc_hash(xx, y, z, mask);
+      const int nb = sc_ee_count(c0, c1);
+      for (int ib = 0; ib < nb && !any; ib++) {
+            int3 c = c0;
+            int wide;
+            const uint h = sc_ee_bucket(c0, c1, ib, nb, mask, &c, &wide);
             const uint lo = start[h], full = start[h + 1u];
             const uint hi = full - lo > cap ? lo + cap : full;
             for (uint en = lo; en < hi && !any; en++) {
               const uint t2 = vals[en];
               uint3 u;
-              if (!sc_ee_entry(tris, tobj, objf, tbox, t2, elo, ehi, c0, (int3)(xx, y, z), inv,
-                               &u))
+              if (!sc_ee_entry(tris, tobj, objf, tbox, t2, elo, ehi, c0, c, wide, inv, &u))
                 continue;
               const int ot = tobj[t2];
               const uint U[3] = {u.x, u.y, u.z};
@@ -1892,31 +1932,31 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
         float3 elo, ehi;
         int3 c0, c1;
         sc_ee_cells(x[e0], x[e1], inv, &elo, &ehi, &c0, &c1);
+        const int nb = sc_ee_count(c0, c1);
         if (!eflag[3u * t + sc_edge_k(v, (uint)q, o)]) {
           /* no pair of it touches (selfcol_edge_flags): the scan would add
            * nothing but its buckets' sizes to the cap counter (cnt does not
-           * move, so it would read every cell) */
-          for (int z = c0.z; z <= c1.z; z++)
-            for (int y = c0.y; y <= c1.y; y++)
-              for (int xx = c0.x; xx <= c1.x; xx++) {
-                const uint h = sc_hash(xx, y, z, mask);
-                const uint sz = start[h + 1u] - start[h];
-                if (sz > cap) most = max(most, sz);
-              }
+           * move, so it would read every bucket) */
+          for (int ib = 0; ib < nb; ib++) {
+            int3 cc = c0;
+            int wide;
+            const uint h = sc_ee_bucket(c0, c1, ib, nb, mask, &cc, &wide);
+            const uint sz = start[h + 1u] - start[h];
+            if (sz > cap) most = max(most, sz);
+          }
           continue;
         }
-        for (int z = c0.z; z <= c1.z && cnt < cap_n; z++)
-          for (int y = c0.y; y <= c1.y && cnt < cap_n; y++)
-            for (int xx = c0.x; xx <= c1.x && cnt < cap_n; xx++) {
-              const uint h = sc_hash(xx, y, z, mask);
+        for (int ib = 0; ib < nb && cnt < cap_n; ib++) {
+              int3 cc = c0;
+              int wide;
+              const uint h = sc_ee_bucket(c0, c1, ib, nb, mask, &cc, &wide);
               const uint lo = start[h], full = start[h + 1u];
               const uint hi = full - lo > cap ? lo + cap : full;
               if (full - lo > cap) most = max(most, full - lo);
               for (uint en = lo; en < hi && cnt < cap_n; en++) {
                 const uint t2 = vals[en];
                 uint3 u;
-                if (!sc_ee_entry(tris, tobj, objf, tbox, t2, elo, ehi, c0, (int3)(xx, y, z), inv,
-                                 &u))
+                if (!sc_ee_entry(tris, tobj, objf, tbox, t2, elo, ehi, c0, cc, wide, inv, &u))
                   continue;
                 const int ot = tobj[t2];
                 const uint U[3] = {u.x, u.y, u.z};

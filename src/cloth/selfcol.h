@@ -229,6 +229,10 @@ typedef struct selfcol_desc {
  * they can (tb.lists), 0 rebuild the triangle hash every substep, -1 (the
  * default) by the environment: DRAPE_SELFCOL_LISTS=0 turns them off. */
 void selfcol_set_lists(int mode);
+/* Stages created from now on: 1 puts every triangle of the passes' hash
+ * in cells however wide (the scheme before the wide bucket; tests and
+ * measurements compare with it), 0 (the default) the wide bucket. */
+void selfcol_set_wide_off(int off);
 
 /* 1: stages created from now on run without the edge-edge contacts (the
  * stage before them; tests and measurements compare with it); 0, the
@@ -286,6 +290,9 @@ typedef struct selfcol_tables {
   float bound_floor;     /* SELFCOL_BOUND_FLOOR t_max                       */
   float bound_limit;     /* widest grown box hashed by the bounds (twice the
                             widest at rest); wider ones go to a list       */
+  float wide_limit;      /* widest box (grown by t_max) the passes' hash puts
+                            in cells, twice the widest at rest; wider ones
+                            go to its wide bucket (infinite: none, tests)  */
   uint32_t mask_p;       /* particle table buckets - 1 (power of 2)        */
   uint32_t mask_t;       /* triangle table buckets - 1                     */
   uint32_t cap_p, cap_t, cap_c; /* the caps (see the top)                  */

@@ -1,6 +1,7 @@
 /* Self-collision, OpenCL host side (selfcol_cl.h). Every launch goes on the
  * runtime's in-order queue; kernel arguments are set at each launch (host
  * only, cheap) because the position buffers belong to the caller. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -232,7 +233,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->tkey, 8 * nt * u, NULL, "triangle keys", e)) ||
       (rc = mk(s, &s->tbox, 2 * nt * f4, NULL, "triangle boxes", e)) ||
       (rc = mk(s, &s->trank, 8 * nt * u, NULL, "triangle ranks", e)) ||
-      (rc = mk(s, &s->tcount, (Bt + 1) * u, NULL, "triangle buckets", e)) ||
+      (rc = mk(s, &s->tcount, (Bt + 2) * u, NULL, "triangle buckets", e)) ||
       (rc = mk(s, &s->tvals, 8 * nt * u, NULL, "triangle entries", e)) ||
       (rc = mk(s, &s->rec_a, K * n * f4, NULL, "contact corrections", e)) ||
       (rc = mk(s, &s->rec_b, K * n * f4, NULL, "contact weights", e)) ||
@@ -258,7 +259,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = kl_alloc(s, e)) ||
       (rc = mk(s, &s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, NULL, "cap counters",
                e)) ||
-      (rc = scan_plan(s, &s->scan_p, Bp + 1, e)) || (rc = scan_plan(s, &s->scan_t, Bt + 1, e)) ||
+      (rc = scan_plan(s, &s->scan_p, Bp + 1, e)) || (rc = scan_plan(s, &s->scan_t, Bt + 2, e)) ||
       (rc = scan_plan(s, &s->scan_c, n + 1, e)))
     goto fail;
   s->caps_host = calloc((size_t)t->n_objects * SELFCOL_CAPC_STRIDE, sizeof *s->caps_host);
@@ -386,17 +387,18 @@ int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
 }
 
 /* bound: the bounds' extent kernel (wide triangles listed, not hashed);
- * cap: the most entries a reader takes from a bucket (the sort orders
- * those). */
+ * else triangles whose grown box is wider than `limit` go to the wide
+ * bucket (mask_t + 1, after the cells'); cap: the most entries a reader
+ * takes from a bucket (the sort orders those). */
 static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow, int bound,
-                                cl_uint cap, drape_err *e) {
+                                float wide_limit, cl_uint cap, drape_err *e) {
   const selfcol_tables *t = &s->tb;
   const cl_int nt = t->n_tris;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1;
   const float limit = t->bound_limit;
   int rc;
   if ((rc = fill0(s, s->maxbits, sizeof(cl_uint), e)) ||
-      (rc = fill0(s, s->tcount, (B + 1) * sizeof(cl_uint), e)))
+      (rc = fill0(s, s->tcount, (B + 2) * sizeof(cl_uint), e)))
     return rc;
   if (bound) {
     if ((rc = fill0(s, s->nbig, sizeof(cl_uint), e)) ||
@@ -407,8 +409,8 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
         (rc = launch(s, SK_BOUND_EXTENT, (size_t)nt, 0, e)))
       return rc;
   } else if ((rc = BIND(SK_TRI_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj),
-                        A("n_tris", nt), A("grow", grow), A("maxbits", s->maxbits),
-                        A("tbox", s->tbox))) ||
+                        A("n_tris", nt), A("grow", grow), A("limit", wide_limit),
+                        A("maxbits", s->maxbits), A("tbox", s->tbox))) ||
              (rc = launch(s, SK_TRI_EXTENT, (size_t)nt, 0, e)))
     return rc;
   if ((rc = BIND(SK_COUNT_T, A("tbox", s->tbox), A("tris", tris), A("tobj", s->tobj),
@@ -420,12 +422,12 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
                  A("vals", s->tvals), A("n_tris", nt))) ||
       (rc = launch(s, SK_SCATTER_T, (size_t)nt, 0, e)))
     return rc;
-  return sort_buckets(s, s->tcount, s->tvals, B, cap, s->gate_on, e);
+  return sort_buckets(s, s->tcount, s->tvals, B + 1, cap, s->gate_on, e);
 }
 
 int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e) {
   part(s, SELFCOL_T_HASH_TRIANGLES);
-  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, s->tb.cap_t, e);
+  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, s->tb.wide_limit, s->tb.cap_t, e);
 }
 
 int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
@@ -435,7 +437,7 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
   const float R = t->bound_r;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1, capb = SELFCOL_BOUND_CAP * t->cap_t;
   int rc;
-  if ((rc = hash_triangles_grown(s, p, tris, R, 1, t->cap_t, e)) ||
+  if ((rc = hash_triangles_grown(s, p, tris, R, 1, 0.0f, t->cap_t, e)) ||
       (rc = BIND(SK_BOUND_INIT, A("rb", s->rb), A("lk", s->lock), A("R", R), A("n", n))) ||
       (rc = launch(s, SK_BOUND_INIT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_OVERFLOW, A("start", s->tcount), A("vals", s->tvals), A("tris", tris),
@@ -605,7 +607,7 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
                  A("flag", s->kl_flag), A("near", s->kl_near), A("nearn", s->kl_nearn),
                  A("gr", s->kl_gr), A("rn", t->list_near), A("cap", near_cap))) ||
       (rc = launch(s, SK_KL_NEAR, nr, 0, e)) ||
-      (rc = hash_triangles_grown(s, x, tris, t->list_grow, 0, capq, e)) ||
+      (rc = hash_triangles_grown(s, x, tris, t->list_grow, 0, HUGE_VALF, capq, e)) ||
       (rc = fill0(s, s->kl_ccount, np1 * u, e)) ||
       (rc = BIND(SK_KL_LISTS, A("x", x), A("sobj", s->sobj), A("tris", tris),
                  A("tobj", s->tobj), A("tbox", s->tbox), A("maxbits", s->maxbits),

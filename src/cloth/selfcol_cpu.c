@@ -135,6 +135,8 @@ void selfcol_set_link_bounds_off(int off) { g_link_bounds_off = off; }
 static int g_particle_pass;
 void selfcol_set_particle_pass(int on) { g_particle_pass = on; }
 static int g_lists = -1;
+static int g_wide_off;
+void selfcol_set_wide_off(int off) { g_wide_off = off; }
 void selfcol_set_lists(int mode) { g_lists = mode; }
 
 int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e) {
@@ -252,8 +254,9 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
   t->cell = 2.0f * t->t_max;
   t->bound_r = SELFCOL_BOUND_REACH * t->t_max;
   t->bound_floor = SELFCOL_BOUND_FLOOR * t->t_max;
-  /* twice the widest grown box of a hashed triangle at rest */
-  float widest = 0.0f;
+  /* twice the widest grown box of a hashed triangle at rest (the bounds'
+   * hash, and with the growth t_max the passes' hash: wide_limit) */
+  float widest = 0.0f, widest0 = 0.0f;
   for (int k = 0; k < t->n_tris; k++) {
     if (t->tobj[k] < 0) continue;
     const dr_float4 *r0 = &t->rest[d->tris[3 * k]], *r1 = &t->rest[d->tris[3 * k + 1]],
@@ -263,8 +266,10 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     float sz = fmaxf(fmaxf(r0->z, r1->z), r2->z) - fminf(fminf(r0->z, r1->z), r2->z);
     float side = fmaxf(fmaxf(sx, sy), sz) + 2.0f * t->bound_r;
     if (side > widest) widest = side;
+    widest0 = fmaxf(widest0, fmaxf(fmaxf(sx, sy), sz));
   }
   t->bound_limit = 2.0f * widest;
+  t->wide_limit = g_wide_off ? HUGE_VALF : 2.0f * (widest0 + 2.0f * t->t_max);
   /* Edge-edge contacts (issue 18): for the bounded cloths, each
    * particle's triangles in the model's order (CSR), built once from the
    * desc's list; a run reads the current corners of these triangles. */
@@ -737,9 +742,10 @@ static void tri_cells(const dr_float4 *tbox, int k, float inv, int c0[3], int c1
 }
 
 /* bound: selfcol_bound_extent instead of hash_tri_extent (triangles wider
- * than bound_limit listed in big[], in index order, not hashed) */
+ * than bound_limit listed in big[], in index order, not hashed); else
+ * those wider than wide_limit go to the wide bucket B (hash_count_triangles) */
 static void hash_triangles_grown(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris,
-                                 float grow, int bound) {
+                                 float grow, int bound, float wide_limit) {
   const selfcol_tables *t = &s->tb;
   const size_t B = (size_t)t->mask_t + 1u;
   uint32_t v[3];
@@ -768,37 +774,46 @@ static void hash_triangles_grown(selfcol_cpu *s, const dr_float4 *x, const dr_ui
     float side = fmaxf(fmaxf(sd.x, sd.y), sd.z);
     v3 a = X3(x[v[0]]), b = X3(x[v[1]]), c = X3(x[v[2]]);
     float chk = (a.x + a.y + a.z) + (b.x + b.y + b.z) + (c.x + c.y + c.z);
-    float ok = chk - chk == 0.0f ? 1.0f : 0.0f;
-    s->tbox[2 * k] = (dr_float4){lo.x, lo.y, lo.z, ok};
-    s->tbox[2 * k + 1] = (dr_float4){hi.x, hi.y, hi.z, 0.0f};
+    const int ok = chk - chk == 0.0f;
+    const int wide = ok && !(side <= wide_limit);
+    s->tbox[2 * k] = (dr_float4){lo.x, lo.y, lo.z, ok && !wide ? 1.0f : 0.0f};
+    s->tbox[2 * k + 1] = (dr_float4){hi.x, hi.y, hi.z, wide ? 1.0f : 0.0f};
     if (!(side < 1.0e30f)) side = 1.0e30f;
-    if (ok != 0.0f && as_u(side) > s->maxbits) s->maxbits = as_u(side);
+    if (ok && !wide && as_u(side) > s->maxbits) s->maxbits = as_u(side);
   }
   const float inv = tri_inv_cell(s->maxbits);
-  memset(s->tstart, 0, (B + 1u) * sizeof *s->tstart);
+  memset(s->tstart, 0, (B + 2u) * sizeof *s->tstart);
   int c0[3], c1[3];
   for (int k = 0; k < t->n_tris; k++) { /* hash_count_triangles */
-    if (!tri_ok(t, tris, k, v) || s->tbox[2 * k].w == 0.0f) continue;
+    if (!tri_ok(t, tris, k, v)) continue;
+    if (s->tbox[2 * k].w == 0.0f) {
+      if (s->tbox[2 * k + 1].w != 0.0f) s->tstart[B]++; /* the wide bucket */
+      continue;
+    }
     tri_cells(s->tbox, k, inv, c0, c1);
     for (int z = c0[2]; z <= c1[2]; z++)
       for (int y = c0[1]; y <= c1[1]; y++)
         for (int xx = c0[0]; xx <= c1[0]; xx++) s->tstart[sc_hash(xx, y, z, t->mask_t)]++;
   }
-  exclusive_scan(s->tstart, B);
+  exclusive_scan(s->tstart, B + 1u);
   for (int k = 0; k < t->n_tris; k++) { /* hash_scatter_triangles (+ sort) */
-    if (!tri_ok(t, tris, k, v) || s->tbox[2 * k].w == 0.0f) continue;
+    if (!tri_ok(t, tris, k, v)) continue;
+    if (s->tbox[2 * k].w == 0.0f) {
+      if (s->tbox[2 * k + 1].w != 0.0f) s->tvals[s->tstart[B]++] = (uint32_t)k;
+      continue;
+    }
     tri_cells(s->tbox, k, inv, c0, c1);
     for (int z = c0[2]; z <= c1[2]; z++)
       for (int y = c0[1]; y <= c1[1]; y++)
         for (int xx = c0[0]; xx <= c1[0]; xx++)
           s->tvals[s->tstart[sc_hash(xx, y, z, t->mask_t)]++] = (uint32_t)k;
   }
-  memmove(s->tstart + 1, s->tstart, B * sizeof *s->tstart);
+  memmove(s->tstart + 1, s->tstart, (B + 1u) * sizeof *s->tstart);
   s->tstart[0] = 0;
 }
 
 void cpu_hash_triangles(selfcol_cpu *s, const dr_float4 *x, const dr_uint *tris) {
-  hash_triangles_grown(s, x, tris, s->tb.t_max, 0);
+  hash_triangles_grown(s, x, tris, s->tb.t_max, 0, s->tb.wide_limit);
 }
 
 void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
@@ -818,12 +833,17 @@ void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_fl
       const uint32_t h = sc_hash(sc_coord(xq.x, inv), sc_coord(xq.y, inv), sc_coord(xq.z, inv),
                                  t->mask_t);
       const uint32_t lo = s->tstart[h], full = s->tstart[h + 1u];
+      const uint32_t wlo = s->tstart[t->mask_t + 1u], wfull = s->tstart[t->mask_t + 2u];
       uint32_t prev = 0xffffffffu;
       const uint32_t cap = t->cap_t;
       const uint32_t hi = full - lo > cap ? lo + cap : full;
-      uint32_t e = lo;
-      for (; e < hi && k < K; e++) {
-        uint32_t tr = src[e];
+      const uint32_t whi = wfull - wlo > cap ? wlo + cap : wfull;
+      uint32_t e = lo, w = wlo;
+      while (k < K) { /* the bucket and the wide bucket merged by index */
+        uint32_t tr;
+        if (e < hi && (w >= whi || src[e] <= src[w])) tr = src[e++];
+        else if (w < whi) tr = src[w++];
+        else break;
         if (tr == prev) continue;
         prev = tr;
         const float gm = 0.01f * t->t_max;
@@ -891,8 +911,10 @@ void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_fl
         s->rec_t[slot] = tr;
         k++;
       }
-      seen = e - lo;
-      if (e == hi && hi < full && k < K) sc_cap_hit(s->caps, oq, SELFCOL_CAPC_T, full - lo);
+      seen = (e - lo) + (w - wlo);
+      if (k < K && ((e == hi && hi < full) || (w == whi && whi < wfull)))
+        sc_cap_hit(s->caps, oq, SELFCOL_CAPC_T,
+                   full - lo > wfull - wlo ? full - lo : wfull - wlo);
     }
     s->nvt[q] = k;
     s->vexam[q] = seen;
@@ -1301,7 +1323,7 @@ static void bound_links(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
 void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris) {
   const selfcol_tables *t = &s->tb;
   const float R = t->bound_r, fl = t->bound_floor;
-  hash_triangles_grown(s, p, tris, R, 1);
+  hash_triangles_grown(s, p, tris, R, 1, 0.0f);
   for (int i = 0; i < t->n; i++) { /* selfcol_bound_init */
     s->rb[i] = as_u(R);
     uint32_t *l = s->lk + 8 * i;
@@ -1521,6 +1543,41 @@ static inline int has_corner(const dr_uint *tris, uint32_t t, uint32_t v) {
   return tris[3 * t] == v || tris[3 * t + 1] == v || tris[3 * t + 2] == v;
 }
 
+/* sc_ee_count, sc_ee_bucket (kernels/selfcol.cl): an edge's scan reads
+ * the cells c0..c1 (x fastest, then y, then z), then the wide bucket. */
+#define SC_EE_CELLS 4
+static inline int ee_count(const int c0[3], const int c1[3]) {
+  return (c1[0] - c0[0] + 1) * (c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1) + 1;
+}
+static inline uint32_t ee_bucket(const int c0[3], const int c1[3], int i, int nb, uint32_t mask,
+                                 int c[3], int *wide) {
+  *wide = i == nb - 1;
+  if (*wide) return mask + 1u;
+  const int sx = c1[0] - c0[0] + 1, sy = c1[1] - c0[1] + 1;
+  c[0] = c0[0] + i % sx;
+  c[1] = c0[1] + (i / sx) % sy;
+  c[2] = c0[2] + i / (sx * sy);
+  return sc_hash(c[0], c[1], c[2], mask);
+}
+
+/* sc_ee_entry: entry t2 of cell c (or of the wide bucket) is a bounded
+ * cloth's triangle whose box meets the edge's, met here first. */
+static int ee_entry(const selfcol_cpu *s, const dr_uint *tris, uint32_t t2, v3 elo, v3 ehi,
+                    const int c0[3], const int c[3], int wide, float inv, uint32_t U[3]) {
+  const selfcol_tables *t = &s->tb;
+  const int ot = t->tobj[t2];
+  if (ot < 0 || !(t->objf[ot] & SELFCOL_F_BOUND)) return 0;
+  const dr_float4 b0 = s->tbox[2 * t2], b1 = s->tbox[2 * t2 + 1];
+  if ((wide ? b1.w : b0.w) == 0.0f) return 0;
+  if (!box_overlap(elo, ehi, X3(b0), X3(b1))) return 0;
+  if (!wide) {
+    int d0[3] = {sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv)};
+    for (int a = 0; a < 3; a++)
+      if ((c0[a] > d0[a] ? c0[a] : d0[a]) != c[a]) return 0;
+  }
+  return tri_ok(t, tris, (int)t2, U);
+}
+
 /* sc_rope_link_edges: rope q's links against the bounded cloths' triangle
  * edges; the link's ends take the whole correction. */
 #define SC_LINK_CELLS 4
@@ -1542,26 +1599,18 @@ static v3 rope_link_edges(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p
     int c1[3] = {sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv)};
     for (int k = 0; k < 3; k++)
       if (c1[k] > c0[k] + (SC_LINK_CELLS - 1)) c1[k] = c0[k] + (SC_LINK_CELLS - 1);
-    for (int z = c0[2]; z <= c1[2] && cnt < cap_n; z++)
-      for (int y = c0[1]; y <= c1[1] && cnt < cap_n; y++)
-        for (int xx = c0[0]; xx <= c1[0] && cnt < cap_n; xx++) {
-          const uint32_t h = sc_hash(xx, y, z, t->mask_t);
+    const int nb = ee_count(c0, c1);
+    for (int ib = 0; ib < nb && cnt < cap_n; ib++) {
+          int c[3], wide;
+          const uint32_t h = ee_bucket(c0, c1, ib, nb, t->mask_t, c, &wide);
           const uint32_t lo = s->tstart[h], full = s->tstart[h + 1u];
           const uint32_t hi = full - lo > cap ? lo + cap : full;
           if (full - lo > cap && full - lo > *most) *most = full - lo;
           for (uint32_t en = lo; en < hi && cnt < cap_n; en++) {
             const uint32_t t2 = s->tvals[en];
             const int ot = t->tobj[t2];
-            if (ot < 0 || !(t->objf[ot] & SELFCOL_F_BOUND)) continue;
-            const dr_float4 b0 = s->tbox[2 * t2], b1 = s->tbox[2 * t2 + 1];
-            if (b0.w == 0.0f) continue;
-            if (!box_overlap(elo, ehi, X3(b0), X3(b1))) continue;
-            int d0[3] = {sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv)};
-            if ((c0[0] > d0[0] ? c0[0] : d0[0]) != xx || (c0[1] > d0[1] ? c0[1] : d0[1]) != y ||
-                (c0[2] > d0[2] ? c0[2] : d0[2]) != z)
-              continue;
             uint32_t U[3];
-            if (!tri_ok(t, tris, (int)t2, U)) continue;
+            if (!ee_entry(s, tris, t2, elo, ehi, c0, c, wide, inv, U)) continue;
             for (int j = 0; j < 3 && cnt < cap_n; j++) {
               const uint32_t ua = U[j], ub = U[j == 2 ? 0 : j + 1];
               const uint32_t f0 = ua < ub ? ua : ub, f1 = ua < ub ? ub : ua;
@@ -1711,27 +1760,19 @@ void cpu_selfcol_edge_edge(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, con
           int c0[3] = {sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv)};
           int c1[3] = {sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv)};
           for (int k = 0; k < 3; k++)
-            if (c1[k] > c0[k] + 1) c1[k] = c0[k] + 1;
-          for (int z = c0[2]; z <= c1[2] && cnt < cap_n; z++)
-            for (int y = c0[1]; y <= c1[1] && cnt < cap_n; y++)
-              for (int xx = c0[0]; xx <= c1[0] && cnt < cap_n; xx++) {
-                const uint32_t h = sc_hash(xx, y, z, t->mask_t);
+            if (c1[k] > c0[k] + (SC_EE_CELLS - 1)) c1[k] = c0[k] + (SC_EE_CELLS - 1);
+          const int nb = ee_count(c0, c1);
+          for (int ib = 0; ib < nb && cnt < cap_n; ib++) {
+                int cc[3], wide;
+                const uint32_t h = ee_bucket(c0, c1, ib, nb, t->mask_t, cc, &wide);
                 const uint32_t lo = s->tstart[h], full = s->tstart[h + 1u];
                 const uint32_t hi = full - lo > cap ? lo + cap : full;
                 if (full - lo > cap && full - lo > most) most = full - lo;
                 for (uint32_t en = lo; en < hi && cnt < cap_n; en++) {
                   const uint32_t t2 = s->tvals[en];
                   const int ot = t->tobj[t2];
-                  if (ot < 0 || !(t->objf[ot] & SELFCOL_F_BOUND)) continue;
-                  const dr_float4 b0 = s->tbox[2 * t2], b1 = s->tbox[2 * t2 + 1];
-                  if (b0.w == 0.0f) continue;
-                  if (!box_overlap(elo, ehi, X3(b0), X3(b1))) continue;
-                  int d0[3] = {sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv)};
-                  if ((c0[0] > d0[0] ? c0[0] : d0[0]) != xx ||
-                      (c0[1] > d0[1] ? c0[1] : d0[1]) != y || (c0[2] > d0[2] ? c0[2] : d0[2]) != z)
-                    continue;
                   uint32_t U[3];
-                  if (!tri_ok(t, tris, (int)t2, U)) continue;
+                  if (!ee_entry(s, tris, t2, elo, ehi, c0, cc, wide, inv, U)) continue;
                   const int same = ot == oq;
                   for (int j = 0; j < 3 && cnt < cap_n; j++) {
                     const uint32_t ua = U[j], ub = U[j == 2 ? 0 : j + 1];
