@@ -276,6 +276,22 @@ static const char *DRAGGED =
     "    \"compliance\": { \"stretch\": 1, \"shear\": 1, \"bend\": 1 },"
     "    \"pin_paths\": [{ \"pin\": [0, 0], \"keys\": [[0, -0.23, 1, -0.23], [0.05, -20, 1, -20]] }] }] }";
 
+/* The dragged sheet for 8 frames on backend b (0: the CPU reference; 1,
+ * 2: OpenCL in the GPU and the vector form), its warnings caught in cw;
+ * returns the sim, still open. */
+static drape_sim *run_dragged(const drape_scene *s, int b, caught *cw) {
+  drape_err e = {0};
+  selfcol_set_warn(catch_warn, cw);
+  drape_sim_opts o = drape_sim_opts_default();
+  o.backend = b ? DRAPE_BACKEND_CL : DRAPE_BACKEND_CPU;
+  if (b) o.kernel_form = sc_form(b - 1);
+  drape_sim *sim = NULL;
+  if (drape_sim_create(s, &o, &sim, &e)) fprintf(stderr, "%s\n", e.msg);
+  assert_non_null(sim);
+  for (int f = 0; f < 8; f++) assert_int_equal(drape_sim_step(sim, &e), 0);
+  return sim;
+}
+
 /* The dragged corner's triangles are stretched far past the others. With
  * every triangle in cells (selfcol_set_wide_off: the scheme before the
  * wide bucket) they size the cells, the whole sheet shares a few buckets
@@ -289,14 +305,7 @@ static void test_warning_in_the_solver(void **state) {
   selfcol_set_wide_off(1);
   for (int b = 0; b < 3; b++) { /* CPU; OpenCL in the GPU and the vector form */
     caught cw = {0};
-    selfcol_set_warn(catch_warn, &cw);
-    drape_sim_opts o = drape_sim_opts_default();
-    o.backend = b ? DRAPE_BACKEND_CL : DRAPE_BACKEND_CPU;
-    if (b) o.kernel_form = sc_form(b - 1);
-    drape_sim *sim = NULL;
-    if (drape_sim_create(&s, &o, &sim, &e)) fprintf(stderr, "%s\n", e.msg);
-    assert_non_null(sim);
-    for (int f = 0; f < 8; f++) assert_int_equal(drape_sim_step(sim, &e), 0);
+    drape_sim *sim = run_dragged(&s, b, &cw);
     fprintf(stderr, "%s: %d warning(s), the last: %s\n", b ? "OpenCL" : "CPU", cw.calls, cw.last);
     /* the dragged corner's triangles grow: the vertex-triangle queries
      * meet more and more entries, and each warning after the first says
@@ -331,14 +340,7 @@ static void test_dragged_not_capped(void **state) {
   assert_int_equal(drape_scene_parse(DRAGGED, "dragged", &s, &e), 0);
   for (int b = 0; b < 3; b++) {
     caught cw = {0};
-    selfcol_set_warn(catch_warn, &cw);
-    drape_sim_opts o = drape_sim_opts_default();
-    o.backend = b ? DRAPE_BACKEND_CL : DRAPE_BACKEND_CPU;
-    if (b) o.kernel_form = sc_form(b - 1);
-    drape_sim *sim = NULL;
-    if (drape_sim_create(&s, &o, &sim, &e)) fprintf(stderr, "%s\n", e.msg);
-    assert_non_null(sim);
-    for (int f = 0; f < 8; f++) assert_int_equal(drape_sim_step(sim, &e), 0);
+    drape_sim *sim = run_dragged(&s, b, &cw);
     fprintf(stderr, "wide bucket, %s: %d warning(s)\n", b ? "OpenCL" : "CPU", cw.calls);
     assert_int_equal(cw.calls, 0);
     drape_sim_destroy(sim);
