@@ -525,7 +525,7 @@ int selfcol_cpu_create(const selfcol_desc *d, selfcol_cpu *s, drape_err *e) {
   s->delta = calloc(n, sizeof *s->delta);
   s->ncon = calloc(n, sizeof *s->ncon);
   s->wsc = calloc(n, sizeof *s->wsc);
-  s->tstart = calloc((size_t)s->tb.mask_t + 2u, sizeof *s->tstart);
+  s->tstart = calloc((size_t)s->tb.mask_t + 3u, sizeof *s->tstart); /* + the wide bucket */
   s->tvals = malloc(8u * nt * sizeof *s->tvals);
   s->tbox = malloc(2u * nt * sizeof *s->tbox);
   s->rec_a = malloc(K * n * sizeof *s->rec_a);
