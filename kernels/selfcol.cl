@@ -432,7 +432,8 @@ __kernel void hash_count_triangles(__global const float4 *tbox, __global const u
   if (t >= n_tris) return;
   int m = 0;
   uint3 v;
-  if (sc_tri_ok(tris, tobj, t, &v) && tbox[2 * t].w != 0.0f) {
+  const int ok = sc_tri_ok(tris, tobj, t, &v);
+  if (ok && tbox[2 * t].w != 0.0f) {
     float inv = sc_tri_inv_cell(maxbits);
     int3 c0, c1;
     sc_tri_cells(tbox, t, inv, &c0, &c1);
@@ -444,7 +445,7 @@ __kernel void hash_count_triangles(__global const float4 *tbox, __global const u
           rank[8 * t + m] = atomic_inc(&count[h]);
           m++;
         }
-  } else if (tbox[2 * t + 1].w != 0.0f && sc_tri_ok(tris, tobj, t, &v)) {
+  } else if (ok && tbox[2 * t + 1].w != 0.0f) {
     key[8 * t] = mask + 1u;
     rank[8 * t] = atomic_inc(&count[mask + 1u]);
     m = 1;
@@ -1622,11 +1623,11 @@ inline int sc_ee_entry(__global const uint *tris, __global const int *tobj,
  * can only come to pierce a triangle through its ends (a node through the
  * face: the vertex-triangle pass) or through the triangle's boundary (the
  * link across an edge: here). Cells: the link's box, at most
- * SC_LINK_CELLS per axis (a link longer than that many triangle cells
- * misses contacts beyond them); each triangle once, in the first cell it
- * shares with the link's box; the first `cap` entries of each bucket;
- * at most cap_n contacts per particle (with its other link). */
-#define SC_LINK_CELLS 4
+ * SC_EE_CELLS per axis (sc_ee_cells: a link longer than that many triangle
+ * cells misses contacts beyond them), then the wide bucket; each triangle
+ * once, in the first cell it shares with the link's box; the first `cap`
+ * entries of each bucket; at most cap_n contacts per particle (with its
+ * other link). */
 inline float3 sc_rope_link_edges(__global const float4 *x, __global const float4 *p,
                                  __global const float *wsc, __global const float4 *rest,
                                  __global const int *sobj,
@@ -1643,11 +1644,9 @@ inline float3 sc_rope_link_edges(__global const float4 *x, __global const float4
     const int o = side == 0 ? q - 1 : q + 1; /* a rope's nodes are consecutive */
     if (o < 0 || o >= n || sobj[o] != oq) continue;
     const uint e0 = (uint)min(q, o), e1 = (uint)max(q, o);
-    const float4 x0 = x[e0], x1 = x[e1];
-    const float3 elo = fmin(x0.xyz, x1.xyz), ehi = fmax(x0.xyz, x1.xyz);
-    int3 c0 = (int3)(sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv));
-    int3 c1 = (int3)(sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv));
-    c1 = min(c1, c0 + (int3)(SC_LINK_CELLS - 1));
+    float3 elo, ehi;
+    int3 c0, c1;
+    sc_ee_cells(x[e0], x[e1], inv, &elo, &ehi, &c0, &c1);
     const int nb = sc_ee_count(c0, c1); /* the cells, then the wide bucket */
     for (int ib = 0; ib < nb && cnt < cap_n; ib++) {
           int3 c = c0;

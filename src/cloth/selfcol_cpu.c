@@ -331,8 +331,12 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
                                SELFCOL_LIST_REGION_TRI * fmaxf(wrest, 0.0f),
                            ext / SELFCOL_LIST_REGION_SPLIT);
     t->list_near = SELFCOL_LIST_NEAR * t->list_region;
+    /* Region buckets: at least one per 4 particles. Two cells sharing a
+     * bucket are one region whose box and motion range span both, so the
+     * check fails sooner; at one per 16 the main scene rebuilt its lists
+     * 607 times in 190 frames, at one per 4 (or per particle) 515. */
     uint32_t nr = 64;
-    while (nr < (uint32_t)(t->n / 16) && nr < (1u << 16)) nr <<= 1;
+    while (nr < (uint32_t)(t->n / 4) && nr < (1u << 16)) nr <<= 1;
     t->list_nr = nr;
     t->list_capr = SELFCOL_LIST_CORNER * t->cap_c;
     const char *lt = getenv("DRAPE_SELFCOL_LIST_TOTAL"); /* tests: all lists too long */
@@ -1543,9 +1547,22 @@ static inline int has_corner(const dr_uint *tris, uint32_t t, uint32_t v) {
   return tris[3 * t] == v || tris[3 * t + 1] == v || tris[3 * t + 2] == v;
 }
 
-/* sc_ee_count, sc_ee_bucket (kernels/selfcol.cl): an edge's scan reads
- * the cells c0..c1 (x fastest, then y, then z), then the wide bucket. */
+/* sc_ee_cells (kernels/selfcol.cl): the box of the edge x0-x1 and the
+ * cells it spans, at most SC_EE_CELLS per axis. */
 #define SC_EE_CELLS 4
+static inline void ee_cells(dr_float4 a, dr_float4 b, float inv, v3 *elo, v3 *ehi, int c0[3],
+                            int c1[3]) {
+  const v3 x0 = X3(a), x1 = X3(b);
+  *elo = vmin(x0, x1);
+  *ehi = vmax(x0, x1);
+  c0[0] = sc_coord(elo->x, inv), c0[1] = sc_coord(elo->y, inv), c0[2] = sc_coord(elo->z, inv);
+  c1[0] = sc_coord(ehi->x, inv), c1[1] = sc_coord(ehi->y, inv), c1[2] = sc_coord(ehi->z, inv);
+  for (int k = 0; k < 3; k++)
+    if (c1[k] > c0[k] + (SC_EE_CELLS - 1)) c1[k] = c0[k] + (SC_EE_CELLS - 1);
+}
+
+/* sc_ee_count, sc_ee_bucket: an edge's scan reads the cells c0..c1 (x
+ * fastest, then y, then z), then the wide bucket. */
 static inline int ee_count(const int c0[3], const int c1[3]) {
   return (c1[0] - c0[0] + 1) * (c1[1] - c0[1] + 1) * (c1[2] - c0[2] + 1) + 1;
 }
@@ -1580,7 +1597,6 @@ static int ee_entry(const selfcol_cpu *s, const dr_uint *tris, uint32_t t2, v3 e
 
 /* sc_rope_link_edges: rope q's links against the bounded cloths' triangle
  * edges; the link's ends take the whole correction. */
-#define SC_LINK_CELLS 4
 static v3 rope_link_edges(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p,
                           const dr_uint *tris, float inv, int q, int oq, uint32_t *most) {
   const selfcol_tables *t = &s->tb;
@@ -1593,12 +1609,9 @@ static v3 rope_link_edges(selfcol_cpu *s, const dr_float4 *x, const dr_float4 *p
     const int o = side == 0 ? q - 1 : q + 1;
     if (o < 0 || o >= n || t->sobj[o] != oq) continue;
     const uint32_t e0 = (uint32_t)(q < o ? q : o), e1 = (uint32_t)(q < o ? o : q);
-    const v3 x0 = X3(x[e0]), x1 = X3(x[e1]);
-    const v3 elo = vmin(x0, x1), ehi = vmax(x0, x1);
-    int c0[3] = {sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv)};
-    int c1[3] = {sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv)};
-    for (int k = 0; k < 3; k++)
-      if (c1[k] > c0[k] + (SC_LINK_CELLS - 1)) c1[k] = c0[k] + (SC_LINK_CELLS - 1);
+    v3 elo, ehi;
+    int c0[3], c1[3];
+    ee_cells(x[e0], x[e1], inv, &elo, &ehi, c0, c1);
     const int nb = ee_count(c0, c1);
     for (int ib = 0; ib < nb && cnt < cap_n; ib++) {
           int c[3], wide;
@@ -1755,12 +1768,9 @@ void cpu_selfcol_edge_edge(selfcol_cpu *s, dr_float4 *x, const dr_float4 *p, con
           }
           if (dup) continue;
           const uint32_t e0 = (uint32_t)q < o ? (uint32_t)q : o, e1 = (uint32_t)q < o ? o : (uint32_t)q;
-          const v3 x0 = X3(x[e0]), x1 = X3(x[e1]);
-          const v3 elo = vmin(x0, x1), ehi = vmax(x0, x1);
-          int c0[3] = {sc_coord(elo.x, inv), sc_coord(elo.y, inv), sc_coord(elo.z, inv)};
-          int c1[3] = {sc_coord(ehi.x, inv), sc_coord(ehi.y, inv), sc_coord(ehi.z, inv)};
-          for (int k = 0; k < 3; k++)
-            if (c1[k] > c0[k] + (SC_EE_CELLS - 1)) c1[k] = c0[k] + (SC_EE_CELLS - 1);
+          v3 elo, ehi;
+          int c0[3], c1[3];
+          ee_cells(x[e0], x[e1], inv, &elo, &ehi, c0, c1);
           const int nb = ee_count(c0, c1);
           for (int ib = 0; ib < nb && cnt < cap_n; ib++) {
                 int cc[3], wide;
