@@ -640,6 +640,7 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
     return rc;
   s->kl_builds++;
   s->kl_nact = fl[3];
+  s->kl_nocc = fl[2];
   *ok = fl[1] == 0u;
   return DRAPE_OK;
 }
@@ -651,7 +652,10 @@ static int kl_stale(selfcol_cl *s, cl_mem x, cl_mem p, const clamp_env *cenv, in
                     drape_err *e) {
   part(s, SELFCOL_T_HASH_TRIANGLES);
   const selfcol_tables *t = &s->tb;
-  const cl_uint nr = t->list_nr;
+  /* one work item per occupied region of the build (its flags' read gave
+   * their count; kl_check's first also resets a slot of the motion range,
+   * so at least one) */
+  const size_t nocc = s->kl_nocc > 0u ? s->kl_nocc : 1u;
   const float grow = t->list_grow, tm = t->t_max, M = t->list_m;
   const cl_int par = s->kl_par, near_cap = SELFCOL_LIST_NEAR_CAP;
   const float frac = SELFCOL_CLAMP, band = SELFCOL_SUPPORT;
@@ -667,13 +671,13 @@ static int kl_stale(selfcol_cl *s, cl_mem x, cl_mem p, const clamp_env *cenv, in
                  A("frac", frac), A("band", band), A("has_floor", c->has_floor),
                  A("floor_y", c->floor_y), A("spheres", c->sph), A("n_spheres", c->n_sph),
                  A("t_end", c->t_end))) ||
-      (rc = launch(s, SK_KL_RANGE, nr, 0, e)) ||
+      (rc = launch(s, SK_KL_RANGE, nocc, 0, e)) ||
       (rc = BIND(SK_KL_CHECK, A("rrng", s->kl_rrng), A("rbox", s->kl_rbox),
                  A("rocc", s->kl_rocc), A("flag", s->kl_flag), A("maxbits", s->maxbits),
                  A("grow", grow), A("tm", tm), A("M", M), A("near", s->kl_near),
                  A("nearn", s->kl_nearn), A("gr", s->kl_gr), A("par", par),
                  A("rn", t->list_near), A("cap", near_cap))) ||
-      (rc = launch(s, SK_KL_CHECK, nr, 0, e)))
+      (rc = launch(s, SK_KL_CHECK, nocc, 0, e)))
     return rc;
   if ((rc = kl_read_flags(s, fl, e))) return rc;
   *stale = fl[0] != 0u;

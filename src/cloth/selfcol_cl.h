@@ -83,6 +83,7 @@ typedef struct selfcol_cl {
   cl_mem kl_lst, kl_lstn, kl_cmap, kl_ccount, kl_ccur, kl_cvals, kl_xb, kl_gate;
   cl_mem kl_near, kl_nearn, kl_gr, kl_act;
   cl_uint kl_nact;
+  cl_uint kl_nocc; /* occupied regions at the build (kl_range, kl_check) */
   int kl_par;                   /* the slot of kl_gr this substep's check uses */
   selfcol_scan scan_r;
   int kl_ok;                    /* the lists are built and exact             */
