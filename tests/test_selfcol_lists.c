@@ -18,7 +18,8 @@
  *    substep, same bits, in both kernel forms;
  *  - at every substep on the lists the pass runs on exactly the particles
  *    with a list or a corner list (kl_active), and two sheets far apart
- *    run it on none, same bits; the upper layer, in contact, lifted 0.6 m
+ *    run it on none, same bits; a flat sheet as thick as half its spacing
+ *    (the ladder's) lists nothing; the upper layer, in contact, lifted 0.6 m
  *    whole: rebuilt there, no particle named, every contact count 0;
  *  - the folded sheet lying on a floor (support), where the clamp runs in
  *    the check on the lists: same bits;
@@ -378,6 +379,45 @@ static void test_no_contact(void **state) {
   sc_world_free(&w);
 }
 
+/* A flat sheet as thick as half its spacing (the bench ladder's rule,
+ * thickness = spacing / 2): its smallest altitude, s / sqrt(2), leaves a
+ * margin of 0.95 s / sqrt(2) - s / 2 = 0.17 s = 0.34 t, under the old floor
+ * of 0.5 t; M takes it (the floor is 0.25 t), so the sheet lists nothing
+ * and the pass runs on no particle while the lists are read, same bits as
+ * the CPU reference. At the old floor the reach (1.5 t = 0.75 s) took in
+ * the far triangle of every quad: every particle on the lists, and lists
+ * that lasted too few substeps to be kept (the ladder ran them at 4 % of
+ * its substeps). */
+static void test_thick_sheet(void **state) {
+  (void)state;
+  const float s = 2.0f * T;
+  sc_world w;
+  sc_world_alloc(&w, N * N, 2 * (N - 1) * (N - 1));
+  w.nobj = 1;
+  w.objects[0] = sc_cloth(T, 0.3f, 1);
+  for (int r = 0; r < N; r++)
+    for (int c = 0; c < N; c++) {
+      const int i = r * N + c;
+      w.x[i] = (dr_float4){(float)c * s, 0.0f, (float)r * s, 1.0f};
+      w.p[i] = w.x[i];
+      w.rest[i] = (dr_float4){(float)c * s, 0.0f, (float)r * s, 0};
+      w.obj[i] = 0;
+    }
+  sc_grid_tris(w.tris, 0, 0, N);
+  run_out ref, on;
+  run(&w, 0, 0, -1, -1, 0.0f, &ref);
+  assert_int_equal(contacts(&ref, w.n), 0);
+  run(&w, 1, 1, -1, -1, 0.0f, &on);
+  same_bits(&on, &ref, w.n, "a thick flat sheet on the lists vs CPU");
+  assert_true(on.runs >= (uint64_t)(STEPS * 3 / 4));
+  for (int k = 0; k < STEPS; k++) assert_true(on.active[k] <= 0);
+  fprintf(stderr, "flat sheet, thickness half its spacing: lists read at %llu of %d substeps, "
+          "the pass on no particle\n", (unsigned long long)on.runs, STEPS);
+  out_free(&on);
+  out_free(&ref);
+  sc_world_free(&w);
+}
+
 /* The folded sheet's upper layer, in contact, lifted 0.6 m whole between
  * two stages: the lists are rebuilt at that substep and name no particle,
  * so the pass runs on none, and every particle's contact count is 0 again
@@ -544,6 +584,7 @@ int main(void) {
       cmocka_unit_test(test_jump),
       cmocka_unit_test(test_far_drop),
       cmocka_unit_test(test_no_contact),
+      cmocka_unit_test(test_thick_sheet),
       cmocka_unit_test(test_supported),
       cmocka_unit_test(test_contact_ends),
       cmocka_unit_test(test_overflow),

@@ -90,7 +90,10 @@
  * keep the per-substep hash: the bounds and the edge-edge pass use its
  * buffers on other positions. */
 #define SELFCOL_LIST_MARGIN 2.0f
-#define SELFCOL_LIST_MARGIN_MIN 0.5f
+/* The floor lets a sheet as thick as half its spacing (the bench ladder:
+ * M = 0.17 s = 0.34 t) list nothing when flat; at 0.5 t its reach took in
+ * every quad's far triangle (tests/test_selfcol_lists.c, test_thick_sheet). */
+#define SELFCOL_LIST_MARGIN_MIN 0.25f
 /* Lists rebuilt after fewer passes than this cost more than the
  * per-substep hash: the stage runs that instead for the rest of the frame
  * and pauses the lists for 1, 2, 4, ... SELFCOL_LIST_PAUSE frames
