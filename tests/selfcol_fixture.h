@@ -65,6 +65,23 @@ static inline selfcol_object sc_cloth(float thickness, float friction, int vt) {
   return o;
 }
 
+/* One flat N x N cloth in the plane y = 0, spacing s, at rest as laid out
+ * (unit inverse masses, p = x), thickness t, in vertex-triangle mode. */
+static inline void sc_flat_sheet(sc_world *w, int N, float s, float t, float friction) {
+  sc_world_alloc(w, N * N, 2 * (N - 1) * (N - 1));
+  w->nobj = 1;
+  w->objects[0] = sc_cloth(t, friction, 1);
+  for (int r = 0; r < N; r++)
+    for (int c = 0; c < N; c++) {
+      const int i = r * N + c;
+      w->x[i] = (dr_float4){(float)c * s, 0.0f, (float)r * s, 1.0f};
+      w->p[i] = w->x[i];
+      w->rest[i] = (dr_float4){(float)c * s, 0.0f, (float)r * s, 0.0f};
+      w->obj[i] = 0;
+    }
+  sc_grid_tris(w->tris, 0, 0, N);
+}
+
 /* The kernel form the next sc_desc asks for (0: by the device type); the
  * tests that compare OpenCL with the CPU reference run both
  * (sc_form(k): k = 0 the GPU form, 1 the vector form). */

@@ -390,20 +390,8 @@ static void test_no_contact(void **state) {
  * its substeps). */
 static void test_thick_sheet(void **state) {
   (void)state;
-  const float s = 2.0f * T;
   sc_world w;
-  sc_world_alloc(&w, N * N, 2 * (N - 1) * (N - 1));
-  w.nobj = 1;
-  w.objects[0] = sc_cloth(T, 0.3f, 1);
-  for (int r = 0; r < N; r++)
-    for (int c = 0; c < N; c++) {
-      const int i = r * N + c;
-      w.x[i] = (dr_float4){(float)c * s, 0.0f, (float)r * s, 1.0f};
-      w.p[i] = w.x[i];
-      w.rest[i] = (dr_float4){(float)c * s, 0.0f, (float)r * s, 0};
-      w.obj[i] = 0;
-    }
-  sc_grid_tris(w.tris, 0, 0, N);
+  sc_flat_sheet(&w, N, 2.0f * T, T, 0.3f);
   run_out ref, on;
   run(&w, 0, 0, -1, -1, 0.0f, &ref);
   assert_int_equal(contacts(&ref, w.n), 0);

@@ -491,17 +491,7 @@ static float pressed_vertex_gap(int particle_pass, int *ran) {
   const float t = 0.01f, S = 0.03f;
   const int N = 6, q = 2 * N + 2, k = 4 * N + 2;
   sc_world w;
-  sc_world_alloc(&w, N * N, 2 * (N - 1) * (N - 1));
-  w.nobj = 1;
-  w.objects[0] = sc_cloth(t, 0.0f, 1);
-  for (int r = 0; r < N; r++)
-    for (int c = 0; c < N; c++) {
-      int i = r * N + c;
-      w.x[i] = (dr_float4){(float)c * S, 0.0f, (float)r * S, 1.0f};
-      w.rest[i] = (dr_float4){(float)c * S, 0.0f, (float)r * S, 0.0f};
-      w.obj[i] = 0;
-    }
-  sc_grid_tris(w.tris, 0, 0, N);
+  sc_flat_sheet(&w, N, S, t, 0.0f);
   w.x[q] = (dr_float4){w.x[k].x, 0.2f * t, w.x[k].z, 1.0f};
   memcpy(w.p, w.x, (size_t)w.n * sizeof *w.x);
   w.p[q].y = 0.6f * t; /* it came from above */
