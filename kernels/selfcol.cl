@@ -2052,16 +2052,44 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
  * overflow flag, and the host runs the per-substep hash until the next
  * frame. The lists are distances, not boxes: a flat sheet lists only the
  * other triangle of each of its quads (s/√2 away), so the pass reads a few
- * entries where a cell held tens. */
+ * entries where a cell held tens.
+ *
+ * Rotation and bending (the affine fits). The ranges above treat a
+ * region's motion as a spread of translations: a patch that turns by θ
+ * spreads its δ by θ times its side, and fails the test while no distance
+ * in it has changed. So each region also carries an affine map of its
+ * motion, δ_i = c + J u_i + r_i with u_i = xb_i - o (o: the region's
+ * centroid at the build) and |r_i| <= r, and a pair that fails the ranges'
+ * test may still pass on the maps (kl_pair_affine). For q in A and a
+ * triangle T whose corners k lie in regions B_k, write δ_k = a_A(xb_k) +
+ * ρ_k (ρ_k: k's residual under A's map). Since a_A is affine,
+ *     x_q - x_T(b) = (I + J_A)(xb_q - xb_T(b)) + r_q - Σ b_k ρ_k,
+ * so the distance now is at least s_A D - r_A - max_k |ρ_k|, with D the
+ * build distance and s_A = min(1, σ_min(I + J_A)) (kl_shrink gives 1 - s_A:
+ * a turn or a stretch costs nothing, a squeeze its ratio). D is at least
+ * D_k = max(t_max + M, g_k - E), g_k the largest axis gap from A's box to
+ * xb_k, for every corner; the lists stay exact for (A, B) while every k in
+ * B has (1 - s_A) D_k + r_A + |ρ_k| <= 0.9 (D_k - t_max) (then the corner with
+ * the largest |ρ_k| alone gives distance > t_max), and the same with A and
+ * B swapped. Cheaper sufficient forms come first: for A = B, ρ_k = r_k;
+ * otherwise |ρ_k| <= r_B + the largest |a_B - a_A| over the corners of B's
+ * box (an affine difference peaks at a corner); only when those fail are
+ * B's particles read one by one. J can be any matrix (r and ρ are measured
+ * against it): kl_range fits each substep's J by least squares, J = S C⁻¹
+ * (S = Σ δ_i u_iᵀ, C = Σ u_i u_iᵀ + λ I, λ = KL_FIT_REG trace C so that a
+ * flat region's normal direction stays defined), then measures r against
+ * it in a second pass over the region. A rigid turn is affine (r = 0). */
 
+#define KL_FIT_REG 1e-2f
 /* One work item per region bucket of the build: the box of its particles
- * (at the build, x), xb = x for them, and its index in the occupied list.
- * A non-finite position raises the overflow flag (the per-substep path
+ * (at the build, x), xb = x for them, and its index in the occupied list;
+ * raff: the frame of its affine fits (centroid o, (C + λI)⁻¹). A
+ * non-finite position raises the overflow flag (the per-substep path
  * keeps its NaN rules). */
 __kernel void kl_region_box(__global const float4 *x, __global float4 *xb,
                             __global const uint *rstart, __global const uint *rvals,
                             __global float4 *rbox, __global uint *rocc, __global uint *flag,
-                            const uint nb) {
+                            __global float4 *raff, const uint nb) {
   const uint b = get_global_id(0);
   if (b >= nb) return;
   const uint lo = rstart[b], hi = rstart[b + 1u];
@@ -2081,6 +2109,27 @@ __kernel void kl_region_box(__global const float4 *x, __global float4 *xb,
   rbox[2u * b] = (float4)(mn, 0.0f);
   rbox[2u * b + 1u] = (float4)(mx, 0.0f);
   rocc[atomic_inc(&flag[2])] = b; /* flag[2]: occupied regions */
+  /* the affine fits' frame (raff: 3 float4 a bucket: o; (C + λI)⁻¹ as
+   * xx, xy, xz, yy | yz, zz), inverted by its adjugate (symmetric,
+   * positive definite by λ) */
+  float3 sm = (float3)(0.0f);
+  for (uint e = lo; e < hi; e++) sm += x[rvals[e]].xyz;
+  const float3 o = sm / (float)(hi - lo);
+  float cxx = 0.0f, cxy = 0.0f, cxz = 0.0f, cyy = 0.0f, cyz = 0.0f, czz = 0.0f;
+  for (uint e = lo; e < hi; e++) {
+    const float3 u = x[rvals[e]].xyz - o;
+    cxx += u.x * u.x; cxy += u.x * u.y; cxz += u.x * u.z;
+    cyy += u.y * u.y; cyz += u.y * u.z; czz += u.z * u.z;
+  }
+  const float lam = KL_FIT_REG * (cxx + cyy + czz) + 1e-30f;
+  cxx += lam; cyy += lam; czz += lam;
+  const float a00 = cyy * czz - cyz * cyz, a01 = cxz * cyz - cxy * czz, a02 = cxy * cyz - cxz * cyy;
+  const float a11 = cxx * czz - cxz * cxz, a12 = cxy * cxz - cxx * cyz, a22 = cxx * cyy - cxy * cxy;
+  const float det = cxx * a00 + cxy * a01 + cxz * a02;
+  const float id = det > 0.0f ? 1.0f / det : 0.0f;
+  raff[3u * b] = (float4)(o, 0.0f);
+  raff[3u * b + 1u] = (float4)(a00, a01, a02, a11) * id;
+  raff[3u * b + 2u] = (float4)(a12, a22, 0.0f, 0.0f) * id;
 }
 
 /* A float as a uint whose unsigned order is the float's order (finite
@@ -2101,11 +2150,40 @@ inline void kl_range_reset(__global uint *slot) {
   for (int i = 0; i < 6; i++) slot[i] = i < 3 ? 0u : 0xffffffffu;
 }
 
+/* 1 - min(1, σ_min(I + J)), J given by its rows, less nothing it could
+ * round away: I + J maps a build distance D to at least (1 - this) D. The
+ * smallest eigenvalue of S = (I + J)ᵀ(I + J) by the trigonometric form of
+ * a symmetric 3x3's eigenvalues (Smith, "Eigenvalues of a symmetric 3x3
+ * matrix", CACM 4(4), 1961); its rounding, about 1e-6 of S's scale, is
+ * covered by the 1e-4 added. */
+inline float kl_shrink(const float3 j0, const float3 j1, const float3 j2) {
+  const float3 m0 = (float3)(1.0f + j0.x, j1.x, j2.x), m1 = (float3)(j0.y, 1.0f + j1.y, j2.y),
+               m2 = (float3)(j0.z, j1.z, 1.0f + j2.z);
+  const float a = sc_dot(m0, m0), b = sc_dot(m1, m1), c = sc_dot(m2, m2);
+  const float d = sc_dot(m0, m1), e = sc_dot(m0, m2), f = sc_dot(m1, m2);
+  const float q = (a + b + c) / 3.0f;
+  const float p2 = (a - q) * (a - q) + (b - q) * (b - q) + (c - q) * (c - q) +
+                   2.0f * (d * d + e * e + f * f);
+  float lmin = q;
+  if (p2 > 0.0f) {
+    const float p = sqrt(p2 / 6.0f), ip = 1.0f / p;
+    const float ba = (a - q) * ip, bb = (b - q) * ip, bc = (c - q) * ip;
+    const float bd = d * ip, be = e * ip, bf = f * ip;
+    const float det =
+        ba * (bb * bc - bf * bf) - bd * (bd * bc - bf * be) + be * (bd * bf - bb * be);
+    const float phi = acos(clamp(0.5f * det, -1.0f, 1.0f)) / 3.0f;
+    lmin = q + 2.0f * p * cos(phi + 2.0943951f);
+  }
+  return 1.0f - fmin(1.0f, sqrt(fmax(lmin, 0.0f))) + 1e-4f;
+}
+
 /* Every substep, one work item per occupied region: the range of its
  * particles' motion since the build per axis (NaN when non-finite: the
  * check's comparisons then fail, and the flag is raised here too), and
  * the range over all regions, into slot `par` of gr (6 keys: max x, y, z,
- * then min x, y, z; kl_near and kl_check reset the slots).
+ * then min x, y, z; kl_near and kl_check reset the slots). Also the
+ * region's affine map of this motion (rfit, 4 float4 a bucket: c and r;
+ * J's rows, the first with kl_shrink in w).
  *
  * clamp1 != 0: first the velocity clamp of selfcol_clamp on each of the
  * region's particles (the same function): the regions hold every
@@ -2120,26 +2198,55 @@ __kernel void kl_range(__global float4 *x, __global const float4 *xb,
                        __global const float4 *objp, __global float *wsc, const float frac,
                        const float band, const int has_floor, const float floor_y,
                        __global const dr_sphere *spheres, const int n_spheres,
-                       const float t_end) {
+                       const float t_end, __global float4 *raff, __global float4 *rfit) {
   const uint j = get_global_id(0);
   if (j >= flag[2]) return;
   const uint b = rocc[j];
   const uint lo = rstart[b], hi = rstart[b + 1u];
   float3 mn = (float3)(INFINITY), mx = (float3)(-INFINITY);
+  const float3 o = raff[3u * b].xyz;
+  float3 s0 = (float3)(0.0f), s1 = (float3)(0.0f), s2 = (float3)(0.0f);
   float bad = 0.0f;
   for (uint e = lo; e < hi; e++) {
     const uint i = rvals[e];
     const float4 xi = clamp1 ? sc_clamp1((int)i, x, p, sobj, objp, wsc, frac, band, has_floor,
                                         floor_y, spheres, n_spheres, t_end)
                             : x[i];
-    const float3 d = xi.xyz - xb[i].xyz;
+    const float3 xbi = xb[i].xyz;
+    const float3 d = xi.xyz - xbi;
     const float chk = d.x + d.y + d.z;
     if (!(chk - chk == 0.0f)) bad = NAN;
     mn = fmin(mn, d);
     mx = fmax(mx, d);
+    const float3 u = xbi - o;
+    s0 += d.x * u;
+    s1 += d.y * u;
+    s2 += d.z * u;
   }
   rrng[2u * b] = (float4)(mn + (float3)(bad), 0.0f);
   rrng[2u * b + 1u] = (float4)(mx + (float3)(bad), 0.0f);
+  /* the affine map: J = S C⁻¹ by least squares (S's rows s0..s2), then
+   * the range of δ - J u, whose middle is c and half diagonal r (a second
+   * pass over the region: its clamped x are its own writes) */
+  const float4 c1 = raff[3u * b + 1u], c2 = raff[3u * b + 2u];
+  const float3 q0 = (float3)(c1.x, c1.y, c1.z), q1 = (float3)(c1.y, c1.w, c2.x),
+               q2 = (float3)(c1.z, c2.x, c2.y);
+  const float3 j0 = (float3)(sc_dot(s0, q0), sc_dot(s0, q1), sc_dot(s0, q2));
+  const float3 j1 = (float3)(sc_dot(s1, q0), sc_dot(s1, q1), sc_dot(s1, q2));
+  const float3 j2 = (float3)(sc_dot(s2, q0), sc_dot(s2, q1), sc_dot(s2, q2));
+  float3 wmn = (float3)(INFINITY), wmx = (float3)(-INFINITY);
+  for (uint e = lo; e < hi; e++) {
+    const uint i = rvals[e];
+    const float3 xbi = xb[i].xyz, u = xbi - o;
+    const float3 w = (x[i].xyz - xbi) - (float3)(sc_dot(j0, u), sc_dot(j1, u), sc_dot(j2, u));
+    wmn = fmin(wmn, w);
+    wmx = fmax(wmx, w);
+  }
+  const float3 hw = 0.5f * (wmx - wmn);
+  rfit[4u * b] = (float4)(0.5f * (wmx + wmn), sqrt(sc_dot(hw, hw)) + bad);
+  rfit[4u * b + 1u] = (float4)(j0, kl_shrink(j0, j1, j2) + bad);
+  rfit[4u * b + 2u] = (float4)(j1, 0.0f);
+  rfit[4u * b + 3u] = (float4)(j2, 0.0f);
   if (bad != 0.0f) {
     atomic_or(&flag[0], 1u);
     return;
@@ -2187,15 +2294,81 @@ __kernel void kl_near(__global const float4 *rbox, __global const uint *rocc,
   nearn[j] = m;
 }
 
+/* Region a's affine map of the motion at a build position y (above). */
+inline float3 kl_aff(__global const float4 *rfit, __global const float4 *raff, const uint a,
+                     const float3 y) {
+  const float3 u = y - raff[3u * a].xyz;
+  return rfit[4u * a].xyz + (float3)(sc_dot(rfit[4u * a + 1u].xyz, u),
+                                     sc_dot(rfit[4u * a + 2u].xyz, u),
+                                     sc_dot(rfit[4u * a + 3u].xyz, u));
+}
+
+/* The largest |a_a(y) - a_b(y)| over the corners y of region b's box (an
+ * affine difference: its largest norm over the box is at a corner). */
+inline float kl_aff_gap(__global const float4 *rbox, __global const float4 *rfit,
+                        __global const float4 *raff, const uint a, const uint b) {
+  const float3 lo = rbox[2u * b].xyz, hi = rbox[2u * b + 1u].xyz;
+  float dm = 0.0f;
+  for (int c = 0; c < 8; c++) {
+    const float3 y = (float3)((c & 1) ? hi.x : lo.x, (c & 2) ? hi.y : lo.y, (c & 4) ? hi.z : lo.z);
+    const float3 dd = kl_aff(rfit, raff, a, y) - kl_aff(rfit, raff, b, y);
+    dm = fmax(dm, sqrt(sc_dot(dd, dd)));
+  }
+  return dm;
+}
+
+/* The pairs with q in a and a corner k in b, one particle k at a time
+ * (the condition above with ρ_k measured). */
+inline int kl_pair_side(__global const float4 *x, __global const float4 *xb,
+                        __global const uint *rstart, __global const uint *rvals,
+                        __global const float4 *rbox, __global const float4 *rfit,
+                        __global const float4 *raff, const uint a, const uint b, const float E,
+                        const float tm, const float M) {
+  const float ja = rfit[4u * a + 1u].w, ra = rfit[4u * a].w;
+  const float3 lo = rbox[2u * a].xyz, hi = rbox[2u * a + 1u].xyz;
+  const uint e0 = rstart[b], e1 = rstart[b + 1u];
+  for (uint e = e0; e < e1; e++) {
+    const uint k = rvals[e];
+    const float3 y = xb[k].xyz;
+    const float3 g3 = fmax(lo - y, y - hi);
+    const float Dk = fmax(tm + M, fmax(fmax(g3.x, g3.y), g3.z) - E);
+    const float3 rho = (x[k].xyz - y) - kl_aff(rfit, raff, a, y);
+    if (!(ja * Dk + ra + sqrt(sc_dot(rho, rho)) <= 0.9f * (Dk - tm))) return 0;
+  }
+  return 1;
+}
+
+/* Regions a and b on their affine maps (above): the cheap bounds first. */
+inline int kl_pair_affine(__global const float4 *x, __global const float4 *xb,
+                          __global const uint *rstart, __global const uint *rvals,
+                          __global const float4 *rbox, __global const float4 *rfit,
+                          __global const float4 *raff, const uint a, const uint b,
+                          const float G, const float E, const float tm, const float M) {
+  const float ja = rfit[4u * a + 1u].w, jb = rfit[4u * b + 1u].w;
+  const float eps = rfit[4u * a].w + rfit[4u * b].w;
+  const float Dmin = fmax(tm + M, G - E);
+  const float lim = 0.9f * (Dmin - tm);
+  if (a == b) return fmax(ja, jb) * Dmin + eps <= lim;
+  const float ea = kl_aff_gap(rbox, rfit, raff, a, b), eb = kl_aff_gap(rbox, rfit, raff, b, a);
+  if (ja * Dmin + eps + ea <= lim && jb * Dmin + eps + eb <= lim) return 1;
+  return kl_pair_side(x, xb, rstart, rvals, rbox, rfit, raff, a, b, E, tm, M) &&
+         kl_pair_side(x, xb, rstart, rvals, rbox, rfit, raff, b, a, E, tm, M);
+}
+
 /* The condition above for regions a and b. */
-inline int kl_pair_ok(__global const float4 *rrng, __global const float4 *rbox, const uint a,
-                      const uint b, const float E, const float tm, const float M) {
+inline int kl_pair_ok(__global const float4 *rrng, __global const float4 *rbox,
+                      __global const float4 *rfit, __global const float4 *raff,
+                      __global const float4 *x, __global const float4 *xb,
+                      __global const uint *rstart, __global const uint *rvals, const int aff,
+                      const uint a, const uint b, const float E, const float tm, const float M) {
   const float3 amn = rrng[2u * a].xyz, amx = rrng[2u * a + 1u].xyz;
   const float3 bmn = rrng[2u * b].xyz, bmx = rrng[2u * b + 1u].xyz;
   const float3 dv = fmax(amx - bmn, bmx - amn); /* >= |δ_q - δ_k| per axis */
   const float dl = sqrt(sc_dot(dv, dv));
-  const float lim = 0.9f * fmax(M, kl_gap(rbox, a, b) - E - tm);
-  return dl <= lim; /* NaN: fails */
+  const float G = kl_gap(rbox, a, b);
+  const float lim = 0.9f * fmax(M, G - E - tm);
+  if (dl <= lim) return 1; /* NaN: fails */
+  return aff && kl_pair_affine(x, xb, rstart, rvals, rbox, rfit, raff, a, b, G, E, tm, M);
 }
 
 /* One work item per occupied region A: the condition above against every
@@ -2215,7 +2388,11 @@ __kernel void kl_check(__global const float4 *rrng, __global const float4 *rbox,
                        __global const uint *rocc, __global uint *flag,
                        __global const uint *maxbits, const float grow, const float tm,
                        const float M, __global const uint *near, __global const int *nearn,
-                       __global uint *gr, const int par, const float rn, const int cap) {
+                       __global uint *gr, const int par, const float rn, const int cap,
+                       __global const float4 *rfit, __global const float4 *raff,
+                       __global const float4 *x, __global const float4 *xb,
+                       __global const uint *rstart, __global const uint *rvals,
+                       const int aff) {
   const uint j = get_global_id(0);
   const uint no = flag[2];
   if (j == 0u) kl_range_reset(gr + 6 * (1 - par));
@@ -2231,9 +2408,11 @@ __kernel void kl_check(__global const float4 *rrng, __global const float4 *rbox,
   int ok = 1;
   if (D <= K && m >= 0) { /* NaN: the full test */
     for (int i = 0; i < m && ok; i++)
-      ok = kl_pair_ok(rrng, rbox, a, near[(size_t)j * (size_t)cap + (size_t)i], E, tm, M);
+      ok = kl_pair_ok(rrng, rbox, rfit, raff, x, xb, rstart, rvals, aff, a,
+                      near[(size_t)j * (size_t)cap + (size_t)i], E, tm, M);
   } else {
-    for (uint k = j; k < no && ok; k++) ok = kl_pair_ok(rrng, rbox, a, rocc[k], E, tm, M);
+    for (uint k = j; k < no && ok; k++)
+      ok = kl_pair_ok(rrng, rbox, rfit, raff, x, xb, rstart, rvals, aff, a, rocc[k], E, tm, M);
   }
   if (!ok) atomic_or(&flag[0], 1u);
 }

@@ -50,6 +50,13 @@ static const float T = 0.01f, S = 0.03f, H = 1.0f / 1200.0f;
  * it weighs nothing in the passes; test_supported). */
 static float g_lift;
 static int g_floor;
+/* move()'s motion: 0 the upper layer slides and waves; 1 the whole world
+ * turns about the vertical axis through its middle (test_spin); 2 the
+ * rows past HINGE turn about the hinge line toward the others
+ * (test_hinge). */
+static int g_motion;
+enum { HINGE = N / 2 - 1 };
+static const float SPIN = 0.008f, CLOSE = 0.0105f, OPEN0 = 0.45f; /* rad */
 
 /* Two layers of one cloth, the upper 0.6 t above the lower, shifted. */
 static void make_fold(sc_world *w) {
@@ -77,9 +84,21 @@ static void make_fold(sc_world *w) {
  * waves by up to 0.02 t (about 0.24 m/s at 1200 substeps/s); particle `jumper` (or -1) jumps `dz` along z before substep `jump`
  * (between two stages: the stage's own clamp does not see it). */
 static void move(dr_float4 *x, dr_float4 *p, int n, int k, int jumper, int jump, float dz) {
+  const float cx = 0.5f * (float)(N - 1) * S, cz = cx, zh = (float)HINGE * S;
+  const float a = g_motion == 1 ? SPIN : CLOSE, ca = cosf(a), sa = sinf(a);
   for (int i = 0; i < n; i++) {
     p[i] = x[i];
-    if (i >= N * N) {
+    if (g_motion == 1) { /* a rigid turn about y: the regions' spread grows */
+      const float u = x[i].x - cx, v = x[i].z - cz;
+      x[i].x = cx + ca * u - sa * v;
+      x[i].z = cz + sa * u + ca * v;
+    } else if (g_motion == 2) {
+      if (i / N > HINGE) { /* the far half closes over the near one */
+        const float v = x[i].z - zh, y = x[i].y;
+        x[i].z = zh + ca * v - sa * y;
+        x[i].y = sa * v + ca * y;
+      }
+    } else if (i >= N * N) {
       x[i].x += 0.02f * T;
       x[i].y += 0.02f * T * sinf(0.3f * (float)k + 0.05f * (float)i);
     }
@@ -148,6 +167,7 @@ static void out_free(run_out *o) {
 
 /* backend 0: the CPU reference; 1, 2: OpenCL in the GPU and vector forms;
  * lists: 1 on, 0 the per-substep hash. */
+static int g_affine_off; /* run(): the check on the ranges only */
 static void run(const sc_world *w0, int backend, int lists, int jumper, int jump, float dz,
                 run_out *o) {
   memset(o, 0, sizeof *o);
@@ -157,6 +177,7 @@ static void run(const sc_world *w0, int backend, int lists, int jumper, int jump
   memcpy(x, w0->x, bytes);
   memcpy(p, w0->p, bytes);
   selfcol_set_lists(lists);
+  selfcol_set_list_affine_off(g_affine_off);
   sc_kernel_form = backend == 0 ? 0 : sc_form(backend - 1);
   sc_bound_off = 1; /* the lists serve the vertex-triangle pass without bounds */
   selfcol_desc d = sc_desc(&w);
@@ -199,6 +220,7 @@ static void run(const sc_world *w0, int backend, int lists, int jumper, int jump
     sc_dev_free(&dev);
   }
   selfcol_set_lists(-1);
+  selfcol_set_list_affine_off(0);
   sc_kernel_form = 0;
   sc_bound_off = 0;
   free(x);
@@ -406,6 +428,101 @@ static void test_thick_sheet(void **state) {
   sc_world_free(&w);
 }
 
+/* A sheet folded by HINGE's row with its far half 0.45 rad open,
+ * closing 0.0105 rad a substep, so that after 40 substeps its far edge is
+ * 0.7 t above the near half. */
+static void make_hinge(sc_world *w) {
+  sc_flat_sheet(w, N, S, T, 0.3f);
+  const float zh = (float)HINGE * S, phi = 3.14159265f - OPEN0;
+  for (int i = 0; i < w->n; i++)
+    if (i / N > HINGE) {
+      const float d = w->x[i].z - zh;
+      w->x[i].z = zh + d * cosf(phi);
+      w->x[i].y = d * sinf(phi);
+      w->p[i] = w->x[i];
+    }
+}
+
+/* The check's affine fits: the folded sheet (two layers in contact) turned
+ * whole, 0.008 rad a substep about the vertical axis, spreads each
+ * region's motion by the turn times its side (the ranges' test fails
+ * within a few substeps) while no distance changes (a rigid turn is
+ * affine: the fits' residuals stay near 0). On the fits the lists are read
+ * at 3/4 of the substeps or more; on the ranges alone they last too few
+ * substeps and the stage turns them off (read at 1/4 or fewer). Both give
+ * the CPU reference's bits at every substep, in both kernel forms. */
+static void test_spin(void **state) {
+  (void)state;
+  g_lift = 0.0f;
+  sc_world w;
+  make_fold(&w);
+  g_motion = 1;
+  run_out ref, on[2], rng;
+  run(&w, 0, 0, -1, -1, 0.0f, &ref);
+  assert_true(contacts(&ref, w.n) > 500); /* the layers touch */
+  for (int b = 0; b < 2; b++) {
+    run(&w, 1 + b, 1, -1, -1, 0.0f, &on[b]);
+    same_bits(&on[b], &ref, w.n, "lists on the affine fits, a turning fold vs CPU");
+  }
+  g_affine_off = 1;
+  run(&w, 2, 1, -1, -1, 0.0f, &rng);
+  g_affine_off = 0;
+  g_motion = 0;
+  same_bits(&rng, &ref, w.n, "lists on the ranges, a turning fold vs CPU");
+  const uint64_t bf = on[1].builds[STEPS - 1], br = rng.builds[STEPS - 1];
+  fprintf(stderr, "a fold turning whole, %d substeps: lists built %llu times on the affine fits "
+          "(%llu in the GPU form), %llu on the ranges alone; read at %llu and %llu substeps; "
+          "same bits\n", STEPS,
+          (unsigned long long)bf, (unsigned long long)on[0].builds[STEPS - 1],
+          (unsigned long long)br, (unsigned long long)on[1].runs, (unsigned long long)rng.runs);
+  assert_int_equal(on[0].builds[STEPS - 1], bf);
+  assert_true(on[0].runs >= (uint64_t)(STEPS * 3 / 4)); /* kept on the fits */
+  assert_true(on[1].runs >= (uint64_t)(STEPS * 3 / 4));
+  assert_true(rng.runs <= (uint64_t)(STEPS / 4)); /* too short-lived on the ranges */
+  out_free(&ref);
+  out_free(&on[0]);
+  out_free(&on[1]);
+  out_free(&rng);
+  sc_world_free(&w);
+}
+
+/* A sheet closing about a hinge like a book: each half moves rigidly, so
+ * their regions' fits are near exact and pass the check, but the far
+ * half's triangles come into reach of the near half's vertices, which had
+ * not listed them: the check must see that across the two halves' fits
+ * (their maps differ by the turn) and rebuild. Contacts form as the gap
+ * closes; same bits as the CPU reference at every substep, on the fits and
+ * on the ranges alone. */
+static void test_hinge(void **state) {
+  (void)state;
+  sc_world w;
+  make_hinge(&w);
+  g_motion = 2;
+  run_out ref, on, rng;
+  run(&w, 0, 0, -1, -1, 0.0f, &ref);
+  long late = 0; /* contacts of far-half vertices in the last 5 substeps */
+  for (int k = STEPS - 5; k < STEPS; k++)
+    for (int i = (HINGE + 3) * N; i < w.n; i++) late += ref.nvt[k][i];
+  run(&w, 2, 1, -1, -1, 0.0f, &on);
+  same_bits(&on, &ref, w.n, "lists on the affine fits, a closing hinge vs CPU");
+  g_affine_off = 1;
+  run(&w, 2, 1, -1, -1, 0.0f, &rng);
+  g_affine_off = 0;
+  g_motion = 0;
+  same_bits(&rng, &ref, w.n, "lists on the ranges, a closing hinge vs CPU");
+  fprintf(stderr, "a closing hinge, %d substeps: %ld late contacts away from the hinge; lists "
+          "built %llu times on the affine fits, %llu on the ranges alone; same bits\n", STEPS,
+          late, (unsigned long long)on.builds[STEPS - 1],
+          (unsigned long long)rng.builds[STEPS - 1]);
+  assert_true(late > 0);
+  assert_true(on.builds[STEPS - 1] >= 2); /* rebuilt as the gap closed */
+  assert_true(on.runs >= (uint64_t)(STEPS / 2));
+  out_free(&ref);
+  out_free(&on);
+  out_free(&rng);
+  sc_world_free(&w);
+}
+
 /* The folded sheet's upper layer, in contact, lifted 0.6 m whole between
  * two stages: the lists are rebuilt at that substep and name no particle,
  * so the pass runs on none, and every particle's contact count is 0 again
@@ -576,6 +693,8 @@ int main(void) {
       cmocka_unit_test(test_supported),
       cmocka_unit_test(test_contact_ends),
       cmocka_unit_test(test_overflow),
+      cmocka_unit_test(test_spin),
+      cmocka_unit_test(test_hinge),
       cmocka_unit_test(test_fold_scene),
       cmocka_unit_test(test_main_scene),
   };

@@ -61,12 +61,18 @@ int cmd_bench_scene(dr_app *app, int argc, char **argv) {
   if (drape_world_load(path, &def, &w, &e)) return drape_app_report(&e);
   drape_sim *sim = drape_world_sim(w);
   double ms[DRAPE_STAGE_COUNT] = {0}, frame_ms = 0;
+  uint64_t lists0[3] = {0}, lists1[3] = {0}; /* builds, list passes, hash passes */
   int rc = 0;
   for (int f = 0; f < warmup + frames && !rc; f++) {
     rc = drape_world_step(w, &e);
-    if (rc || f < warmup) continue;
+    if (rc) continue;
     drape_timings tm;
     drape_sim_timings(sim, &tm);
+    uint64_t *lc = f < warmup ? lists0 : lists1;
+    lc[0] = tm.selfcol_list_builds;
+    lc[1] = tm.selfcol_list_passes;
+    lc[2] = tm.selfcol_hash_passes;
+    if (f < warmup) continue;
     for (int s = 0; s < DRAPE_STAGE_COUNT; s++) ms[s] += tm.ms[s] / frames;
     frame_ms += tm.ms_frame / frames;
   }
@@ -94,6 +100,17 @@ int cmd_bench_scene(dr_app *app, int argc, char **argv) {
     if (s != DRAPE_STAGE_COLLIDERS) solve += ms[s];
   }
   printf("%-16s %10.3f\n", "frame", frame_ms);
+  /* issue 18's measure: self-collision against the rest of the cloth solve */
+  const double self = ms[DRAPE_STAGE_SELF_COLLISION];
+  const double rest = solve - self;
+  if (self > 0) {
+    const double passes = (double)(lists1[1] - lists0[1]) + (double)(lists1[2] - lists0[2]);
+    printf("self-collision %.3f ms/frame, the rest of the solve %.3f ms/frame: %.2fx;"
+           " contact lists: %.2f builds a frame, %.0f%% of the passes on them\n",
+           self, rest, rest > 0 ? self / rest : 0.0,
+           (double)(lists1[0] - lists0[0]) / frames,
+           passes > 0 ? 100.0 * (double)(lists1[1] - lists0[1]) / passes : 0.0);
+  }
   const double col = ms[DRAPE_STAGE_COLLIDERS];
   printf("colliders %.3f ms/frame, cloth solve %.3f ms/frame: %.3fx\n", col, solve,
          solve > 0 ? col / solve : 0.0);

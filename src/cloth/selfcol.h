@@ -232,6 +232,11 @@ typedef struct selfcol_desc {
  * they can (tb.lists), 0 rebuild the triangle hash every substep, -1 (the
  * default) by the environment: DRAPE_SELFCOL_LISTS=0 turns them off. */
 void selfcol_set_lists(int mode);
+/* 1: the lists' check of stages created from now on uses the motion's
+ * ranges only (the check before the affine fits; tests compare with it);
+ * 0, the default: a pair of regions that fails the ranges' test may still
+ * pass on their affine fits (kernels/selfcol.cl, kl_pair_affine). */
+void selfcol_set_list_affine_off(int off);
 /* Stages created from now on: 1 puts every triangle of the passes' hash
  * in cells however wide (the scheme before the wide bucket; tests and
  * measurements compare with it), 0 (the default) the wide bucket. */
@@ -307,6 +312,7 @@ typedef struct selfcol_tables {
                             mode or in no triangle                        */
   uint32_t cap_e;        /* edge-edge contacts a particle keeps            */
   int lists;             /* the kept contact lists (SELFCOL_LIST_*) run    */
+  int list_affine;       /* the check also tries the regions' affine fits  */
   int list_len;          /* entries per vertex list (SELFCOL_LIST_LEN)      */
   float list_reach;      /* t_max + the margin: a vertex lists the triangles
                             whose distance is at most this                 */

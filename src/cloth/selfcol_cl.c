@@ -175,6 +175,8 @@ static int kl_alloc(selfcol_cl *s, drape_err *e) {
       (rc = mk(s, &s->kl_rvals, n * u, NULL, "list region particles", e)) ||
       (rc = mk(s, &s->kl_rbox, 2 * nr * f4, NULL, "list region boxes", e)) ||
       (rc = mk(s, &s->kl_rrng, 2 * nr * f4, NULL, "list region motion", e)) ||
+      (rc = mk(s, &s->kl_raff, 3 * nr * f4, NULL, "list region frames", e)) ||
+      (rc = mk(s, &s->kl_rfit, 4 * nr * f4, NULL, "list region fits", e)) ||
       (rc = mk(s, &s->kl_rocc, nr * u, NULL, "list regions occupied", e)) ||
       (rc = mk(s, &s->kl_flag, 4 * u, NULL, "list flags", e)) ||
       (rc = mk(s, &s->kl_lst, n * L * u, NULL, "contact lists", e)) ||
@@ -301,7 +303,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
   cl_mem *kl[] = {&s->kl_rkey, &s->kl_rrank, &s->kl_rcount, &s->kl_rvals, &s->kl_rbox,
                   &s->kl_rrng, &s->kl_rocc,  &s->kl_flag,   &s->kl_lst,   &s->kl_lstn,
                   &s->kl_cmap, &s->kl_ccount, &s->kl_ccur,  &s->kl_cvals, &s->kl_xb, &s->kl_gate,
-                  &s->kl_near, &s->kl_nearn, &s->kl_gr, &s->kl_act};
+                  &s->kl_near, &s->kl_nearn, &s->kl_gr, &s->kl_act, &s->kl_raff, &s->kl_rfit};
   for (size_t i = 0; i < sizeof kl / sizeof kl[0]; i++) rel(kl[i]);
   selfcol_tables_free(&s->tb);
   memset(s, 0, sizeof *s);
@@ -601,7 +603,7 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
       (rc = launch(s, SK_SCATTER_P, (size_t)n, 0, e)) ||
       (rc = BIND(SK_KL_REGION_BOX, A("x", x), A("xb", s->kl_xb), A("rstart", s->kl_rcount),
                  A("rvals", s->kl_rvals), A("rbox", s->kl_rbox), A("rocc", s->kl_rocc),
-                 A("flag", s->kl_flag), A("nb", nr))) ||
+                 A("flag", s->kl_flag), A("raff", s->kl_raff), A("nb", nr))) ||
       (rc = launch(s, SK_KL_REGION_BOX, nr, 0, e)) ||
       (rc = BIND(SK_KL_NEAR, A("rbox", s->kl_rbox), A("rocc", s->kl_rocc),
                  A("flag", s->kl_flag), A("near", s->kl_near), A("nearn", s->kl_nearn),
@@ -660,7 +662,7 @@ static int kl_stale(selfcol_cl *s, cl_mem x, cl_mem p, const clamp_env *cenv, in
   const cl_int par = s->kl_par, near_cap = SELFCOL_LIST_NEAR_CAP;
   const float frac = SELFCOL_CLAMP, band = SELFCOL_SUPPORT;
   const clamp_env none = clamp_env_of(s, NULL, NULL), *c = cenv ? cenv : &none;
-  const cl_int clamp = cenv != NULL;
+  const cl_int clamp = cenv != NULL, aff = t->list_affine;
   cl_uint fl[4];
   int rc;
   s->kl_par ^= 1; /* kl_check resets the other slot for the next substep */
@@ -670,13 +672,16 @@ static int kl_stale(selfcol_cl *s, cl_mem x, cl_mem p, const clamp_env *cenv, in
                  A("p", p), A("sobj", s->sobj), A("objp", s->objp), A("wsc", s->wsc),
                  A("frac", frac), A("band", band), A("has_floor", c->has_floor),
                  A("floor_y", c->floor_y), A("spheres", c->sph), A("n_spheres", c->n_sph),
-                 A("t_end", c->t_end))) ||
+                 A("t_end", c->t_end), A("raff", s->kl_raff), A("rfit", s->kl_rfit))) ||
       (rc = launch(s, SK_KL_RANGE, nocc, 0, e)) ||
       (rc = BIND(SK_KL_CHECK, A("rrng", s->kl_rrng), A("rbox", s->kl_rbox),
                  A("rocc", s->kl_rocc), A("flag", s->kl_flag), A("maxbits", s->maxbits),
                  A("grow", grow), A("tm", tm), A("M", M), A("near", s->kl_near),
                  A("nearn", s->kl_nearn), A("gr", s->kl_gr), A("par", par),
-                 A("rn", t->list_near), A("cap", near_cap))) ||
+                 A("rn", t->list_near), A("cap", near_cap), A("rfit", s->kl_rfit),
+                 A("raff", s->kl_raff), A("x", x), A("xb", s->kl_xb),
+                 A("rstart", s->kl_rcount), A("rvals", s->kl_rvals),
+                 A("aff", aff))) ||
       (rc = launch(s, SK_KL_CHECK, nocc, 0, e)))
     return rc;
   if ((rc = kl_read_flags(s, fl, e))) return rc;

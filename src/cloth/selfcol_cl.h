@@ -81,6 +81,7 @@ typedef struct selfcol_cl {
    * only ones the pass on the lists can touch; kl_nact of them) */
   cl_mem kl_rkey, kl_rrank, kl_rcount, kl_rvals, kl_rbox, kl_rrng, kl_rocc, kl_flag;
   cl_mem kl_lst, kl_lstn, kl_cmap, kl_ccount, kl_ccur, kl_cvals, kl_xb, kl_gate;
+  cl_mem kl_raff, kl_rfit; /* the check's affine fits per region */
   cl_mem kl_near, kl_nearn, kl_gr, kl_act;
   cl_uint kl_nact;
   cl_uint kl_nocc; /* occupied regions at the build (kl_range, kl_check) */

@@ -138,6 +138,8 @@ static int g_lists = -1;
 static int g_wide_off;
 void selfcol_set_wide_off(int off) { g_wide_off = off; }
 void selfcol_set_lists(int mode) { g_lists = mode; }
+static int g_list_affine_off;
+void selfcol_set_list_affine_off(int off) { g_list_affine_off = off; }
 
 int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e) {
   memset(t, 0, sizeof *t);
@@ -283,6 +285,7 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     const int on = g_lists >= 0 ? g_lists : !(env && strcmp(env, "0") == 0);
     t->lists = on && t->any_tris && !t->bound && t->cap_t >= SELFCOL_CAP_T &&
                t->cap_c >= SELFCOL_CAP_C;
+    t->list_affine = !g_list_affine_off;
     const char *ll = getenv("DRAPE_SELFCOL_LIST_LEN"); /* tests: lists that overflow */
     t->list_len = ll && atoi(ll) > 0 && atoi(ll) <= 255 ? atoi(ll) : SELFCOL_LIST_LEN;
     /* The margin M: as wide as it can be (fewer builds) while a flat rest
