@@ -66,6 +66,14 @@ out=$("$D" bench --scene "$T/good.json" --frames 2 --warmup 1 --backend cpu 2>&1
 check "bench --scene: runs" 0 $rc
 expect_msg "bench --scene: the colliders stage" "^colliders  *[0-9.]*$" "$out"
 expect_msg "bench --scene: the ratio" "^colliders [0-9.]* ms/frame, cloth solve [0-9.]* ms/frame: [0-9.]*x$" "$out"
+# a scene with self-collision on OpenCL: its line against the rest of the
+# solve, with the contact lists' builds (issue 18)
+out=$("$D" bench --scene "${DRAPE_SOURCE_DIR}/scenes/drape_sphere.json" --frames 3 --warmup 2 \
+  --backend cl 2>&1); rc=$?
+check "bench --scene, self-collision: runs" 0 $rc
+expect_msg "bench --scene: self-collision against the rest" \
+  "^self-collision [0-9.]* ms/frame, the rest of the solve [0-9.]* ms/frame: [0-9.]*x; contact lists: [0-9.]* builds a frame, [0-9]*% of the passes on them$" "$out"
+expect_msg "bench --scene: the lists were read" "builds a frame, [1-9][0-9]*% of the passes" "$out"
 out=$("$D" bench --scene "$T/good.json" --sizes 64 2>&1); rc=$?
 check "bench --scene --sizes: exit 2" 2 $rc
 expect_fixed "bench --scene --sizes: names it" "$out" '--sizes "64": unknown option with --scene'

@@ -21,6 +21,10 @@
  *    run it on none, same bits; a flat sheet as thick as half its spacing
  *    (the ladder's) lists nothing; the upper layer, in contact, lifted 0.6 m
  *    whole: rebuilt there, no particle named, every contact count 0;
+ *  - the check's affine fits: the folded sheet turned whole (a rigid turn:
+ *    kept on the fits, too short-lived on the ranges alone) and a sheet
+ *    closing about a hinge (the halves' fits must not hide the closing
+ *    gap): same bits as the CPU reference on both checks;
  *  - the folded sheet lying on a floor (support), where the clamp runs in
  *    the check on the lists: same bits;
  *  - lists of one entry (DRAPE_SELFCOL_LIST_LEN=1), and corner lists whose
