@@ -2075,10 +2075,14 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
  * otherwise |ρ_k| <= r_B + the largest |a_B - a_A| over the corners of B's
  * box (an affine difference peaks at a corner); only when those fail are
  * B's particles read one by one. J can be any matrix (r and ρ are measured
- * against it): kl_range fits each substep's J by least squares, J = S C⁻¹
- * (S = Σ δ_i u_iᵀ, C = Σ u_i u_iᵀ + λ I, λ = KL_FIT_REG trace C so that a
- * flat region's normal direction stays defined), then measures r against
- * it in a second pass over the region. A rigid turn is affine (r = 0). */
+ * against it): kl_affine fits J by least squares, J = S C⁻¹ (S = Σ δ_i
+ * u_iᵀ, C = Σ u_i u_iᵀ + λ I, λ = KL_FIT_REG trace C so that a flat
+ * region's normal direction stays defined), then measures r against it in
+ * a second pass over the region. A rigid turn is affine (r = 0). The fits
+ * cost about what kl_range does, so they run only at a substep whose
+ * ranges failed (the host reads the flag, then runs kl_affine and
+ * kl_check again on the maps): run at every substep they cost the main
+ * scene more than the builds they saved. */
 
 #define KL_FIT_REG 1e-2f
 /* One work item per region bucket of the build: the box of its particles
@@ -2198,36 +2202,69 @@ __kernel void kl_range(__global float4 *x, __global const float4 *xb,
                        __global const float4 *objp, __global float *wsc, const float frac,
                        const float band, const int has_floor, const float floor_y,
                        __global const dr_sphere *spheres, const int n_spheres,
-                       const float t_end, __global float4 *raff, __global float4 *rfit) {
+                       const float t_end) {
   const uint j = get_global_id(0);
   if (j >= flag[2]) return;
   const uint b = rocc[j];
   const uint lo = rstart[b], hi = rstart[b + 1u];
   float3 mn = (float3)(INFINITY), mx = (float3)(-INFINITY);
-  const float3 o = raff[3u * b].xyz;
-  float3 s0 = (float3)(0.0f), s1 = (float3)(0.0f), s2 = (float3)(0.0f);
   float bad = 0.0f;
   for (uint e = lo; e < hi; e++) {
     const uint i = rvals[e];
     const float4 xi = clamp1 ? sc_clamp1((int)i, x, p, sobj, objp, wsc, frac, band, has_floor,
                                         floor_y, spheres, n_spheres, t_end)
                             : x[i];
-    const float3 xbi = xb[i].xyz;
-    const float3 d = xi.xyz - xbi;
+    const float3 d = xi.xyz - xb[i].xyz;
     const float chk = d.x + d.y + d.z;
     if (!(chk - chk == 0.0f)) bad = NAN;
     mn = fmin(mn, d);
     mx = fmax(mx, d);
-    const float3 u = xbi - o;
+  }
+  rrng[2u * b] = (float4)(mn + (float3)(bad), 0.0f);
+  rrng[2u * b + 1u] = (float4)(mx + (float3)(bad), 0.0f);
+  if (bad != 0.0f) {
+    atomic_or(&flag[0], 1u);
+    return;
+  }
+  __global uint *g = gr + 6 * par;
+  atomic_max(&g[0], kl_key(mx.x));
+  atomic_max(&g[1], kl_key(mx.y));
+  atomic_max(&g[2], kl_key(mx.z));
+  atomic_min(&g[3], kl_key(mn.x));
+  atomic_min(&g[4], kl_key(mn.y));
+  atomic_min(&g[5], kl_key(mn.z));
+}
+
+/* Where the ranges' test failed (kl_check, then the host), one work item
+ * per occupied region: its affine map of the motion (rfit, 4 float4 a
+ * bucket: c and r; J's rows, the first with kl_shrink in w), and flag[0]
+ * cleared for kl_check to run again on the maps. Two passes over the
+ * region's particles (x as kl_range left it, clamped): J = S C⁻¹ by least
+ * squares (S = Σ δ_i u_iᵀ), then the range of δ - J u, whose middle is c
+ * and half diagonal r. A non-finite motion gives NaN, which fails. */
+__kernel void kl_affine(__global const float4 *x, __global const float4 *xb,
+                        __global const uint *rstart, __global const uint *rvals,
+                        __global const uint *rocc, __global uint *flag,
+                        __global const float4 *raff, __global float4 *rfit) {
+  const uint j = get_global_id(0);
+  const uint no = flag[2];
+  if (j == 0u) flag[0] = 0u;
+  if (j >= no) return;
+  const uint b = rocc[j];
+  const uint lo = rstart[b], hi = rstart[b + 1u];
+  const float3 o = raff[3u * b].xyz;
+  float3 s0 = (float3)(0.0f), s1 = (float3)(0.0f), s2 = (float3)(0.0f);
+  float bad = 0.0f;
+  for (uint e = lo; e < hi; e++) {
+    const uint i = rvals[e];
+    const float3 xbi = xb[i].xyz;
+    const float3 d = x[i].xyz - xbi, u = xbi - o;
+    const float chk = d.x + d.y + d.z;
+    if (!(chk - chk == 0.0f)) bad = NAN;
     s0 += d.x * u;
     s1 += d.y * u;
     s2 += d.z * u;
   }
-  rrng[2u * b] = (float4)(mn + (float3)(bad), 0.0f);
-  rrng[2u * b + 1u] = (float4)(mx + (float3)(bad), 0.0f);
-  /* the affine map: J = S C⁻¹ by least squares (S's rows s0..s2), then
-   * the range of δ - J u, whose middle is c and half diagonal r (a second
-   * pass over the region: its clamped x are its own writes) */
   const float4 c1 = raff[3u * b + 1u], c2 = raff[3u * b + 2u];
   const float3 q0 = (float3)(c1.x, c1.y, c1.z), q1 = (float3)(c1.y, c1.w, c2.x),
                q2 = (float3)(c1.z, c2.x, c2.y);
@@ -2247,17 +2284,6 @@ __kernel void kl_range(__global float4 *x, __global const float4 *xb,
   rfit[4u * b + 1u] = (float4)(j0, kl_shrink(j0, j1, j2) + bad);
   rfit[4u * b + 2u] = (float4)(j1, 0.0f);
   rfit[4u * b + 3u] = (float4)(j2, 0.0f);
-  if (bad != 0.0f) {
-    atomic_or(&flag[0], 1u);
-    return;
-  }
-  __global uint *g = gr + 6 * par;
-  atomic_max(&g[0], kl_key(mx.x));
-  atomic_max(&g[1], kl_key(mx.y));
-  atomic_max(&g[2], kl_key(mx.z));
-  atomic_min(&g[3], kl_key(mn.x));
-  atomic_min(&g[4], kl_key(mn.y));
-  atomic_min(&g[5], kl_key(mn.z));
 }
 
 /* The gap between the boxes of regions a and b at the build (the largest

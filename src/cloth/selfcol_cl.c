@@ -21,7 +21,7 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_bound_owners", "selfcol_bound_vt",     "kl_region_box",
     "kl_range",             "kl_check",               "kl_lists",
     "kl_rev_scatter",       "kl_fit",                 "kl_near",
-    "selfcol_edge_flags",   "kl_active"};
+    "selfcol_edge_flags",   "kl_active",              "kl_affine"};
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
@@ -647,6 +647,25 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
   return DRAPE_OK;
 }
 
+/* kl_check (aff: also on the regions' affine fits), then its flags. */
+static int kl_check_run(selfcol_cl *s, cl_mem x, cl_int par, cl_int aff, size_t nocc,
+                        size_t lr, cl_uint fl[4], drape_err *e) {
+  const selfcol_tables *t = &s->tb;
+  const float grow = t->list_grow, tm = t->t_max, M = t->list_m;
+  const cl_int near_cap = SELFCOL_LIST_NEAR_CAP;
+  int rc;
+  if ((rc = BIND(SK_KL_CHECK, A("rrng", s->kl_rrng), A("rbox", s->kl_rbox),
+                 A("rocc", s->kl_rocc), A("flag", s->kl_flag), A("maxbits", s->maxbits),
+                 A("grow", grow), A("tm", tm), A("M", M), A("near", s->kl_near),
+                 A("nearn", s->kl_nearn), A("gr", s->kl_gr), A("par", par),
+                 A("rn", t->list_near), A("cap", near_cap), A("rfit", s->kl_rfit),
+                 A("raff", s->kl_raff), A("x", x), A("xb", s->kl_xb),
+                 A("rstart", s->kl_rcount), A("rvals", s->kl_rvals), A("aff", aff))) ||
+      (rc = launch(s, SK_KL_CHECK, nocc, lr, e)))
+    return rc;
+  return kl_read_flags(s, fl, e);
+}
+
 /* Whether the motion since the build may have brought an unlisted pair
  * into contact (kl_range, kl_check; one read). With cenv, kl_range first
  * clamps every colliding particle (the stage's clamp, fused). */
@@ -658,11 +677,15 @@ static int kl_stale(selfcol_cl *s, cl_mem x, cl_mem p, const clamp_env *cenv, in
    * their count; kl_check's first also resets a slot of the motion range,
    * so at least one) */
   const size_t nocc = s->kl_nocc > 0u ? s->kl_nocc : 1u;
-  const float grow = t->list_grow, tm = t->t_max, M = t->list_m;
-  const cl_int par = s->kl_par, near_cap = SELFCOL_LIST_NEAR_CAP;
+  /* a region is a loop over its particles: on a CPU device work-groups of
+   * 16 spread the main scene's regions over the cores (64, the runtime's
+   * default, left a core idle: kl_range 15 % slower on this 2-core VM) */
+  const size_t lr = s->gpu ? 0 : 16;
+  const cl_int par = s->kl_par;
   const float frac = SELFCOL_CLAMP, band = SELFCOL_SUPPORT;
   const clamp_env none = clamp_env_of(s, NULL, NULL), *c = cenv ? cenv : &none;
-  const cl_int clamp = cenv != NULL, aff = t->list_affine;
+  const cl_int clamp = cenv != NULL;
+  cl_int aff = 0;
   cl_uint fl[4];
   int rc;
   s->kl_par ^= 1; /* kl_check resets the other slot for the next substep */
@@ -672,19 +695,23 @@ static int kl_stale(selfcol_cl *s, cl_mem x, cl_mem p, const clamp_env *cenv, in
                  A("p", p), A("sobj", s->sobj), A("objp", s->objp), A("wsc", s->wsc),
                  A("frac", frac), A("band", band), A("has_floor", c->has_floor),
                  A("floor_y", c->floor_y), A("spheres", c->sph), A("n_spheres", c->n_sph),
-                 A("t_end", c->t_end), A("raff", s->kl_raff), A("rfit", s->kl_rfit))) ||
-      (rc = launch(s, SK_KL_RANGE, nocc, 0, e)) ||
-      (rc = BIND(SK_KL_CHECK, A("rrng", s->kl_rrng), A("rbox", s->kl_rbox),
-                 A("rocc", s->kl_rocc), A("flag", s->kl_flag), A("maxbits", s->maxbits),
-                 A("grow", grow), A("tm", tm), A("M", M), A("near", s->kl_near),
-                 A("nearn", s->kl_nearn), A("gr", s->kl_gr), A("par", par),
-                 A("rn", t->list_near), A("cap", near_cap), A("rfit", s->kl_rfit),
-                 A("raff", s->kl_raff), A("x", x), A("xb", s->kl_xb),
-                 A("rstart", s->kl_rcount), A("rvals", s->kl_rvals),
-                 A("aff", aff))) ||
-      (rc = launch(s, SK_KL_CHECK, nocc, 0, e)))
+                 A("t_end", c->t_end))) ||
+      (rc = launch(s, SK_KL_RANGE, nocc, lr, e)) ||
+      (rc = kl_check_run(s, x, par, aff, nocc, lr, fl, e)))
     return rc;
-  if ((rc = kl_read_flags(s, fl, e))) return rc;
+  /* The ranges failed: the regions' affine fits, and the check again with
+   * them (kl_pair_affine). Only at such substeps: the fits cost about as
+   * much as the ranges, and every substep they saved fewer builds than
+   * they cost on the main scene. */
+  if (fl[0] != 0u && t->list_affine) {
+    aff = 1;
+    if ((rc = BIND(SK_KL_AFFINE, A("x", x), A("xb", s->kl_xb), A("rstart", s->kl_rcount),
+                   A("rvals", s->kl_rvals), A("rocc", s->kl_rocc), A("flag", s->kl_flag),
+                   A("raff", s->kl_raff), A("rfit", s->kl_rfit))) ||
+        (rc = launch(s, SK_KL_AFFINE, nocc, lr, e)) ||
+        (rc = kl_check_run(s, x, par, aff, nocc, lr, fl, e)))
+      return rc;
+  }
   *stale = fl[0] != 0u;
   return DRAPE_OK;
 }
