@@ -667,7 +667,8 @@ static int kl_check_run(selfcol_cl *s, cl_mem x, cl_int par, cl_int aff, size_t 
 }
 
 /* Whether the motion since the build may have brought an unlisted pair
- * into contact (kl_range, kl_check; one read). With cenv, kl_range first
+ * into contact (kl_range, kl_check; one read, and where the ranges fail
+ * kl_affine, kl_check again and a second read). With cenv, kl_range first
  * clamps every colliding particle (the stage's clamp, fused). */
 static int kl_stale(selfcol_cl *s, cl_mem x, cl_mem p, const clamp_env *cenv, int *stale,
                     drape_err *e) {
