@@ -2098,7 +2098,7 @@ __kernel void kl_region_box(__global const float4 *x, __global float4 *xb,
   if (b >= nb) return;
   const uint lo = rstart[b], hi = rstart[b + 1u];
   if (lo == hi) return;
-  float3 mn = (float3)(INFINITY), mx = (float3)(-INFINITY);
+  float3 mn = (float3)(INFINITY), mx = (float3)(-INFINITY), sm = (float3)(0.0f);
   int bad = 0;
   for (uint e = lo; e < hi; e++) {
     const uint i = rvals[e];
@@ -2107,6 +2107,7 @@ __kernel void kl_region_box(__global const float4 *x, __global float4 *xb,
     if (!(chk - chk == 0.0f)) bad = 1;
     mn = fmin(mn, xi.xyz);
     mx = fmax(mx, xi.xyz);
+    sm += xi.xyz;
     xb[i] = xi;
   }
   if (bad) atomic_or(&flag[1], 1u);
@@ -2116,8 +2117,6 @@ __kernel void kl_region_box(__global const float4 *x, __global float4 *xb,
   /* the affine fits' frame (raff: 3 float4 a bucket: o; (C + λI)⁻¹ as
    * xx, xy, xz, yy | yz, zz), inverted by its adjugate (symmetric,
    * positive definite by λ) */
-  float3 sm = (float3)(0.0f);
-  for (uint e = lo; e < hi; e++) sm += x[rvals[e]].xyz;
   const float3 o = sm / (float)(hi - lo);
   float cxx = 0.0f, cxy = 0.0f, cxz = 0.0f, cyy = 0.0f, cyz = 0.0f, czz = 0.0f;
   for (uint e = lo; e < hi; e++) {
@@ -2185,9 +2184,7 @@ inline float kl_shrink(const float3 j0, const float3 j1, const float3 j2) {
  * particles' motion since the build per axis (NaN when non-finite: the
  * check's comparisons then fail, and the flag is raised here too), and
  * the range over all regions, into slot `par` of gr (6 keys: max x, y, z,
- * then min x, y, z; kl_near and kl_check reset the slots). Also the
- * region's affine map of this motion (rfit, 4 float4 a bucket: c and r;
- * J's rows, the first with kl_shrink in w).
+ * then min x, y, z; kl_near and kl_check reset the slots).
  *
  * clamp1 != 0: first the velocity clamp of selfcol_clamp on each of the
  * region's particles (the same function): the regions hold every
@@ -2374,7 +2371,7 @@ inline int kl_pair_affine(__global const float4 *x, __global const float4 *xb,
   const float eps = rfit[4u * a].w + rfit[4u * b].w;
   const float Dmin = fmax(tm + M, G - E);
   const float lim = 0.9f * (Dmin - tm);
-  if (a == b) return fmax(ja, jb) * Dmin + eps <= lim;
+  if (a == b) return ja * Dmin + eps <= lim; /* eps = 2 r_A */
   const float ea = kl_aff_gap(rbox, rfit, raff, a, b), eb = kl_aff_gap(rbox, rfit, raff, b, a);
   if (ja * Dmin + eps + ea <= lim && jb * Dmin + eps + eb <= lim) return 1;
   return kl_pair_side(x, xb, rstart, rvals, rbox, rfit, raff, a, b, E, tm, M) &&
