@@ -1522,6 +1522,19 @@ static inline int sc_edge_pair(__global const float4 *x, __global const float4 *
   id[2] = sw ? e0 : f0;
   id[3] = sw ? e1 : f1;
   const float4 xa = x[id[0]], xb = x[id[1]], xc = x[id[2]], xd = x[id[3]];
+  /* Segments whose boxes lie farther apart than d along an axis are
+   * farther apart than d: rejected before the closest points (most of an
+   * edge's candidates in a flat sheet). The slack, 2^-18 of the
+   * coordinates and of d, is far above the rounding of the closest
+   * points' difference along that axis, so this rejects only pairs the
+   * test below rejects too (same contacts and bits; NaN: not rejected). */
+  {
+    const float3 gap = fmax(fmin(xc.xyz, xd.xyz) - fmax(xa.xyz, xb.xyz),
+                            fmin(xa.xyz, xb.xyz) - fmax(xc.xyz, xd.xyz));
+    const float lim = d + (fmax(fmax(sc_amax3(xa.xyz), sc_amax3(xb.xyz)),
+                                fmax(sc_amax3(xc.xyz), sc_amax3(xd.xyz))) + d) * 0x1p-18f;
+    if (gap.x > lim || gap.y > lim || gap.z > lim) return 0;
+  }
   float s, tt;
   sc_seg_closest(xa.xyz, xb.xyz, xc.xyz, xd.xyz, &s, &tt);
   const float3 P1 = xa.xyz + (xb.xyz - xa.xyz) * s;
@@ -1598,11 +1611,12 @@ inline int sc_ee_entry(__global const uint *tris, __global const int *tobj,
                        __global const int *objf, __global const float4 *tbox, const uint t2,
                        const float3 elo, const float3 ehi, const int3 c0, const int3 c,
                        const int wide, const float inv, uint3 *u) {
-  const int ot = tobj[t2];
-  if (ot < 0 || !(objf[ot] & SELFCOL_F_BOUND)) return 0;
+  /* the box first: it rejects most entries, before the object's loads */
   const float4 b0 = tbox[2 * t2], b1 = tbox[2 * t2 + 1];
   if ((wide ? b1.w : b0.w) == 0.0f) return 0;
   if (!all(elo <= b1.xyz) || !all(ehi >= b0.xyz)) return 0; /* NaN: skipped */
+  const int ot = tobj[t2];
+  if (ot < 0 || !(objf[ot] & SELFCOL_F_BOUND)) return 0;
   if (!wide) {
     const int3 d0 = (int3)(sc_coord(b0.x, inv), sc_coord(b0.y, inv), sc_coord(b0.z, inv));
     const int3 first = max(c0, d0);
@@ -1819,6 +1833,45 @@ inline uint sc_edge_k(const uint3 v, const uint a, const uint b) {
   return ab == 3 ? 0u : ab == 2 ? 1u : 2u; /* (x, y), (y, z), (z, x) */
 }
 
+/* What selfcol_edge_flags allows for the motion of the other edge of a
+ * pair: for every non-empty bucket h of the passes' triangle hash, a
+ * reference motion c_h, the motion δ = x - p of the first corner of its
+ * first entry (sc_bucket_ref: the bucket is sorted, so the same particle
+ * whoever asks), and bm[h], the largest |δ_k - c_h| over the corners k of
+ * its triangles (selfcol_bucket_motion, one work item per triangle, an
+ * atomic_max on the bits per cell entry; bm zeroed before). Non-negative
+ * floats order like their bits, so bm is exact and independent of order;
+ * a NaN's bits lie above every number's and stay, and its NaN fails every
+ * test made with it. */
+inline float3 sc_bucket_ref(__global const float4 *x, __global const float4 *p,
+                            __global const uint *tris, __global const uint *start,
+                            __global const uint *vals, const uint h) {
+  const uint v = tris[3u * vals[start[h]]];
+  return x[v].xyz - p[v].xyz;
+}
+
+__kernel void selfcol_bucket_motion(__global const float4 *x, __global const float4 *p,
+                                    __global const uint *tris, __global const uint *key,
+                                    __global const uint *start, __global const uint *vals,
+                                    __global uint *bm, const int n_tris, const uint mask) {
+  const int t = get_global_id(0);
+  if (t >= n_tris || key[8 * t] == 0xffffffffu) return;
+  const uint v[3] = {tris[3 * t], tris[3 * t + 1], tris[3 * t + 2]};
+  float3 d[3];
+  for (int k = 0; k < 3; k++) d[k] = x[v[k]].xyz - p[v[k]].xyz;
+  for (int j = 0; j < 8; j++) {
+    const uint h = key[8 * t + j];
+    if (h > mask) break; /* none left, or the wide bucket (not read) */
+    const float3 c = sc_bucket_ref(x, p, tris, start, vals, h);
+    uint mb = 0u;
+    for (int k = 0; k < 3; k++) {
+      const float3 dc = d[k] - c;
+      mb = max(mb, as_uint(sqrt(sc_dot(dc, dc)))); /* the bits: a NaN stays */
+    }
+    atomic_max(&bm[h], mb);
+  }
+}
+
 /* Each edge's query once (issue 18, cost). selfcol_edge_edge lets both
  * ends of an edge scan the cells of its box for the edges they meet (each
  * combines its own share); on the twist about 96 % of those scans find
@@ -1829,7 +1882,31 @@ inline uint sc_edge_k(const uint3 v, const uint a, const uint b) {
  * otherwise, and for every slot the ends do not both meet the edge at.
  * An end reads its slot and skips a 0 edge's scan, reading only its
  * buckets' sizes for the cap counter: the same contacts, counters and
- * bits, with about half the scans. */
+ * bits, with about half the scans.
+ *
+ * Most edges need no scan at all: the step bounds (selfcol_bound_vt,
+ * selfcol_bound_pairs) gave each particle i, on the substep's start
+ * positions p, a lower bound L_i = min(r_i, its lock distance) of the
+ * distance of every vertex-triangle and edge-edge pair it is in (a pair
+ * they did not meet lies in a bucket over their cap, whose triangles got
+ * r = 0). An edge-edge pair (e, f) of bounded cloths was thus at least
+ * max(L_e0, L_e1) apart at p, and since then each point of an edge moved
+ * by a convex combination of its ends' motions δ = x - p, so the two
+ * closest points came nearer by at most max |δ_i - δ_j| <= |δ_i - c| +
+ * |δ_j - c| over an end i of e and an end j of f, for any c. The scan
+ * meets f only in e's buckets, and in cell bucket h every corner has
+ * |δ_j - c_h| <= bm[h] (selfcol_bucket_motion). When, for each of e's
+ * cells, max(L_e0, L_e1) - max_i |δ_i - c_h| - bm[h] exceeds tm, the
+ * largest pair thickness, no pair the scan could meet there touches: the
+ * cells are not scanned, only the wide bucket (its stretched triangles lie
+ * all over the cloth, so one reference would not bound their motions).
+ * Local and relative: a sheet that falls as a whole moves little
+ * against its own bucket's reference, and a fast flap elsewhere does not
+ * stop the skip. The slack, 2^-16 of the coordinates, of the motions and
+ * of tm, covers the rounding of the motions and of the closest points'
+ * distance; a NaN fails the test (the scan runs). A flat sheet far from
+ * other layers has L = R = 1.25 tm and its parts move nearly alike in a
+ * substep: its edges skip. */
 __kernel void selfcol_edge_flags(__global const float4 *x, __global const float4 *p,
                                  __global const float4 *rest, __global const int *sobj,
                                  __global const int *objf, __global const float4 *objp,
@@ -1838,7 +1915,9 @@ __kernel void selfcol_edge_flags(__global const float4 *x, __global const float4
                                  __global const uint *start, __global const uint *vals,
                                  __global const uint *adj_start, __global const uint *adj,
                                  __global uint *eflag, const int n_tris, const uint mask,
-                                 const uint cap) {
+                                 const uint cap, __global const uint *rb,
+                                 __global const uint *lk, __global const uint *bm,
+                                 const float tm) {
   const int g = get_global_id(0);
   if (g >= 3 * n_tris) return;
   const uint t = (uint)g / 3u, k = (uint)g % 3u;
@@ -1854,11 +1933,30 @@ __kernel void selfcol_edge_flags(__global const float4 *x, __global const float4
         sc_edge_first(tris, tobj, adj_start, adj, e1, e0) == t) {
       any = 0u;
       const float tq = objp[oq].x;
+      const float4 x0 = x[e0], x1 = x[e1];
       float3 elo, ehi;
       int3 c0, c1;
-      sc_ee_cells(x[e0], x[e1], inv, &elo, &ehi, &c0, &c1);
+      sc_ee_cells(x0, x1, inv, &elo, &ehi, &c0, &c1);
       const int nb = sc_ee_count(c0, c1);
-      for (int ib = 0; ib < nb && !any; ib++) {
+      const float3 d0 = x0.xyz - p[e0].xyz, d1 = x1.xyz - p[e1].xyz;
+      const float le = fmax(fmin(as_float(rb[e0]), as_float(lk[8u * e0 + 3u])),
+                            fmin(as_float(rb[e1]), as_float(lk[8u * e1 + 3u])));
+      const float lim = tm + (fmax(sc_amax3(x0.xyz), sc_amax3(x1.xyz)) + tm) * 0x1p-16f;
+      int skip = le > lim;
+      for (int ib = 0; ib < nb - 1 && skip; ib++) { /* the cells */
+        int3 cc = c0;
+        int wide;
+        const uint h = sc_ee_bucket(c0, c1, ib, nb, mask, &cc, &wide);
+        if (start[h + 1u] == start[h]) continue; /* nothing to meet there */
+        const float3 c = sc_bucket_ref(x, p, tris, start, vals, h);
+        const float3 a0 = d0 - c, a1 = d1 - c;
+        const float mv = fmax(sqrt(sc_dot(a0, a0)), sqrt(sc_dot(a1, a1))) + as_float(bm[h]);
+        skip = le - mv > lim + (sc_amax3(c) + mv) * 0x1p-16f; /* NaN: no skip */
+      }
+      /* no pair in the cells touches: only the wide bucket (the last, its
+       * triangles spread over the cloth) is scanned */
+      const int first = skip ? nb - 1 : 0;
+      for (int ib = first; ib < nb && !any; ib++) {
             int3 c = c0;
             int wide;
             const uint h = sc_ee_bucket(c0, c1, ib, nb, mask, &c, &wide);

@@ -159,6 +159,27 @@ static inline void sc_read(drape_cl *cl, cl_mem m, void *dst, size_t bytes) {
     assert_int_equal(rc_, 0);                                  \
   } while (0)
 
+/* The CPU reference and the OpenCL stage (in sc_kernel_form) of one world. */
+static inline void sc_pair_create(drape_cl *cl, const sc_world *w, selfcol_cpu *c,
+                                  selfcol_cl *g) {
+  const selfcol_desc d = sc_desc(w);
+  SC_OK(selfcol_cpu_create(&d, c, e));
+  SC_OK(selfcol_cl_create(cl, &d, g, e));
+  sc_check_form(g);
+}
+
+/* One stage on w.x (from w.p) on both: the OpenCL result into xg, the
+ * CPU reference's into w->x. */
+static inline void sc_pair_run(drape_cl *cl, selfcol_cl *g, selfcol_cpu *c, sc_world *w,
+                               dr_float4 *xg) {
+  sc_dev dev;
+  sc_dev_upload(cl, w, &dev);
+  SC_OK(selfcol_cl_run(g, dev.x, dev.p, dev.tris, NULL, NULL, e));
+  sc_read(cl, dev.x, xg, sizeof(dr_float4) * (size_t)w->n);
+  sc_dev_free(&dev);
+  selfcol_cpu_run(c, w->x, w->p, w->tris, NULL);
+}
+
 static inline int sc_cl_setup(drape_cl *cl) {
   drape_err e = {0};
   drape_cl_opts o = drape_cl_default_opts();

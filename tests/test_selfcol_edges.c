@@ -11,7 +11,13 @@
  *    takes the whole correction and is carried on top, 0.9..1.1 T apart;
  *    without the pass the driven strip goes through it (> 10 T beyond);
  *  - OpenCL (both kernel forms) gives the CPU reference's positions to the
- *    bit after every substep, and the pass is deterministic. */
+ *    bit after every substep, and the pass is deterministic;
+ *  - the edge flags' skip (an edge whose ends' step-bound distances, less
+ *    its own motion and the largest motion, exceed T needs no scan) keeps
+ *    every contact: wide crossed strips 1.2 T apart at the substep's start
+ *    and pressed 0.11-0.19 T each, so that their edges touch only because both
+ *    moved (the skip without either motion term misses them), give the
+ *    CPU reference's bits. */
 #include "cloth/crossings.h"
 #include "selfcol_fixture.h"
 
@@ -39,14 +45,14 @@ static const float A = 0.03f;  /* half length of a strip */
 static const float W = 0.004f; /* width: the vertices of one strip are 0.028 m
                                   from the other strip, far beyond T */
 
-/* Strip 0 along x at y = 0, strip 1 along z at y = gap; w0, w1 the inverse
- * masses of their particles. */
-static void make_cross(sc_world *w, float gap, float w0, float w1) {
+/* Strip 0 along x at y = 0, strip 1 along z at y = gap, each `width`
+ * wide; w0, w1 the inverse masses of their particles. */
+static void make_cross_w(sc_world *w, float gap, float w0, float w1, float width) {
   sc_world_alloc(w, 8, 4);
   w->nobj = 2;
   w->objects[0] = sc_cloth(T, 0.0f, 1);
   w->objects[1] = sc_cloth(T, 0.0f, 1);
-  const float h = 0.5f * W;
+  const float h = 0.5f * width;
   const float q0[4][3] = {{-A, 0, -h}, {A, 0, -h}, {A, 0, h}, {-A, 0, h}};
   const float q1[4][3] = {{-h, gap, -A}, {h, gap, -A}, {h, gap, A}, {-h, gap, A}};
   for (int i = 0; i < 4; i++) {
@@ -62,8 +68,36 @@ static void make_cross(sc_world *w, float gap, float w0, float w1) {
   const dr_uint tr[12] = {0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7};
   memcpy(w->tris, tr, sizeof tr);
 }
+static void make_cross(sc_world *w, float gap, float w0, float w1) {
+  make_cross_w(w, gap, w0, w1, W);
+}
 
-/* Smallest distance between an edge of strip 0 and one of strip 1. */
+/* make_cross_w 3 T wide at height Y, below a third strip (object 0,
+ * particles and triangles first) like strip 0, 4 T under it: it shares
+ * their hash cells, and its first corner, which stays still, is the
+ * reference motion of those buckets (selfcol_bucket_motion). */
+static const float Y = 0.3f;
+static void make_three(sc_world *w, float gap) {
+  sc_world_alloc(w, 12, 6);
+  w->nobj = 3;
+  for (int o = 0; o < 3; o++) w->objects[o] = sc_cloth(T, 0.0f, 1);
+  const float h = 1.5f * T, y1 = Y + gap;
+  const float q[12][3] = {{-A, Y - 4.0f * T, -h}, {A, Y - 4.0f * T, -h}, {A, Y - 4.0f * T, h},
+                          {-A, Y - 4.0f * T, h},  {-A, Y, -h},           {A, Y, -h},
+                          {A, Y, h},              {-A, Y, h},            {-h, y1, -A},
+                          {h, y1, -A},            {h, y1, A},            {-h, y1, A}};
+  for (int i = 0; i < 12; i++) {
+    w->x[i] = (dr_float4){q[i][0], q[i][1], q[i][2], 1.0f};
+    w->obj[i] = i / 4;
+    w->rest[i] = w->x[i];
+    w->p[i] = w->x[i];
+  }
+  const dr_uint tr[18] = {0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7, 8, 9, 10, 8, 10, 11};
+  memcpy(w->tris, tr, sizeof tr);
+}
+
+/* Smallest distance between an edge of strip 0 and one of strip 1 (the
+ * strips' first particles at x and x + 4). */
 static float edge_gap(const dr_float4 *x) {
   static const int E[5][2] = {{0, 1}, {1, 2}, {2, 3}, {3, 0}, {0, 2}};
   float best = 1e30f;
@@ -165,25 +199,17 @@ static void test_cl_matches_cpu(void **state) {
     sc_world w;
     make_cross(&w, 0.8f * T, 1.0f, 1.0f);
     sc_kernel_form = sc_form(run);
-    selfcol_desc d = sc_desc(&w);
     selfcol_cpu c;
-    SC_OK(selfcol_cpu_create(&d, &c, e));
     selfcol_cl g;
-    SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
-    sc_check_form(&g);
+    sc_pair_create(&g_cl, &w, &c, &g);
     assert_true(g.tb.edge);
     dr_float4 xg[8], xr[8];
     int moved = 0;
     for (int s = 0; s < 40; s++) {
       memcpy(w.p, w.x, bytes);
       for (int i = 0; i < 8; i++) w.x[i].y += i < 4 ? 0.1f * T : -0.1f * T;
-      sc_dev dev;
-      sc_dev_upload(&g_cl, &w, &dev);
-      SC_OK(selfcol_cl_run(&g, dev.x, dev.p, dev.tris, NULL, NULL, e));
-      sc_read(&g_cl, dev.x, xg, bytes);
-      sc_dev_free(&dev);
       memcpy(xr, w.x, bytes);
-      selfcol_cpu_run(&c, w.x, w.p, w.tris, NULL);
+      sc_pair_run(&g_cl, &g, &c, &w, xg);
       for (int i = 0; i < 8; i++) moved += memcmp(&xr[i], &w.x[i], sizeof xr[i]) != 0;
       assert_memory_equal(xg, w.x, bytes);
     }
@@ -201,11 +227,76 @@ static void test_cl_matches_cpu(void **state) {
   assert_memory_equal(&a, &b, sizeof a);
 }
 
+/* The flags' skip (kernels/selfcol.cl, selfcol_edge_flags). Strips 3 T
+ * wide (make_three): within a strip nothing is nearer than 3 T, the
+ * vertices lie far outside the other strip and the still strip is 4 T
+ * away, so each particle's step bound is its crossing edges' distance at
+ * the substep's start p (capped at 1.25 T). A substep starts 1.2 T apart
+ * (p) and each crossing strip moves 0.15 T (0.11, 0.19) towards the
+ * other: the edges are 0.9 T (0.98, 0.82) apart at x, in contact. Their
+ * buckets' reference motion is the still strip's (0), so each edge's own
+ * motion and its bucket's largest each count 0.15 T, and the skip must
+ * add both (1.2 - 2 x 0.15 < 1; without either term 1.05 > 1 and the
+ * contacts would be skipped). Then a substep moving 0.01 T each, which
+ * the skip takes (no contact: the same bits either way), and the first
+ * again with the crossing strips also drifting alike. */
+static void test_flags_skip(void **state) {
+  (void)state;
+  const size_t bytes = sizeof(dr_float4) * 12;
+  for (int run = 0; run < 2; run++) {
+    sc_kernel_form = sc_form(run);
+    int moved = 0;
+    for (int s = 0; s < 5; s++) {
+      static const float steps[5] = {0.15f, 0.11f, 0.19f, 0.01f, 0.15f};
+      const float step = steps[s] * T;
+      /* the last: both crossing strips also drift 0.2, 0.25, 0.1 T */
+      const float drift[3] = {s == 4 ? 0.2f * T : 0.0f, s == 4 ? 0.25f * T : 0.0f,
+                              s == 4 ? 0.1f * T : 0.0f};
+      sc_world w;
+      make_three(&w, 1.2f * T);
+      selfcol_cpu c;
+      selfcol_cl g;
+      sc_pair_create(&g_cl, &w, &c, &g);
+      assert_true(g.tb.edge);
+      const float g0 = edge_gap(w.x + 4);
+      memcpy(w.p, w.x, bytes);
+      for (int i = 4; i < 12; i++) {
+        w.x[i].x += drift[0];
+        w.x[i].y += (i < 8 ? step : -step) + drift[1];
+        w.x[i].z += drift[2];
+      }
+      const float g1 = edge_gap(w.x + 4);
+      dr_float4 xg[12], xr[12];
+      memcpy(xr, w.x, bytes);
+      sc_pair_run(&g_cl, &g, &c, &w, xg);
+      const float g2 = edge_gap(w.x + 4);
+      int m = 0;
+      for (int i = 0; i < 12; i++) m += memcmp(&xr[i], &w.x[i], sizeof xr[i]) != 0;
+      if (s != 3) {
+        assert_true(g0 >= 1.19f * T && g1 < T); /* in contact only after both moved */
+        assert_true(m > 0 && g2 > g1);          /* the edge-edge pass pushed them apart */
+      } else {
+        assert_true(g1 > T && m == 0); /* no contact */
+      }
+      for (int i = 0; i < 4; i++) assert_memory_equal(&xr[i], &w.x[i], sizeof xr[i]); /* still */
+      moved += m;
+      assert_memory_equal(xg, w.x, bytes);
+      selfcol_cl_destroy(&g);
+      selfcol_cpu_destroy(&c);
+      sc_world_free(&w);
+    }
+    fprintf(stderr, "flags' skip (%s form): OpenCL = CPU with contacts made only by both "
+            "strips' motion (%d particle moves)\n", sc_form_name(run), moved);
+  }
+  sc_kernel_form = 0;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_crossed_strips),
       cmocka_unit_test(test_kinematic_carries),
       cmocka_unit_test(test_cl_matches_cpu),
+      cmocka_unit_test(test_flags_skip),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -21,7 +21,8 @@ static const char *const sk_names[SK_COUNT] = {
     "selfcol_bound_owners", "selfcol_bound_vt",     "kl_region_box",
     "kl_range",             "kl_check",               "kl_lists",
     "kl_rev_scatter",       "kl_fit",                 "kl_near",
-    "selfcol_edge_flags",   "kl_active",              "kl_affine"};
+    "selfcol_edge_flags",   "kl_active",              "kl_affine",
+    "selfcol_bucket_motion"};
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
@@ -257,6 +258,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->adj_start, (n + 1) * u, t->adj_start, "particle triangles start", e)) ||
       (rc = mk(s, &s->adj, 3 * nt * u, t->adj, "particle triangles", e)) ||
       (rc = mk(s, &s->eflag, 3 * nt * u, NULL, "edge query flags", e)) ||
+      (rc = mk(s, &s->bmot, Bt * u, NULL, "triangle bucket motions", e)) ||
       (rc = mk(s, &s->gate_on, f4, &gate1, "open gate", e)) ||
       (rc = kl_alloc(s, e)) ||
       (rc = mk(s, &s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, NULL, "cap counters",
@@ -294,7 +296,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
                    &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals,
                    &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->lock,  &s->links,
                    &s->big,    &s->nbig,  &s->tnb,   &s->town,
-                   &s->adj_start, &s->adj, &s->gate_on, &s->eflag};
+                   &s->adj_start, &s->adj, &s->gate_on, &s->eflag, &s->bmot};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   scan_free(&s->scan_p);
   scan_free(&s->scan_t);
@@ -493,12 +495,20 @@ int selfcol_cl_edge_edge(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_e
   const float inv_p = 1.0f / t->cell, reach_l = 3.0f * t->t_max;
   const cl_uint mask_p = t->mask_p, cap_p = t->cap_p;
   const cl_int nt = t->n_tris;
+  const float tm = t->t_max;
   int rc;
-  if ((rc = BIND(SK_EDGE_FLAGS, A("x", x), A("p", p), A("rest", s->rest), A("sobj", s->sobj),
+  /* each bucket's largest motion since p, for the flags' skip */
+  if ((rc = fill0(s, s->bmot, ((size_t)mask + 1) * sizeof(cl_uint), e)) ||
+      (rc = BIND(SK_BUCKET_MOTION, A("x", x), A("p", p), A("tris", tris), A("key", s->tkey),
+                 A("start", s->tcount), A("vals", s->tvals), A("bm", s->bmot),
+                 A("n_tris", nt), A("mask", mask))) ||
+      (rc = launch(s, SK_BUCKET_MOTION, (size_t)nt, 0, e)) ||
+      (rc = BIND(SK_EDGE_FLAGS, A("x", x), A("p", p), A("rest", s->rest), A("sobj", s->sobj),
                  A("objf", s->objf), A("objp", s->objp), A("tris", tris), A("tobj", s->tobj),
                  A("tbox", s->tbox), A("maxbits", s->maxbits), A("start", s->tcount),
                  A("vals", s->tvals), A("adj_start", s->adj_start), A("adj", s->adj),
-                 A("eflag", s->eflag), A("n_tris", nt), A("mask", mask), A("cap", cap))) ||
+                 A("eflag", s->eflag), A("n_tris", nt), A("mask", mask), A("cap", cap),
+                 A("rb", s->rb), A("lk", s->lock), A("bm", s->bmot), A("tm", tm))) ||
       (rc = launch(s, SK_EDGE_FLAGS, 3 * (size_t)nt, 0, e)) ||
       (rc = BIND(SK_EDGE_EDGE, A("x", x), A("p", p), A("wsc", s->wsc), A("rest", s->rest),
                  A("sobj", s->sobj), A("objf", s->objf), A("objp", s->objp), A("tris", tris),

@@ -18,7 +18,8 @@ enum {
   SK_CORNER_SCATTER, SK_VT_GATHER, SK_SCAN_CHUNKS, SK_SCAN_TOTALS, SK_SCAN_CHUNKS_ADD,
   SK_BOUND_INIT, SK_BOUND_PAIRS, SK_BOUND_CLAMP, SK_BOUND_EXTENT, SK_BOUND_OVERFLOW,
   SK_EDGE_EDGE, SK_BOUND_LINKS, SK_BOUND_OWNERS, SK_BOUND_VT,
-  SK_KL_REGION_BOX, SK_KL_RANGE, SK_KL_CHECK, SK_KL_LISTS, SK_KL_REV_SCATTER, SK_KL_FIT, SK_KL_NEAR, SK_EDGE_FLAGS, SK_KL_ACTIVE, SK_KL_AFFINE, SK_COUNT
+  SK_KL_REGION_BOX, SK_KL_RANGE, SK_KL_CHECK, SK_KL_LISTS, SK_KL_REV_SCATTER, SK_KL_FIT, SK_KL_NEAR, SK_EDGE_FLAGS, SK_KL_ACTIVE, SK_KL_AFFINE,
+  SK_BUCKET_MOTION, SK_COUNT
 };
 
 #define SELFCOL_SCAN_LEVELS 8
@@ -65,6 +66,7 @@ typedef struct selfcol_cl {
   cl_mem tnb, town;             /* edge neighbours (tb.tnb), owned edges      */
   cl_mem adj_start, adj;        /* edge-edge: each particle's triangles (CSR) */
   cl_mem eflag;                 /* edge-edge: per edge slot, whether a pair may touch */
+  cl_mem bmot;                  /* per triangle bucket, its largest motion against its reference */
   /* gate_on is (0, 0, 0, 1): the buckets' sort's gate (kernels/hash.cl),
    * open; kl_gate (below) is the corner lists' */
   cl_mem gate_on;
