@@ -13,11 +13,12 @@
  *  - OpenCL (both kernel forms) gives the CPU reference's positions to the
  *    bit after every substep, and the pass is deterministic;
  *  - the edge flags' skip (an edge whose ends' step-bound distances, less
- *    its own motion and the largest motion, exceed T needs no scan) keeps
- *    every contact: wide crossed strips 1.2 T apart at the substep's start
- *    and pressed 0.11-0.19 T each, so that their edges touch only because both
- *    moved (the skip without either motion term misses them), give the
- *    CPU reference's bits. */
+ *    its own motion and its buckets' largest, each against the bucket's
+ *    reference, exceed T needs no scan of its cells) keeps every contact:
+ *    wide crossed strips 1.2 T apart at the substep's start and pressed
+ *    0.11-0.19 T each, so that their edges touch only because both moved
+ *    (the skip without either motion term misses them), give the CPU
+ *    reference's bits. */
 #include "cloth/crossings.h"
 #include "selfcol_fixture.h"
 
@@ -45,14 +46,14 @@ static const float A = 0.03f;  /* half length of a strip */
 static const float W = 0.004f; /* width: the vertices of one strip are 0.028 m
                                   from the other strip, far beyond T */
 
-/* Strip 0 along x at y = 0, strip 1 along z at y = gap, each `width`
- * wide; w0, w1 the inverse masses of their particles. */
-static void make_cross_w(sc_world *w, float gap, float w0, float w1, float width) {
+/* Strip 0 along x at y = 0, strip 1 along z at y = gap; w0, w1 the inverse
+ * masses of their particles. */
+static void make_cross(sc_world *w, float gap, float w0, float w1) {
   sc_world_alloc(w, 8, 4);
   w->nobj = 2;
   w->objects[0] = sc_cloth(T, 0.0f, 1);
   w->objects[1] = sc_cloth(T, 0.0f, 1);
-  const float h = 0.5f * width;
+  const float h = 0.5f * W;
   const float q0[4][3] = {{-A, 0, -h}, {A, 0, -h}, {A, 0, h}, {-A, 0, h}};
   const float q1[4][3] = {{-h, gap, -A}, {h, gap, -A}, {h, gap, A}, {-h, gap, A}};
   for (int i = 0; i < 4; i++) {
@@ -68,11 +69,8 @@ static void make_cross_w(sc_world *w, float gap, float w0, float w1, float width
   const dr_uint tr[12] = {0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7};
   memcpy(w->tris, tr, sizeof tr);
 }
-static void make_cross(sc_world *w, float gap, float w0, float w1) {
-  make_cross_w(w, gap, w0, w1, W);
-}
 
-/* make_cross_w 3 T wide at height Y, below a third strip (object 0,
+/* make_cross's strips 3 T wide at height Y, above a third strip (object 0,
  * particles and triangles first) like strip 0, 4 T under it: it shares
  * their hash cells, and its first corner, which stays still, is the
  * reference motion of those buckets (selfcol_bucket_motion). */
