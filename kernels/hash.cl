@@ -142,13 +142,7 @@ inline void hash_sift_down(__global uint *vals, const uint lo, uint i, const uin
  * The front is the same set in the same order whatever order the atomics
  * gave, so it equals the CPU reference's (sequential, fully sorted) front;
  * the rest of the bucket is left in no particular order and never read. */
-__kernel void hash_sort_buckets(__global const uint *start, __global uint *vals,
-                                const uint n_buckets, const uint cap,
-                                __global const float4 *gate) {
-  if (gate[0].w == 0.0f) return; /* the whole launch: uniform */
-  const uint b = get_global_id(0);
-  if (b >= n_buckets) return;
-  const uint lo = start[b], hi = start[b + 1u];
+inline void hash_sort_range(__global uint *vals, const uint lo, const uint hi, const uint cap) {
   if (hi - lo <= cap) {
     for (uint i = lo + 1u; i < hi; i++) {
       const uint v = vals[i];
@@ -177,4 +171,13 @@ __kernel void hash_sort_buckets(__global const uint *start, __global uint *vals,
     vals[lo + end] = top;
     hash_sift_down(vals, lo, 0u, end);
   }
+}
+
+__kernel void hash_sort_buckets(__global const uint *start, __global uint *vals,
+                                const uint n_buckets, const uint cap,
+                                __global const float4 *gate) {
+  if (gate[0].w == 0.0f) return; /* the whole launch: uniform */
+  const uint b = get_global_id(0);
+  if (b >= n_buckets) return;
+  hash_sort_range(vals, start[b], start[b + 1u], cap);
 }

@@ -465,6 +465,63 @@ __kernel void hash_scatter_triangles(__global const uint *key, __global const ui
   }
 }
 
+/* The triangle hash's sort (hash_sort_range), then the grown boxes of each
+ * bucket's readable front copied beside its entries, one plane per
+ * coordinate (eb[k * plane + e], k: lo x, y, z, hi x, y, z). Why: a query
+ * reads a bucket's boxes in entry order, eight at a time (sc_box_scan),
+ * where tbox[vals[e]] is a random load per entry and a scalar test; on the
+ * main scene the per-entry loop was most of kl_lists, the largest kernel
+ * of a contact-list build. The copies are the same floats as tbox, so
+ * every test on them is the test on tbox. */
+__kernel void hash_sort_boxes(__global const uint *start, __global uint *vals,
+                              const uint n_buckets, const uint cap,
+                              __global const float4 *tbox, __global float *eb,
+                              const uint plane) {
+  const uint b = get_global_id(0);
+  if (b >= n_buckets) return;
+  const uint lo = start[b], hi = start[b + 1u];
+  hash_sort_range(vals, lo, hi, cap);
+  const uint end = hi - lo <= cap ? hi : lo + cap;
+  for (uint e = lo; e < end; e++) {
+    const uint t = vals[e];
+    const float4 l = tbox[2u * t], h = tbox[2u * t + 1u];
+    eb[e] = l.x;
+    eb[plane + e] = l.y;
+    eb[2u * plane + e] = l.z;
+    eb[3u * plane + e] = h.x;
+    eb[4u * plane + e] = h.y;
+    eb[5u * plane + e] = h.z;
+  }
+}
+
+/* Which of the entries e0 .. e0 + 7 (those below hi) have a box that holds
+ * q (bit k: entry e0 + k), and, with reach >= 0, whose box shrunk back by
+ * grow is within reach (+ slack) of q: the same comparisons, per entry, as
+ * kl_lists made on tbox one entry at a time. */
+inline uint sc_box_scan(__global const float *eb, const uint plane, const uint e0,
+                        const uint hi, const float3 q, const float grow, const float r2) {
+  const float8 lx = vload8(0, eb + e0), ly = vload8(0, eb + plane + e0),
+               lz = vload8(0, eb + 2u * plane + e0);
+  const float8 hx = vload8(0, eb + 3u * plane + e0), hy = vload8(0, eb + 4u * plane + e0),
+               hz = vload8(0, eb + 5u * plane + e0);
+  const float8 qx = (float8)(q.x), qy = (float8)(q.y), qz = (float8)(q.z);
+  const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+  int8 in = (lane < (int8)((int)(hi - e0))) & (qx >= lx) & (qx <= hx) & (qy >= ly) &
+            (qy <= hy) & (qz >= lz) & (qz <= hz);
+  if (!any(in)) return 0u;
+  if (r2 >= 0.0f) {
+    const float8 g = (float8)(grow), z = (float8)(0.0f);
+    const float8 ex = fmax(fmax(lx + g - qx, qx - (hx - g)), z);
+    const float8 ey = fmax(fmax(ly + g - qy, qy - (hy - g)), z);
+    const float8 ez = fmax(fmax(lz + g - qz, qz - (hz - g)), z);
+    in &= (ex * ex + ey * ey + ez * ez) <= (float8)(r2);
+  }
+  const int8 bit = in & (int8)(1, 2, 4, 8, 16, 32, 64, 128);
+  const int4 b4 = bit.lo | bit.hi;
+  const int2 b2 = b4.lo | b4.hi;
+  return (uint)(b2.x | b2.y);
+}
+
 /* ---- vertex–triangle proximity --------------------------------------------
  * A vertex q closer than d to a triangle (a, b, c) it does not belong to is
  * pushed out to distance d; the constraint C = n·(q - (u a + v b + w c)) - d
@@ -974,7 +1031,9 @@ inline void sc_bound_seg4(__global uint *rb, __global uint *lk, uint a, uint b, 
  * boundary point to q (the triangle is convex); otherwise the plane
  * normal towards q, along which every point of the triangle is h from q
  * wherever the foot lies. A triangle with n = 0 is a segment or a point:
- * its edges are all of it. selfcol_cpu.c has the same arithmetic. */
+ * its edges are all of it. Past R (the callers' cut-off) any lower bound of
+ * at least R will do: the plane distance, or an edge line's in-plane
+ * distance, ends the work early. selfcol_cpu.c has the same arithmetic. */
 inline float sc_vt_lower(float3 q, float3 a, float3 b, float3 c, float3 *dir, float R) {
   const float3 V[3] = {a, b, c};
   const float3 e[3] = {b - a, c - b, a - c};
@@ -998,6 +1057,11 @@ inline float sc_vt_lower(float3 q, float3 a, float3 b, float3 c, float3 *dir, fl
       const float3 qv = q - V[i];
       const float sig = sc_dot(qv, sc_cross(e[i], n)) / (sqrt(L2[i]) * nn);
       const float err = 2.0f * delta * sqrt(sc_dot(qv, qv));
+      /* every point of the triangle is on the inner side of this edge's
+       * line, so at least sig - err from q: past R, that is enough (most
+       * of a contact list's candidates, a sheet's near neighbours in its
+       * plane, end here without their edge distances) */
+      if (sig - err >= R) return sig - err;
       if (sig > err) out = 1; /* certainly outside: the boundary is closest */
       if (!(sig < -err)) in = 0;
     }
@@ -2551,7 +2615,8 @@ __kernel void kl_lists(__global const float4 *x, __global const int *sobj,
                        __global const uint *start, __global const uint *vals,
                        __global uint *lst, __global int *lstn, __global uint *rcnt,
                        __global uint *flag, const int n, const uint mask, const uint cap,
-                       const int L, const float reach, const float grow) {
+                       const int L, const float reach, const float grow,
+                       __global const float *eb, const uint plane) {
   const int q = get_global_id(0);
   if (q >= n) return;
   int cnt = 0;
@@ -2566,26 +2631,29 @@ __kernel void kl_lists(__global const float4 *x, __global const int *sobj,
     const float slack = (sc_amax3(xq) + 2.0f * grow) * 0x1p-18f;
     __global uint *out = lst + (size_t)q * (size_t)L;
     uint prev = 0xffffffffu;
-    for (uint e = lo; e < hi && !over; e++) {
+    /* the box test, and the distance to the corners' own box (the grown
+     * one shrunk back), a lower bound of the distance to the triangle,
+     * which rejects most of the box's candidates before the exact lower
+     * bound (`slack` covers the rounding of the growth), eight entries at
+     * a time on the bucket's copied boxes (hash_sort_boxes) */
+    const float r2 = (reach + slack) * (reach + slack);
+    for (uint e0 = lo; e0 < hi && !over; e0 += 8u) {
+     uint m = sc_box_scan(eb, plane, e0, hi, xq, grow, r2);
+     for (; m != 0u && !over; m &= m - 1u) {
+      const uint e = e0 + 31u - clz(m & (0u - m)); /* the lowest bit set */
       const uint t = vals[e];
+      /* a triangle twice in a bucket (two of its cells hashed alike) is
+       * two adjacent entries with one box: count it once */
       if (t == prev) continue;
       prev = t;
-      const float3 blo = tbox[2 * t].xyz, bhi = tbox[2 * t + 1].xyz;
-      if (!all(xq >= blo) || !all(xq <= bhi)) continue;
-      /* the distance to the corners' own box (the grown one shrunk back),
-       * a lower bound of the distance to the triangle, rejects most of the
-       * box's candidates before the exact lower bound; `slack` covers the
-       * rounding of the growth */
-      const float3 ex = fmax(fmax(blo + (float3)(grow) - xq, xq - (bhi - (float3)(grow))),
-                             (float3)(0.0f));
-      if (sc_dot(ex, ex) > (reach + slack) * (reach + slack)) continue;
       uint3 v;
       if (!sc_tri_ok(tris, tobj, (int)t, &v) || tbox[2 * t].w == 0.0f) continue;
       if (v.x == (uint)q || v.y == (uint)q || v.z == (uint)q) continue;
       const float3 a = x[v.x].xyz, b = x[v.y].xyz, c = x[v.z].xyz;
       float3 dir;
-      const float dl = sc_vt_lower(xq, a, b, c, &dir, 2.0f * reach);
-      if (!(dl - sc_bound_margin(xq, a, b, c) <= reach)) continue;
+      const float mg = sc_bound_margin(xq, a, b, c);
+      const float dl = sc_vt_lower(xq, a, b, c, &dir, reach + mg);
+      if (!(dl - mg <= reach)) continue;
       if (cnt == L) {
         over = 1;
         break;
@@ -2594,6 +2662,7 @@ __kernel void kl_lists(__global const float4 *x, __global const int *sobj,
       atomic_inc(&rcnt[v.x]);
       atomic_inc(&rcnt[v.y]);
       atomic_inc(&rcnt[v.z]);
+     }
     }
     if (over) atomic_or(&flag[1], 1u);
   }

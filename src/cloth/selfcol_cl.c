@@ -22,7 +22,7 @@ static const char *const sk_names[SK_COUNT] = {
     "kl_range",             "kl_check",               "kl_lists",
     "kl_rev_scatter",       "kl_fit",                 "kl_near",
     "selfcol_edge_flags",   "kl_active",              "kl_affine",
-    "selfcol_bucket_motion"};
+    "selfcol_bucket_motion", "hash_sort_boxes"};
 
 #define A(name, v) DRAPE_CL_ARG(name, v)
 
@@ -218,6 +218,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
   const selfcol_tables *t = &s->tb;
   size_t n = (size_t)(t->n > 0 ? t->n : 1), nt = (size_t)(t->n_tris > 0 ? t->n_tris : 1);
   size_t K = SELFCOL_SLOTS, Bp = (size_t)t->mask_p + 1, Bt = (size_t)t->mask_t + 1;
+  s->ebox_plane = (cl_uint)(8 * nt + 8);
   size_t u = sizeof(cl_uint), f4 = sizeof(dr_float4);
   const dr_float4 gate1 = {0.0f, 0.0f, 0.0f, 1.0f};
   if ((rc = mk(s, &s->sobj, n * u, t->sobj, "particle objects", e)) ||
@@ -238,6 +239,8 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->trank, 8 * nt * u, NULL, "triangle ranks", e)) ||
       (rc = mk(s, &s->tcount, (Bt + 2) * u, NULL, "triangle buckets", e)) ||
       (rc = mk(s, &s->tvals, 8 * nt * u, NULL, "triangle entries", e)) ||
+      /* the queries read eight entries at a time, up to 7 past the last */
+      (rc = mk(s, &s->ebox, 6 * (8 * nt + 8) * sizeof(float), NULL, "triangle entry boxes", e)) ||
       (rc = mk(s, &s->rec_a, K * n * f4, NULL, "contact corrections", e)) ||
       (rc = mk(s, &s->rec_b, K * n * f4, NULL, "contact weights", e)) ||
       (rc = mk(s, &s->rec_t, K * n * u, NULL, "contact triangles", e)) ||
@@ -292,7 +295,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
   for (int k = 0; k < SK_COUNT; k++) dr_cl_kern_release(&s->k[k]);
   cl_mem *all[] = {&s->sobj,   &s->tobj,  &s->objp,  &s->objf,    &s->rest,  &s->pkey,
                    &s->prank,  &s->pcount, &s->pvals, &s->delta, &s->wsc,  &s->ncon,  &s->maxbits,
-                   &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->rec_a, &s->rec_b,
+                   &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->ebox,  &s->rec_a, &s->rec_b,
                    &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals,
                    &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->lock,  &s->links,
                    &s->big,    &s->nbig,  &s->tnb,   &s->town,
@@ -393,9 +396,10 @@ int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
 /* bound: the bounds' extent kernel (wide triangles listed, not hashed);
  * else triangles whose grown box is wider than `limit` go to the wide
  * bucket (mask_t + 1, after the cells'); cap: the most entries a reader
- * takes from a bucket (the sort orders those). */
+ * takes from a bucket (the sort orders those); boxes: also copy the
+ * entries' boxes beside them (hash_sort_boxes, for kl_lists). */
 static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow, int bound,
-                                float wide_limit, cl_uint cap, drape_err *e) {
+                                float wide_limit, cl_uint cap, int boxes, drape_err *e) {
   const selfcol_tables *t = &s->tb;
   const cl_int nt = t->n_tris;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1;
@@ -426,12 +430,18 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
                  A("vals", s->tvals), A("n_tris", nt))) ||
       (rc = launch(s, SK_SCATTER_T, (size_t)nt, 0, e)))
     return rc;
-  return sort_buckets(s, s->tcount, s->tvals, B + 1, cap, s->gate_on, e);
+  const cl_uint nb = B + 1; /* the cells' buckets and the wide one */
+  if (!boxes) return sort_buckets(s, s->tcount, s->tvals, nb, cap, s->gate_on, e);
+  if ((rc = BIND(SK_SORT_BOXES, A("start", s->tcount), A("vals", s->tvals),
+                 A("n_buckets", nb), A("cap", cap), A("tbox", s->tbox), A("eb", s->ebox),
+                 A("plane", s->ebox_plane))))
+    return rc;
+  return launch(s, SK_SORT_BOXES, nb, 0, e);
 }
 
 int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e) {
   part(s, SELFCOL_T_HASH_TRIANGLES);
-  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, s->tb.wide_limit, s->tb.cap_t, e);
+  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, s->tb.wide_limit, s->tb.cap_t, 0, e);
 }
 
 int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
@@ -441,7 +451,7 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
   const float R = t->bound_r;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1, capb = SELFCOL_BOUND_CAP * t->cap_t;
   int rc;
-  if ((rc = hash_triangles_grown(s, p, tris, R, 1, 0.0f, t->cap_t, e)) ||
+  if ((rc = hash_triangles_grown(s, p, tris, R, 1, 0.0f, t->cap_t, 0, e)) ||
       (rc = BIND(SK_BOUND_INIT, A("rb", s->rb), A("lk", s->lock), A("R", R), A("n", n))) ||
       (rc = launch(s, SK_BOUND_INIT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_OVERFLOW, A("start", s->tcount), A("vals", s->tvals), A("tris", tris),
@@ -619,14 +629,14 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
                  A("flag", s->kl_flag), A("near", s->kl_near), A("nearn", s->kl_nearn),
                  A("gr", s->kl_gr), A("rn", t->list_near), A("cap", near_cap))) ||
       (rc = launch(s, SK_KL_NEAR, nr, 0, e)) ||
-      (rc = hash_triangles_grown(s, x, tris, t->list_grow, 0, HUGE_VALF, capq, e)) ||
+      (rc = hash_triangles_grown(s, x, tris, t->list_grow, 0, HUGE_VALF, capq, 1, e)) ||
       (rc = fill0(s, s->kl_ccount, np1 * u, e)) ||
       (rc = BIND(SK_KL_LISTS, A("x", x), A("sobj", s->sobj), A("tris", tris),
                  A("tobj", s->tobj), A("tbox", s->tbox), A("maxbits", s->maxbits),
                  A("start", s->tcount), A("vals", s->tvals), A("lst", s->kl_lst),
                  A("lstn", s->kl_lstn), A("rcnt", s->kl_ccount), A("flag", s->kl_flag),
                  A("n", n), A("mask", mask), A("cap", capq), A("L", L), A("reach", reach),
-                 A("grow", t->list_grow))) ||
+                 A("grow", t->list_grow), A("eb", s->ebox), A("plane", s->ebox_plane))) ||
       (rc = launch(s, SK_KL_LISTS, (size_t)n, 0, e)) ||
       (rc = scan_run(s, &s->scan_c, s->kl_ccount, e)) ||
       /* all corners' lists must fit their buffer before anything is

@@ -19,7 +19,7 @@ enum {
   SK_BOUND_INIT, SK_BOUND_PAIRS, SK_BOUND_CLAMP, SK_BOUND_EXTENT, SK_BOUND_OVERFLOW,
   SK_EDGE_EDGE, SK_BOUND_LINKS, SK_BOUND_OWNERS, SK_BOUND_VT,
   SK_KL_REGION_BOX, SK_KL_RANGE, SK_KL_CHECK, SK_KL_LISTS, SK_KL_REV_SCATTER, SK_KL_FIT, SK_KL_NEAR, SK_EDGE_FLAGS, SK_KL_ACTIVE, SK_KL_AFFINE,
-  SK_BUCKET_MOTION, SK_COUNT
+  SK_BUCKET_MOTION, SK_SORT_BOXES, SK_COUNT
 };
 
 #define SELFCOL_SCAN_LEVELS 8
@@ -52,6 +52,10 @@ typedef struct selfcol_cl {
   cl_mem wsc;                   /* inverse masses of the passes (0: supported) */
   /* triangle hash: up to 8 (key, rank) slots per triangle */
   cl_mem maxbits, tkey, tbox, trank, tcount, tvals;
+  /* the grown boxes of the entries, in entry order, one plane of
+   * ebox_plane floats per coordinate (hash_sort_boxes) */
+  cl_mem ebox;
+  cl_uint ebox_plane;
   /* vertex-triangle contacts and their corner regrouping */
   cl_mem rec_a, rec_b, rec_t, nvt, ccount, crank, cvals;
   /* bounded work: entries each particle / vertex query read last pass, and

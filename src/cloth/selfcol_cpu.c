@@ -1154,6 +1154,7 @@ static float vt_lower(v3 q, v3 a, v3 b, v3 c, v3 *dir, float R) {
       const v3 qv = sub(q, Vx[i]);
       const float sig = dot(qv, cross(e[i], n)) / (sqrtf(L2[i]) * nn);
       const float err = 2.0f * delta * sqrtf(dot(qv, qv));
+      if (sig - err >= R) return sig - err; /* past R on this edge's outer side */
       if (sig > err) out = 1;
       if (!(sig < -err)) in = 0;
     }
