@@ -465,14 +465,17 @@ __kernel void hash_scatter_triangles(__global const uint *key, __global const ui
   }
 }
 
-/* The triangle hash's sort (hash_sort_range), then the grown boxes of each
- * bucket's readable front copied beside its entries, one plane per
- * coordinate (eb[k * plane + e], k: lo x, y, z, hi x, y, z). Why: a query
- * reads a bucket's boxes in entry order, eight at a time (sc_box_scan),
- * where tbox[vals[e]] is a random load per entry and a scalar test; on the
- * main scene the per-entry loop was most of kl_lists, the largest kernel
- * of a contact-list build. The copies are the same floats as tbox, so
- * every test on them is the test on tbox. */
+/* The triangle hash's sort (hash_sort_range), then the grown boxes of all
+ * of each bucket's entries copied beside them, one plane per coordinate
+ * (eb[k * plane + e], k: lo x, y, z, hi x, y, z). Why: every reader of
+ * the hash tests its entries' boxes first, and most fail; reading a
+ * bucket's boxes in entry order, eight at a time (sc_box_hits), replaces
+ * a random load of tbox[vals[e]] and a scalar test per entry. On the main
+ * scene that loop was most of kl_lists, the largest kernel of a list
+ * build; on the twist, most of the bounds' and the edge passes' time went
+ * to it. The copies are the same floats as tbox, so every test on them is
+ * the test on tbox. All entries: the bounds' readers take a bucket whole
+ * up to their own cap. */
 __kernel void hash_sort_boxes(__global const uint *start, __global uint *vals,
                               const uint n_buckets, const uint cap,
                               __global const float4 *tbox, __global float *eb,
@@ -481,8 +484,7 @@ __kernel void hash_sort_boxes(__global const uint *start, __global uint *vals,
   if (b >= n_buckets) return;
   const uint lo = start[b], hi = start[b + 1u];
   hash_sort_range(vals, lo, hi, cap);
-  const uint end = hi - lo <= cap ? hi : lo + cap;
-  for (uint e = lo; e < end; e++) {
+  for (uint e = lo; e < hi; e++) {
     const uint t = vals[e];
     const float4 l = tbox[2u * t], h = tbox[2u * t + 1u];
     eb[e] = l.x;
@@ -494,23 +496,30 @@ __kernel void hash_sort_boxes(__global const uint *start, __global uint *vals,
   }
 }
 
-/* Which of the entries e0 .. e0 + 7 (those below hi) have a box that holds
- * q (bit k: entry e0 + k), and, with reach >= 0, whose box shrunk back by
- * grow is within reach (+ slack) of q: the same comparisons, per entry, as
- * kl_lists made on tbox one entry at a time. */
-inline uint sc_box_scan(__global const float *eb, const uint plane, const uint e0,
-                        const uint hi, const float3 q, const float grow, const float r2) {
+/* Which of the entries e0 .. e0 + 7 (those below hi) have a box that,
+ * widened by pad, meets the query box qlo..qhi (bit k: entry e0 + k);
+ * with r2 >= 0 (kl_lists: a point query, qlo = qhi) also whose box shrunk
+ * back by grow is within sqrt(r2) of the point. Each lane makes the
+ * comparisons the scalar tests on tbox make (l - pad <= qhi, qlo <= h +
+ * pad; NaN fails), so the readers visit only the entries that pass and
+ * keep their own per-entry tests. */
+inline uint sc_box_hits(__global const float *eb, const uint plane, const uint e0,
+                        const uint hi, const float3 qlo, const float3 qhi, const float pad,
+                        const float grow, const float r2) {
   const float8 lx = vload8(0, eb + e0), ly = vload8(0, eb + plane + e0),
                lz = vload8(0, eb + 2u * plane + e0);
   const float8 hx = vload8(0, eb + 3u * plane + e0), hy = vload8(0, eb + 4u * plane + e0),
                hz = vload8(0, eb + 5u * plane + e0);
-  const float8 qx = (float8)(q.x), qy = (float8)(q.y), qz = (float8)(q.z);
+  const float8 pd = (float8)(pad);
   const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
-  int8 in = (lane < (int8)((int)(hi - e0))) & (qx >= lx) & (qx <= hx) & (qy >= ly) &
-            (qy <= hy) & (qz >= lz) & (qz <= hz);
+  int8 in = (lane < (int8)((int)(hi - e0))) & ((float8)(qhi.x) >= lx - pd) &
+            ((float8)(qlo.x) <= hx + pd) & ((float8)(qhi.y) >= ly - pd) &
+            ((float8)(qlo.y) <= hy + pd) & ((float8)(qhi.z) >= lz - pd) &
+            ((float8)(qlo.z) <= hz + pd);
   if (!any(in)) return 0u;
   if (r2 >= 0.0f) {
     const float8 g = (float8)(grow), z = (float8)(0.0f);
+    const float8 qx = (float8)(qlo.x), qy = (float8)(qlo.y), qz = (float8)(qlo.z);
     const float8 ex = fmax(fmax(lx + g - qx, qx - (hx - g)), z);
     const float8 ey = fmax(fmax(ly + g - qy, qy - (hy - g)), z);
     const float8 ez = fmax(fmax(lz + g - qz, qz - (hz - g)), z);
@@ -521,6 +530,9 @@ inline uint sc_box_scan(__global const float *eb, const uint plane, const uint e
   const int2 b2 = b4.lo | b4.hi;
   return (uint)(b2.x | b2.y);
 }
+
+/* The lowest bit set of m (m != 0): the next entry of a scan's chunk. */
+inline uint sc_low_bit(const uint m) { return 31u - clz(m & (0u - m)); }
 
 /* ---- vertex–triangle proximity --------------------------------------------
  * A vertex q closer than d to a triangle (a, b, c) it does not belong to is
@@ -554,7 +566,8 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
                                       __global uint *exam, __global uint *caps,
                                       __global const int *lstn, __global const uint *lst,
                                       const int L, __global uchar *cmap,
-                                      __global const uint *act, const int nact) {
+                                      __global const uint *act, const int nact,
+                                      __global const float *eb, const uint plane) {
   int q = get_global_id(0);
   if (nact >= 0) { /* on the lists: the active particles only (kl_active) */
     if (q >= nact) return;
@@ -591,12 +604,30 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
     const uint hi = full - lo > cap ? lo + cap : full;
     const uint whi = wfull - wlo > cap ? wlo + cap : wfull;
     uint e = lo, w = wlo;
+    /* on the hash, the bucket's entries whose box holds xq, eight at a
+     * time (sc_box_hits: the box test below, which the others would
+     * fail): hm, those of the chunk at cb not yet taken */
+    const float pad = 0.01f * grow;
+    uint cb = lo, ec = lo, hm = 0u;
     while (k < K) {
+      if (!exact) {
+        while (hm == 0u && ec < hi) {
+          cb = ec;
+          hm = sc_box_hits(eb, plane, cb, hi, xq, xq, pad, 0.0f, -1.0f);
+          ec += 8u;
+        }
+        e = hm != 0u ? cb + sc_low_bit(hm) : hi;
+      }
       uint t;
       const uint at = e;
-      if (e < hi && (w >= whi || src[e] <= vals[w])) t = src[e++];
-      else if (w < whi) t = vals[w++];
-      else break;
+      if (e < hi && (w >= whi || src[e] <= vals[w])) {
+        t = src[e++];
+        hm &= hm - 1u;
+      } else if (w < whi) {
+        t = vals[w++];
+      } else {
+        break;
+      }
       if (t == prev) continue; /* two of its cells share this bucket */
       prev = t;
       if (exact) {
@@ -923,12 +954,27 @@ __kernel void selfcol_bound_init(__global uint *rb, __global uint *lk, const flo
   l[4] = l[5] = l[6] = l[7] = 0u;
 }
 
+/* atomic_min / atomic_max, skipped when a plain read shows the word
+ * already at or past v. Within a launch these words only move one way
+ * (each is reset by an earlier launch), so a word read at or past v ends
+ * there too: the result is the atomic's. Why: most calls cannot change
+ * the word (a particle's step bound is set by its nearest pair, a
+ * region's range by its extreme particle), and the atomic is a locked
+ * read-modify-write every time (PoCL: a compare-and-swap loop; 25 % of
+ * kl_range's samples went to its six global ones). */
+inline void sc_amin(volatile __global uint *w, const uint v) {
+  if (v < *w) atomic_min(w, v);
+}
+inline void sc_amax(volatile __global uint *w, const uint v) {
+  if (v > *w) atomic_max(w, v);
+}
+
 inline void sc_bound4(__global uint *rb, uint a, uint b, uint c, uint d, float dist) {
   uint u = as_uint(dist);
-  atomic_min(&rb[a], u);
-  atomic_min(&rb[b], u);
-  atomic_min(&rb[c], u);
-  atomic_min(&rb[d], u);
+  sc_amin(&rb[a], u);
+  sc_amin(&rb[b], u);
+  sc_amin(&rb[c], u);
+  sc_amin(&rb[d], u);
 }
 
 /* Locks (pairs closer than the floor fl, issue 18). Such a pair gives no
@@ -962,13 +1008,13 @@ inline float sc_funkey(uint k) { return as_float((k & 0x80000000u) ? (k & 0x7fff
 inline void sc_lock1(__global uint *lk, uint i, float3 n, float dd) {
   __global uint *l = lk + 8u * i;
   const uint kx = sc_fkey(n.x), ky = sc_fkey(n.y), kz = sc_fkey(n.z);
-  atomic_min(&l[0], kx);
-  atomic_min(&l[1], ky);
-  atomic_min(&l[2], kz);
-  atomic_min(&l[3], as_uint(dd));
-  atomic_max(&l[4], kx);
-  atomic_max(&l[5], ky);
-  atomic_max(&l[6], kz);
+  sc_amin(&l[0], kx);
+  sc_amin(&l[1], ky);
+  sc_amin(&l[2], kz);
+  sc_amin(&l[3], as_uint(dd));
+  sc_amax(&l[4], kx);
+  sc_amax(&l[5], ky);
+  sc_amax(&l[6], kz);
   atomic_inc(&l[7]);
 }
 /* The bounds' distances are lower bounds of the true distances of the
@@ -1222,7 +1268,8 @@ __kernel void selfcol_bound_vt(__global const float4 *p, __global uint *lk,
                                __global const uint *maxbits, __global const uint *start,
                                __global const uint *vals, __global const uint *big,
                                __global const uint *nbig, __global uint *rb, const int n,
-                               const uint mask, const float R, const float fl, const uint capb) {
+                               const uint mask, const float R, const float fl, const uint capb,
+                               __global const float *eb, const uint plane) {
   const int q = get_global_id(0);
   if (q >= n) return;
   if (sobj[q] < 0) return;
@@ -1242,12 +1289,16 @@ __kernel void selfcol_bound_vt(__global const float4 *p, __global uint *lk,
       atomic_min(&rb[q], 0u);
     } else {
       uint prev = 0xffffffffu;
-      for (uint e = elo; e < ehi; e++) {
-        const uint t = vals[e];
-        if (t == prev) continue; /* two of its cells share this bucket */
-        prev = t;
-        sc_bound_vt_tri(p, tris, tbox, rb, lk, (uint)q, P, t, R, fl);
-      }
+      /* the entries whose box holds P, eight at a time (sc_box_hits: the
+       * box test of sc_bound_vt_tri, which the others would fail) */
+      for (uint ec = elo; ec < ehi; ec += 8u)
+        for (uint hm = sc_box_hits(eb, plane, ec, ehi, P, P, 0.0f, 0.0f, -1.0f); hm != 0u;
+             hm &= hm - 1u) {
+          const uint t = vals[ec + sc_low_bit(hm)];
+          if (t == prev) continue; /* two of its cells share this bucket */
+          prev = t;
+          sc_bound_vt_tri(p, tris, tbox, rb, lk, (uint)q, P, t, R, fl);
+        }
     }
   }
   const uint nb = nbig[0];
@@ -1282,7 +1333,8 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
                                   __global const uint *big, __global const uint *nbig,
                                   __global const uint *town, __global uint *rb,
                                   const int n_tris, const uint mask, const float R,
-                                  const float fl, const uint capb) {
+                                  const float fl, const uint capb, __global const float *eb,
+                                  const uint plane) {
   int t1 = get_global_id(0);
   if (t1 >= n_tris) return;
   uint3 v;
@@ -1307,8 +1359,12 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
           uint h = sc_hash(xx, y, z, mask);
           const uint elo = start[h], ehi = start[h + 1u];
           if (ehi - elo > capb) continue;
-          for (uint e = elo; e < ehi; e++) {
-            uint t2 = vals[e];
+          /* the entries whose box meets t1's, eight at a time (sc_box_hits:
+           * the box test below, which the others would fail) */
+          for (uint ec = elo; ec < ehi; ec += 8u)
+           for (uint hm = sc_box_hits(eb, plane, ec, ehi, lo, hi, 0.0f, 0.0f, -1.0f); hm != 0u;
+                hm &= hm - 1u) {
+            uint t2 = vals[ec + sc_low_bit(hm)];
             if (t2 <= (uint)t1) continue; /* each pair from its lower triangle */
             const uint own2 = town[t2];
             if (own2 == 0u) continue;
@@ -1320,7 +1376,7 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
             uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
             float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
             sc_bound_edges(rb, lk, V1, P1, own1, V2, P2, own2, R, fl);
-          }
+           }
         }
   }
   /* the big triangles: a hashed one meets each of them here, a big one
@@ -1714,7 +1770,8 @@ inline float3 sc_rope_link_edges(__global const float4 *x, __global const float4
                                  __global const float4 *tbox, float inv,
                                  __global const uint *start, __global const uint *vals,
                                  const int n, const uint mask, const uint cap, const int cap_n,
-                                 const int q, const int oq, uint *most) {
+                                 const int q, const int oq, uint *most,
+                                 __global const float *eb, const uint plane) {
   float3 D = (float3)(0.0f);
   int cnt = 0;
   const float tq = objp[oq].x;
@@ -1733,7 +1790,10 @@ inline float3 sc_rope_link_edges(__global const float4 *x, __global const float4
           const uint lo = start[h], full = start[h + 1u];
           const uint hi = full - lo > cap ? lo + cap : full;
           if (full - lo > cap) *most = max(*most, full - lo);
-          for (uint en = lo; en < hi && cnt < cap_n; en++) {
+          for (uint ec = lo; ec < hi && cnt < cap_n; ec += 8u)
+           for (uint hm = sc_box_hits(eb, plane, ec, hi, elo, ehi, 0.0f, 0.0f, -1.0f);
+                hm != 0u && cnt < cap_n; hm &= hm - 1u) {
+            const uint en = ec + sc_low_bit(hm);
             const uint t2 = vals[en];
             const int ot = tobj[t2];
             uint3 u;
@@ -1932,7 +1992,7 @@ __kernel void selfcol_bucket_motion(__global const float4 *x, __global const flo
       const float3 dc = d[k] - c;
       mb = max(mb, as_uint(sqrt(sc_dot(dc, dc)))); /* the bits: a NaN stays */
     }
-    atomic_max(&bm[h], mb);
+    sc_amax(&bm[h], mb);
   }
 }
 
@@ -1981,7 +2041,7 @@ __kernel void selfcol_edge_flags(__global const float4 *x, __global const float4
                                  __global uint *eflag, const int n_tris, const uint mask,
                                  const uint cap, __global const uint *rb,
                                  __global const uint *lk, __global const uint *bm,
-                                 const float tm) {
+                                 const float tm, __global const float *eb, const uint plane) {
   const int g = get_global_id(0);
   if (g >= 3 * n_tris) return;
   const uint t = (uint)g / 3u, k = (uint)g % 3u;
@@ -2026,7 +2086,10 @@ __kernel void selfcol_edge_flags(__global const float4 *x, __global const float4
             const uint h = sc_ee_bucket(c0, c1, ib, nb, mask, &c, &wide);
             const uint lo = start[h], full = start[h + 1u];
             const uint hi = full - lo > cap ? lo + cap : full;
-            for (uint en = lo; en < hi && !any; en++) {
+            for (uint ec = lo; ec < hi && !any; ec += 8u)
+             for (uint hm = sc_box_hits(eb, plane, ec, hi, elo, ehi, 0.0f, 0.0f, -1.0f);
+                  hm != 0u && !any; hm &= hm - 1u) {
+              const uint en = ec + sc_low_bit(hm);
               const uint t2 = vals[en];
               uint3 u;
               if (!sc_ee_entry(tris, tobj, objf, tbox, t2, elo, ehi, c0, c, wide, inv, &u))
@@ -2066,7 +2129,8 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
                                 __global uint *caps, __global const uint *pstart,
                                 __global const uint *pvals, const float inv_p,
                                 const uint mask_p, const uint cap_p, const float reach_l,
-                                __global const uint *eflag) {
+                                __global const uint *eflag, __global const float *eb,
+                                const uint plane) {
   const int q = get_global_id(0);
   if (q >= n) return;
   float3 D = (float3)(0.0f);
@@ -2114,7 +2178,10 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
               const uint lo = start[h], full = start[h + 1u];
               const uint hi = full - lo > cap ? lo + cap : full;
               if (full - lo > cap) most = max(most, full - lo);
-              for (uint en = lo; en < hi && cnt < cap_n; en++) {
+              for (uint ec = lo; ec < hi && cnt < cap_n; ec += 8u)
+               for (uint hm = sc_box_hits(eb, plane, ec, hi, elo, ehi, 0.0f, 0.0f, -1.0f);
+                    hm != 0u && cnt < cap_n; hm &= hm - 1u) {
+                const uint en = ec + sc_low_bit(hm);
                 const uint t2 = vals[en];
                 uint3 u;
                 if (!sc_ee_entry(tris, tobj, objf, tbox, t2, elo, ehi, c0, cc, wide, inv, &u))
@@ -2161,7 +2228,7 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
   }
   if (oq >= 0 && (objf[oq] & SELFCOL_F_ROPE) && inv > 0.0f && xq4.w != 0.0f) {
     D = sc_rope_link_edges(x, p, wsc, rest, sobj, objf, objp, tris, tobj, tbox, inv, start, vals, n,
-                           mask, cap, cap_n, q, oq, &most);
+                           mask, cap, cap_n, q, oq, &most, eb, plane);
     int cr = 0;
     D = sc_rope_link_links(D, &cr, x, p, wsc, rest, sobj, objf, objp, pstart, pvals, n, inv_p,
                            mask_p, cap_p, reach_l, cap_n, q, oq);
@@ -2386,12 +2453,12 @@ __kernel void kl_range(__global float4 *x, __global const float4 *xb,
     return;
   }
   __global uint *g = gr + 6 * par;
-  atomic_max(&g[0], kl_key(mx.x));
-  atomic_max(&g[1], kl_key(mx.y));
-  atomic_max(&g[2], kl_key(mx.z));
-  atomic_min(&g[3], kl_key(mn.x));
-  atomic_min(&g[4], kl_key(mn.y));
-  atomic_min(&g[5], kl_key(mn.z));
+  sc_amax(&g[0], kl_key(mx.x));
+  sc_amax(&g[1], kl_key(mx.y));
+  sc_amax(&g[2], kl_key(mx.z));
+  sc_amin(&g[3], kl_key(mn.x));
+  sc_amin(&g[4], kl_key(mn.y));
+  sc_amin(&g[5], kl_key(mn.z));
 }
 
 /* Where the ranges' test failed (kl_check, then the host), one work item
@@ -2637,10 +2704,10 @@ __kernel void kl_lists(__global const float4 *x, __global const int *sobj,
      * bound (`slack` covers the rounding of the growth), eight entries at
      * a time on the bucket's copied boxes (hash_sort_boxes) */
     const float r2 = (reach + slack) * (reach + slack);
-    for (uint e0 = lo; e0 < hi && !over; e0 += 8u) {
-     uint m = sc_box_scan(eb, plane, e0, hi, xq, grow, r2);
-     for (; m != 0u && !over; m &= m - 1u) {
-      const uint e = e0 + 31u - clz(m & (0u - m)); /* the lowest bit set */
+    for (uint ec = lo; ec < hi && !over; ec += 8u) {
+     uint hm = sc_box_hits(eb, plane, ec, hi, xq, xq, 0.0f, grow, r2);
+     for (; hm != 0u && !over; hm &= hm - 1u) {
+      const uint e = ec + sc_low_bit(hm);
       const uint t = vals[e];
       /* a triangle twice in a bucket (two of its cells hashed alike) is
        * two adjacent entries with one box: count it once */

@@ -396,10 +396,10 @@ int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e) {
 /* bound: the bounds' extent kernel (wide triangles listed, not hashed);
  * else triangles whose grown box is wider than `limit` go to the wide
  * bucket (mask_t + 1, after the cells'); cap: the most entries a reader
- * takes from a bucket (the sort orders those); boxes: also copy the
- * entries' boxes beside them (hash_sort_boxes, for kl_lists). */
+ * takes from a bucket (the sort orders those, and hash_sort_boxes copies
+ * every entry's box beside it for the readers' scans). */
 static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow, int bound,
-                                float wide_limit, cl_uint cap, int boxes, drape_err *e) {
+                                float wide_limit, cl_uint cap, drape_err *e) {
   const selfcol_tables *t = &s->tb;
   const cl_int nt = t->n_tris;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1;
@@ -431,7 +431,6 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
       (rc = launch(s, SK_SCATTER_T, (size_t)nt, 0, e)))
     return rc;
   const cl_uint nb = B + 1; /* the cells' buckets and the wide one */
-  if (!boxes) return sort_buckets(s, s->tcount, s->tvals, nb, cap, s->gate_on, e);
   if ((rc = BIND(SK_SORT_BOXES, A("start", s->tcount), A("vals", s->tvals),
                  A("n_buckets", nb), A("cap", cap), A("tbox", s->tbox), A("eb", s->ebox),
                  A("plane", s->ebox_plane))))
@@ -441,7 +440,7 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
 
 int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e) {
   part(s, SELFCOL_T_HASH_TRIANGLES);
-  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, s->tb.wide_limit, s->tb.cap_t, 0, e);
+  return hash_triangles_grown(s, x, tris, s->tb.t_max, 0, s->tb.wide_limit, s->tb.cap_t, e);
 }
 
 int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
@@ -451,7 +450,7 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
   const float R = t->bound_r;
   const cl_uint mask = t->mask_t, B = t->mask_t + 1, capb = SELFCOL_BOUND_CAP * t->cap_t;
   int rc;
-  if ((rc = hash_triangles_grown(s, p, tris, R, 1, 0.0f, t->cap_t, 0, e)) ||
+  if ((rc = hash_triangles_grown(s, p, tris, R, 1, 0.0f, t->cap_t, e)) ||
       (rc = BIND(SK_BOUND_INIT, A("rb", s->rb), A("lk", s->lock), A("R", R), A("n", n))) ||
       (rc = launch(s, SK_BOUND_INIT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_OVERFLOW, A("start", s->tcount), A("vals", s->tvals), A("tris", tris),
@@ -465,13 +464,15 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
                  A("tris", tris), A("tbox", s->tbox), A("maxbits", s->maxbits),
                  A("start", s->tcount), A("vals", s->tvals), A("big", s->big),
                  A("nbig", s->nbig), A("rb", s->rb), A("n", n), A("mask", mask), A("R", R),
-                 A("fl", t->bound_floor), A("capb", capb))) ||
+                 A("fl", t->bound_floor), A("capb", capb), A("eb", s->ebox),
+                 A("plane", s->ebox_plane))) ||
       (rc = launch(s, SK_BOUND_VT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_PAIRS, A("p", p), A("lk", s->lock), A("tris", tris), A("tobj", s->tobj),
                  A("tbox", s->tbox), A("maxbits", s->maxbits), A("start", s->tcount),
                  A("vals", s->tvals), A("big", s->big), A("nbig", s->nbig),
                  A("town", s->town), A("rb", s->rb), A("n_tris", nt), A("mask", mask),
-                 A("R", R), A("fl", t->bound_floor), A("capb", capb))) ||
+                 A("R", R), A("fl", t->bound_floor), A("capb", capb), A("eb", s->ebox),
+                 A("plane", s->ebox_plane))) ||
       (rc = launch(s, SK_BOUND_PAIRS, (size_t)nt, 0, e)))
     return rc;
   if (t->n_links == 0) return DRAPE_OK;
@@ -518,7 +519,8 @@ int selfcol_cl_edge_edge(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_e
                  A("tbox", s->tbox), A("maxbits", s->maxbits), A("start", s->tcount),
                  A("vals", s->tvals), A("adj_start", s->adj_start), A("adj", s->adj),
                  A("eflag", s->eflag), A("n_tris", nt), A("mask", mask), A("cap", cap),
-                 A("rb", s->rb), A("lk", s->lock), A("bm", s->bmot), A("tm", tm))) ||
+                 A("rb", s->rb), A("lk", s->lock), A("bm", s->bmot), A("tm", tm),
+                 A("eb", s->ebox), A("plane", s->ebox_plane))) ||
       (rc = launch(s, SK_EDGE_FLAGS, 3 * (size_t)nt, 0, e)) ||
       (rc = BIND(SK_EDGE_EDGE, A("x", x), A("p", p), A("wsc", s->wsc), A("rest", s->rest),
                  A("sobj", s->sobj), A("objf", s->objf), A("objp", s->objp), A("tris", tris),
@@ -527,7 +529,8 @@ int selfcol_cl_edge_edge(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, drape_e
                  A("adj", s->adj), A("delta", s->delta), A("n", n), A("mask", mask),
                  A("cap", cap), A("cap_n", cap_n), A("caps", s->caps), A("pstart", s->pcount),
                  A("pvals", s->pvals), A("inv_p", inv_p), A("mask_p", mask_p),
-                 A("cap_p", cap_p), A("reach_l", reach_l), A("eflag", s->eflag))) ||
+                 A("cap_p", cap_p), A("reach_l", reach_l), A("eflag", s->eflag),
+                 A("eb", s->ebox), A("plane", s->ebox_plane))) ||
       (rc = launch(s, SK_EDGE_EDGE, (size_t)n, 0, e)) ||
       (rc = BIND(SK_APPLY, A("x", x), A("delta", s->delta), A("n", n))))
     return rc;
@@ -561,7 +564,7 @@ int selfcol_cl_vertex_triangle(selfcol_cl *s, cl_mem x, cl_mem p, cl_mem tris, d
                  A("nvt", s->nvt), A("n", n), A("K", K), A("mask", mask), A("cap", cap_t),
                  A("exam", s->vexam), A("caps", s->caps),
                  A("lstn", lstn), A("lst", lst), A("L", L), A("cmap", cmap), A("act", act),
-                 A("nact", nact))) ||
+                 A("nact", nact), A("eb", s->ebox), A("plane", s->ebox_plane))) ||
       (rc = launch(s, SK_VT, items, 0, e)))
     return rc;
   /* the corners' shares regrouped by corner (without the lists; with them
@@ -629,7 +632,7 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
                  A("flag", s->kl_flag), A("near", s->kl_near), A("nearn", s->kl_nearn),
                  A("gr", s->kl_gr), A("rn", t->list_near), A("cap", near_cap))) ||
       (rc = launch(s, SK_KL_NEAR, nr, 0, e)) ||
-      (rc = hash_triangles_grown(s, x, tris, t->list_grow, 0, HUGE_VALF, capq, 1, e)) ||
+      (rc = hash_triangles_grown(s, x, tris, t->list_grow, 0, HUGE_VALF, capq, e)) ||
       (rc = fill0(s, s->kl_ccount, np1 * u, e)) ||
       (rc = BIND(SK_KL_LISTS, A("x", x), A("sobj", s->sobj), A("tris", tris),
                  A("tobj", s->tobj), A("tbox", s->tbox), A("maxbits", s->maxbits),
