@@ -606,11 +606,15 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
     uint e = lo, w = wlo;
     /* on the hash, the bucket's entries whose box holds xq, eight at a
      * time (sc_box_hits: the box test below, which the others would
-     * fail): hm, those of the chunk at cb not yet taken */
+     * fail): hm, those of the chunk at cb not yet taken. Only while the
+     * wide bucket is empty: merged with it, the count of entries read
+     * (exam, and whether the cap was hit) would depend on where the
+     * skipped entries fall between its triangles */
+    const int skim = !exact && whi == wlo;
     const float pad = 0.01f * grow;
     uint cb = lo, ec = lo, hm = 0u;
     while (k < K) {
-      if (!exact) {
+      if (skim) {
         while (hm == 0u && ec < hi) {
           cb = ec;
           hm = sc_box_hits(eb, plane, cb, hi, xq, xq, pad, 0.0f, -1.0f);
