@@ -131,8 +131,9 @@ inline void hash_sift_down(__global uint *vals, const uint lo, uint i, const uin
   vals[lo + i] = v;
 }
 
-/* Every bucket b: vals[start[b], start[b+1]) in increasing order, as far as
- * anyone reads it. The readers (selfcol.cl) take at most `cap` entries from
+/* A bucket, vals[lo, hi), in increasing order as far as anyone reads it
+ * (hash_sort_buckets below; hash_sort_boxes in selfcol.cl for the triangle
+ * hashes). The readers (selfcol.cl) take at most `cap` entries from
  * the start of a bucket (the bounded work of issue 13), so a bucket of m <=
  * cap entries is insertion-sorted whole (a handful in a sane scene), and a
  * larger one (a cloth crushed into a few cells) only gets its cap smallest

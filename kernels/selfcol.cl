@@ -13,14 +13,16 @@
  *   hash_count_particles ▸ scan ▸ hash_scatter_particles ▸ hash_sort_buckets
  *   selfcol_particles ▸ selfcol_apply  particle–particle separation
  *   hash_tri_extent ▸ hash_count_triangles ▸ scan ▸ hash_scatter_triangles
- *     ▸ hash_sort_buckets              triangles by grown bounding boxes
+ *     ▸ hash_sort_boxes                triangles by grown bounding boxes (the
+ *                                      boxes copied beside the entries)
  *   selfcol_vertex_triangle            contacts, vertex side, per-vertex slots
  *   selfcol_corner_count ▸ scan ▸ selfcol_corner_scatter ▸ hash_sort_buckets
  *   selfcol_vt_gather                  each particle combines its own requests
  *
  * Determinism (no float atomics anywhere): integer atomics only count (and
  * so hand out each entry's rank in its bucket, where the scatter puts it);
- * hash_sort_buckets then puts every bucket in index order, so each
+ * hash_sort_buckets (hash_sort_boxes for the triangles) then puts every
+ * bucket in index order, so each
  * particle visits its candidates in a fixed order (cells in z, y, x order,
  * entries by index). Each work item writes only its own particle (Jacobi
  * style): the particle pass writes a correction per particle, applied by a
@@ -643,8 +645,8 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
       } else {
         /* cheap reject: outside the triangle's box (grown by grow >= d, and
          * 1% more against the rounding of the closest point) */
-        float3 blo = tbox[2 * t].xyz - (float3)(0.01f * grow);
-        float3 bhi = tbox[2 * t + 1].xyz + (float3)(0.01f * grow);
+        float3 blo = tbox[2 * t].xyz - (float3)(pad);
+        float3 bhi = tbox[2 * t + 1].xyz + (float3)(pad);
         if (!all(xq >= blo) || !all(xq <= bhi)) continue; /* NaN: outside */
       }
       uint ia = tris[3 * t], ib = tris[3 * t + 1], ic = tris[3 * t + 2];

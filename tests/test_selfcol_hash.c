@@ -270,7 +270,7 @@ static long soup_run(int nt, int nv, float L, unsigned seed, int stretch, int sp
   assert_memory_equal(start, cpu.tstart, (B + 2) * sizeof *start);
   sc_read(&g_cl, g.tvals, vals, start[B + 1] * sizeof *vals);
   /* each bucket's front as far as the passes read it: a bucket over the
-   * cap has only its cap smallest entries sorted (hash_sort_buckets), the
+   * cap has only its cap smallest entries sorted (hash_sort_boxes), the
    * rest in the atomics' order (the soup with the wide bucket off has such
    * buckets) */
   for (size_t b = 0; b <= B; b++) {

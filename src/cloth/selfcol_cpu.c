@@ -4,7 +4,7 @@
  * same order (explicit component sums instead of dot(), no FMA contraction),
  * so tests can compare the OpenCL path with it. The counting sorts scatter
  * sequentially in index order, which is exactly the order the device gets
- * after hash_sort_buckets. Also: the tables shared by both backends. */
+ * after the buckets' sorts (hash_sort_buckets, hash_sort_boxes). Also: the tables shared by both backends. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
