@@ -71,9 +71,9 @@
 /* Monotone in v (a rounded product, floor, clamp): what the range logic
  * needs; any cell size gives the same count. */
 static int cr_cell(float v, float inv) {
-  float c = floor(v * inv);
-  c = fmin(fmax(c, -1.0e9f), 1.0e9f);
-  return (int)c;
+  float c = fmin(fmax(v * inv, -1.0e9f), 1.0e9f);
+  const int i = (int)c; /* floor by truncation (sc_coord in selfcol.cl says why) */
+  return c < (float)i ? i - 1 : i;
 }
 
 static uint cr_hash(int i, int j, int k, uint mask) {

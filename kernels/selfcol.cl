@@ -55,16 +55,23 @@ inline float3 sc_cross(float3 a, float3 b) {
   return (float3)(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
 }
 
-/* Cell coordinate of v for a cell size 1/inv_cell. Clamped so that a
- * runaway position still gives a valid integer, and NaN (whose conversion
- * to int is undefined) explicitly sent to the lowest cell: the comparisons
- * are false for NaN, so it takes the first branch. selfcol_cpu.c has the
- * same lines. */
+/* Cell coordinate of v for a cell size 1/inv_cell: floor(v inv_cell),
+ * clamped to ±1e9 so that a runaway position still gives a valid integer,
+ * and NaN (whose conversion to int is undefined) explicitly sent to the
+ * lowest cell: the comparisons are false for NaN, so it takes the first
+ * branch. selfcol_cpu.c takes floorf first and clamps after; the same
+ * integer, since the bounds are integers and floor is monotone. Here the
+ * floor is a truncation toward zero, one less where that rounded a
+ * negative value up: exact, because |f| <= 1e9 fits an int and (float)i is
+ * f itself wherever f is an integer (every float from 2^23 on is), and
+ * PoCL's floor() was a branchy software routine, a fifth of the triangle
+ * count's time (test_selfcol_hash checks this against floorf). */
 inline int sc_coord(float v, float inv_cell) {
-  float f = floor(v * inv_cell);
+  float f = v * inv_cell;
   f = f >= -1.0e9f ? f : -1.0e9f;
   f = f <= 1.0e9f ? f : 1.0e9f;
-  return (int)f;
+  const int i = (int)f;
+  return f < (float)i ? i - 1 : i;
 }
 
 /* Hash of an integer cell into a power-of-2 table: ix + P1 iy + P2 iz with

@@ -421,8 +421,143 @@ static void test_closest_point_brute_force(void **state) {
   }
 }
 
+/* ---- the cell coordinate ---- */
+/* The kernels' cell coordinates (sc_coord in selfcol.cl, cr_cell in
+ * crossings.cl) floor by truncation and a fix-up, not with floor() (PoCL's
+ * floor was a fifth of the triangle count's time); every hash is the CPU
+ * reference's bits only if they give floorf's integer, clamped to ±1e9 and
+ * NaN at -1e9, for every float. The kernels' own functions, compiled with
+ * all kernel sources as the runtime does and a probe kernel after them,
+ * against that rule on the values where a floor goes wrong: integers,
+ * either side of them, below 2^23 and above, negative zero, the clamp's
+ * edges, infinities, NaN, and random coordinates at several cell sizes. */
+typedef struct { const char *name; const char *source; } drape_kernel_source;
+extern const drape_kernel_source dr_kernel_sources[];
+extern const size_t dr_kernel_source_count;
+
+static int host_coord(float v, float inv) {
+  float f = floorf(v * inv);
+  f = f >= -1.0e9f ? f : -1.0e9f;
+  f = f <= 1.0e9f ? f : 1.0e9f;
+  return (int)f;
+}
+
+static void test_cell_coordinate_is_floor(void **state) {
+  (void)state;
+  static const char probe[] =
+      "__kernel void coord_probe(__global const float *v, __global const float *inv,\n"
+      "                          __global int *sc, __global int *cr, const int n) {\n"
+      "  const int i = get_global_id(0);\n"
+      "  if (i >= n) return;\n"
+      "  sc[i] = sc_coord(v[i], inv[i]);\n"
+      "  cr[i] = cr_cell(v[i], inv[i]);\n"
+      "}\n";
+  size_t len = sizeof probe;
+  for (size_t i = 0; i < dr_kernel_source_count; i++)
+    len += strlen(dr_kernel_sources[i].source) + 2;
+  char *src = malloc(len);
+  assert_non_null(src);
+  size_t off = 0;
+  for (size_t i = 0; i < dr_kernel_source_count; i++) {
+    const size_t m = strlen(dr_kernel_sources[i].source);
+    memcpy(src + off, dr_kernel_sources[i].source, m);
+    off += m;
+    src[off++] = '\n';
+  }
+  memcpy(src + off, probe, sizeof probe);
+
+  enum { N = 4096 };
+  float *v = malloc(N * sizeof *v), *inv = malloc(N * sizeof *inv);
+  int *sc = malloc(N * sizeof *sc), *cr = malloc(N * sizeof *cr);
+  assert_true(v && inv && sc && cr);
+  int n = 0;
+  static const float invs[] = {1.0f, 1.0f / 0.0137f, 1.0f / 0.25f, 73.1f};
+  static const float edges[] = {0.0f,      1.0f,      2.5f,      8388607.0f, 8388608.0f,
+                                8388609.0f, 16777216.0f, 1.0e9f,  1.00000006e9f, 2.0e9f,
+                                1.0e-30f,   0.49999997f, 123456.5f, 3.0e38f};
+  for (int k = 0; k < (int)(sizeof invs / sizeof *invs); k++)
+    for (int j = 0; j < (int)(sizeof edges / sizeof *edges); j++)
+      for (int sgn = -1; sgn <= 1; sgn += 2) {
+        const float e0 = (float)sgn * edges[j] / invs[k], e1 = (float)sgn * edges[j];
+        const float c[6] = {e0, nextafterf(e0, INFINITY), nextafterf(e0, -INFINITY),
+                            e1, nextafterf(e1, INFINITY), nextafterf(e1, -INFINITY)};
+        for (int m = 0; m < 6; m++) {
+          v[n] = c[m];
+          inv[n++] = invs[k];
+        }
+      }
+  const float special[] = {-0.0f, INFINITY, -INFINITY, NAN};
+  for (int j = 0; j < 4; j++) {
+    v[n] = special[j];
+    inv[n++] = 1.0f;
+  }
+  unsigned seed = 5;
+  while (n < N) {
+    v[n] = 4.0f * (sc_rand(&seed) - 0.5f);
+    inv[n] = invs[n % 4];
+    n++;
+  }
+
+  cl_program prog = NULL;
+  SC_OK(dr_cl_build_source(&g_cl, "coord_probe.cl", src, NULL, &prog, e));
+  cl_int rc;
+  cl_kernel k = clCreateKernel(prog, "coord_probe", &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bv = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, N * sizeof *v,
+                             v, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bi = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             N * sizeof *inv, inv, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bs = clCreateBuffer(g_cl.ctx, CL_MEM_WRITE_ONLY, N * sizeof *sc, NULL, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bc = clCreateBuffer(g_cl.ctx, CL_MEM_WRITE_ONLY, N * sizeof *cr, NULL, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  const cl_int nn = N;
+  assert_int_equal(clSetKernelArg(k, 0, sizeof bv, &bv), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(k, 1, sizeof bi, &bi), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(k, 2, sizeof bs, &bs), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(k, 3, sizeof bc, &bc), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(k, 4, sizeof nn, &nn), CL_SUCCESS);
+  const size_t gsz = N;
+  assert_int_equal(clEnqueueNDRangeKernel(g_cl.queue, k, 1, NULL, &gsz, NULL, 0, NULL, NULL),
+                   CL_SUCCESS);
+  assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bs, CL_TRUE, 0, N * sizeof *sc, sc, 0, NULL,
+                                       NULL),
+                   CL_SUCCESS);
+  assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bc, CL_TRUE, 0, N * sizeof *cr, cr, 0, NULL,
+                                       NULL),
+                   CL_SUCCESS);
+  int bad = 0, negint = 0;
+  for (int i = 0; i < N; i++) {
+    const int want = host_coord(v[i], inv[i]);
+    const float f = v[i] * inv[i];
+    negint += f < 0.0f && f > -1.0e9f && floorf(f) == f;
+    if (sc[i] != want || cr[i] != want) {
+      if (bad++ < 10)
+        print_message("v %.9g inv %.9g: sc_coord %d, cr_cell %d, floor rule %d\n", (double)v[i],
+                      (double)inv[i], sc[i], cr[i], want);
+    }
+  }
+  print_message("%d values, %d of them negative integers after the scale\n", N, negint);
+  assert_true(negint >= 20); /* the case a truncation without fix-up gets wrong */
+  assert_int_equal(bad, 0);
+  clReleaseMemObject(bv);
+  clReleaseMemObject(bi);
+  clReleaseMemObject(bs);
+  clReleaseMemObject(bc);
+  clReleaseKernel(k);
+  clReleaseProgram(prog);
+  free(src);
+  free(v);
+  free(inv);
+  free(sc);
+  free(cr);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_cell_coordinate_is_floor),
       cmocka_unit_test(test_scan_matches_serial),
       cmocka_unit_test(test_particle_hash_finds_every_pair),
       cmocka_unit_test(test_triangle_hash_finds_every_pair),
