@@ -74,6 +74,12 @@ check "bench --scene, self-collision: runs" 0 $rc
 expect_msg "bench --scene: self-collision against the rest" \
   "^self-collision [0-9.]* ms/frame, the rest of the solve [0-9.]* ms/frame: [0-9.]*x; contact lists: [0-9.]* builds a frame, [0-9]*% of the passes on them$" "$out"
 expect_msg "bench --scene: the lists were read" "builds a frame, [1-9][0-9]*% of the passes" "$out"
+# and the stage by part, which add up to it (each printed to 0.001 ms)
+expect_msg "bench --scene: self-collision parts" \
+  "^self-collision parts, ms/frame: clamp [0-9.]* hash_particles [0-9.]* particles [0-9.]* hash_triangles [0-9.]* vertex_triangle [0-9.]* bound [0-9.]*$" "$out"
+sum=$(printf '%s\n' "$out" | awk '/^self-collision parts/ { for (i = 4; i <= NF; i += 2) s += $(i + 1) }
+  /^self-collision [0-9]/ { t = $2 } END { d = s - t; if (d < 0) d = -d; print (t > 0 && d <= 0.004) ? "yes" : "no " s " vs " t }')
+check "bench --scene: the parts add up to the stage" yes "$sum"
 out=$("$D" bench --scene "$T/good.json" --sizes 64 2>&1); rc=$?
 check "bench --scene --sizes: exit 2" 2 $rc
 expect_fixed "bench --scene --sizes: names it" "$out" '--sizes "64": unknown option with --scene'

@@ -60,7 +60,7 @@ int cmd_bench_scene(dr_app *app, int argc, char **argv) {
   drape_err e = {0};
   if (drape_world_load(path, &def, &w, &e)) return drape_app_report(&e);
   drape_sim *sim = drape_world_sim(w);
-  double ms[DRAPE_STAGE_COUNT] = {0}, frame_ms = 0;
+  double ms[DRAPE_STAGE_COUNT] = {0}, frame_ms = 0, part[DRAPE_SELFCOL_PART_COUNT] = {0};
   uint64_t lists0[3] = {0}, lists1[3] = {0}; /* builds, list passes, hash passes */
   int rc = 0;
   for (int f = 0; f < warmup + frames && !rc; f++) {
@@ -74,6 +74,7 @@ int cmd_bench_scene(dr_app *app, int argc, char **argv) {
     lc[2] = tm.selfcol_hash_passes;
     if (f < warmup) continue;
     for (int s = 0; s < DRAPE_STAGE_COUNT; s++) ms[s] += tm.ms[s] / frames;
+    for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++) part[q] += tm.selfcol_ms[q] / frames;
     frame_ms += tm.ms_frame / frames;
   }
   if (rc) {
@@ -110,6 +111,11 @@ int cmd_bench_scene(dr_app *app, int argc, char **argv) {
            self, rest, rest > 0 ? self / rest : 0.0,
            (double)(lists1[0] - lists0[0]) / frames,
            passes > 0 ? 100.0 * (double)(lists1[1] - lists0[1]) / passes : 0.0);
+    /* its parts (drape_timings.selfcol_ms; the step bounds apart) */
+    printf("self-collision parts, ms/frame:");
+    for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
+      printf(" %s %.3f", drape_selfcol_part_name((drape_selfcol_part)q), part[q]);
+    printf("\n");
   }
   const double col = ms[DRAPE_STAGE_COLLIDERS];
   printf("colliders %.3f ms/frame, cloth solve %.3f ms/frame: %.3fx\n", col, solve,
