@@ -16,6 +16,9 @@
  *  - a layer farther than the check's near gap dropped whole onto the
  *    other (a rigid motion only the far pairs' test sees): rebuilt at that
  *    substep, same bits, in both kernel forms;
+ *  - a layer just beyond the lists' reach dropped by 0.95 and 1.05 times
+ *    the margin: kept, then rebuilt (99 % of the margin, kl_lim), same
+ *    bits, in both kernel forms;
  *  - at every substep on the lists the pass runs on exactly the particles
  *    with a list or a corner list (kl_active), and two sheets far apart
  *    run it on none, same bits; a flat sheet as thick as half its spacing
@@ -57,7 +60,7 @@ static int g_floor;
 /* move()'s motion: 0 the upper layer slides and waves; 1 the whole world
  * turns about the vertical axis through its middle (test_spin); 2 the
  * rows past HINGE turn about the hinge line toward the others
- * (test_hinge). */
+ * (test_hinge); 3 nothing moves but the jumper (test_near_limit). */
 static int g_motion;
 enum { HINGE = N / 2 - 1 };
 static const float SPIN = 0.008f, CLOSE = 0.0105f, OPEN0 = 0.45f; /* rad */
@@ -102,6 +105,8 @@ static void move(dr_float4 *x, dr_float4 *p, int n, int k, int jumper, int jump,
         x[i].z = zh + ca * v - sa * y;
         x[i].y = sa * v + ca * y;
       }
+    } else if (g_motion == 3) {
+      continue;
     } else if (i >= N * N) {
       x[i].x += 0.02f * T;
       x[i].y += 0.02f * T * sinf(0.3f * (float)k + 0.05f * (float)i);
@@ -124,6 +129,7 @@ typedef struct run_out {
   uint64_t builds[STEPS], runs_at[STEPS], runs, fallbacks;
   int active[STEPS]; /* particles the pass on the lists ran on (-1: not on them) */
   float near; /* the check's near gap (tb.list_near) */
+  float m;    /* the lists' margin M (tb.list_m) */
 } run_out;
 
 /* At a substep on the lists: the pass ran on exactly the particles with a
@@ -196,6 +202,7 @@ static void run(const sc_world *w0, int backend, int lists, int jumper, int jump
     sc_check_form(&g);
     assert_int_equal(g.tb.lists, lists);
     o->near = g.tb.list_near;
+    o->m = g.tb.list_m;
   }
   for (int k = 0; k < STEPS; k++) {
     move(x, p, w.n, k, jumper, jump, dz);
@@ -377,6 +384,71 @@ static void test_far_drop(void **state) {
   assert_true(r.after > 100); /* it lands in contact */
   fprintf(stderr, "a far layer dropped 0.60 m at substep %d (near gap %.3f m): lists rebuilt "
           "there, %ld contacts, same bits\n", r.jump, (double)r.near, r.after);
+}
+
+/* The check's limit for near regions: 99 % of the margin M, less a
+ * rounding term (kl_lim in selfcol.cl; it was 90 %). The folded sheet held
+ * still, its upper layer 1.02 M farther from the lower than the reach t +
+ * M (each vertex ±0.025 t about that), so that the lists hold nothing
+ * between the layers; then the upper layer drops whole between two
+ * stages, at a substep where the lists were kept:
+ *  - by 0.95 M: no pair comes within t, and the lists are kept at that
+ *    substep (90 % would have rebuilt them), same bits as the CPU
+ *    reference;
+ *  - by 1.05 M: unlisted pairs come within t, so the lists must be rebuilt
+ *    there: same bits and contacts as the CPU reference, in both kernel
+ *    forms (a limit of 110 % keeps them, misses the contacts and fails). */
+static void near_drop(float frac, int rebuilt, long *contacts_at) {
+  g_lift = 0.0f;
+  sc_world w0;
+  make_fold(&w0);
+  run_out probe;
+  g_motion = 3;
+  run(&w0, 2, 1, -1, -1, 0.0f, &probe);
+  const float M = probe.m;
+  out_free(&probe);
+  sc_world_free(&w0);
+  g_lift = 0.4f * T + 1.02f * M; /* the layers 0.6 t + this apart */
+  sc_world w;
+  make_fold(&w);
+  g_lift = frac * M; /* move()'s drop */
+  run_out calm;
+  run(&w, 2, 1, -1, -1, 0.0f, &calm);
+  const int jump = kept_substep(&calm);
+  out_free(&calm);
+  run_out ref, on;
+  run(&w, 0, 0, -2, jump, 0.0f, &ref);
+  long before = 0, after = 0;
+  for (int i = 0; i < w.n; i++) {
+    before += ref.nvt[jump - 1][i];
+    after += ref.nvt[jump][i];
+  }
+  assert_int_equal(before, 0);
+  for (int b = 0; b < 2; b++) {
+    run(&w, 1 + b, 1, -2, jump, 0.0f, &on);
+    same_bits(&on, &ref, w.n, rebuilt ? "lists, a near layer dropped 1.05 M"
+                                       : "lists, a near layer dropped 0.95 M");
+    assert_int_equal(on.builds[jump], on.builds[jump - 1] + (rebuilt ? 1 : 0));
+    assert_int_equal(on.runs_at[jump], on.runs_at[jump - 1] + 1); /* the pass on them */
+    out_free(&on);
+  }
+  fprintf(stderr, "a near layer (M = %.4f m) dropped %.2f M at substep %d: lists %s there, "
+          "%ld contacts, same bits\n", (double)M, (double)frac, jump,
+          rebuilt ? "rebuilt" : "kept", after);
+  *contacts_at = after;
+  g_motion = 0;
+  g_lift = 0.0f;
+  out_free(&ref);
+  sc_world_free(&w);
+}
+
+static void test_near_limit(void **state) {
+  (void)state;
+  long kept = -1, rebuilt = -1;
+  near_drop(0.95f, 0, &kept);
+  assert_int_equal(kept, 0);
+  near_drop(1.05f, 1, &rebuilt);
+  assert_true(rebuilt > 50); /* unlisted pairs came into contact */
 }
 
 /* Two sheets 0.6 m apart, the upper one sliding and waving: nothing is
@@ -692,6 +764,7 @@ int main(void) {
       cmocka_unit_test(test_folded_sheet),
       cmocka_unit_test(test_jump),
       cmocka_unit_test(test_far_drop),
+      cmocka_unit_test(test_near_limit),
       cmocka_unit_test(test_no_contact),
       cmocka_unit_test(test_thick_sheet),
       cmocka_unit_test(test_supported),
