@@ -2582,6 +2582,34 @@ inline float kl_aff_gap(__global const float4 *rbox, __global const float4 *rfit
   return dm;
 }
 
+/* The ranges' limit for two regions whose boxes were G apart at the build
+ * (kl_pair_ok; K in kl_check): an unlisted pair was then D >= max(t_max +
+ * M, G - E) apart, and after motions that differ by at most Δ it is still
+ * D - Δ apart, so any limit below max(M, G - E - t_max) keeps it farther
+ * than t_max. The check may use 99 % of that. The rest covers the
+ * rounding of Δ (its motions are differences of floats rounded once: 2^-24
+ * of the motion since the build), and 2^-20 (E + t_max + M) that of G and
+ * E: where G is at most 2 (E + t_max + M) their errors are below 2^-22 of
+ * that, and beyond, 1 % of G - E - t_max (over G / 2) is far above 2^-23 G. The
+ * same term for every G keeps the limit monotone in G, in floats too,
+ * which K needs. It was 0.9 max(M, G - E - t_max), without the term: the
+ * main scene built its lists 1.57 times a frame then, 1.42 now (with
+ * kl_alim below). */
+#define KL_USE 0.99f
+inline float kl_lim(const float G, const float E, const float tm, const float M) {
+  return KL_USE * fmax(M, G - E - tm) - 0x1p-20f * (E + tm + M);
+}
+
+/* The maps' limit for a corner at build distance at least Dk from A
+ * (kl_pair_side; Dmin in kl_pair_affine): the test holds at Dk, and its
+ * two sides' difference grows with the distance (slope s_A >= 0), so it
+ * holds for every pair farther. The same 99 % and rounding term as
+ * kl_lim (the 10^-4 in kl_shrink covers s_A's own rounding); it was 90 %,
+ * without the term. */
+inline float kl_alim(const float Dk, const float E, const float tm, const float M) {
+  return KL_USE * (Dk - tm) - 0x1p-20f * (E + tm + M);
+}
+
 /* The pairs with q in a and a corner k in b, one particle k at a time
  * (the condition above with ρ_k measured). */
 inline int kl_pair_side(__global const float4 *x, __global const float4 *xb,
@@ -2598,7 +2626,7 @@ inline int kl_pair_side(__global const float4 *x, __global const float4 *xb,
     const float3 g3 = fmax(lo - y, y - hi);
     const float Dk = fmax(tm + M, fmax(fmax(g3.x, g3.y), g3.z) - E);
     const float3 rho = (x[k].xyz - y) - kl_aff(rfit, raff, a, y);
-    if (!(ja * Dk + ra + sqrt(sc_dot(rho, rho)) <= 0.9f * (Dk - tm))) return 0;
+    if (!(ja * Dk + ra + sqrt(sc_dot(rho, rho)) <= kl_alim(Dk, E, tm, M))) return 0;
   }
   return 1;
 }
@@ -2612,31 +2640,12 @@ inline int kl_pair_affine(__global const float4 *x, __global const float4 *xb,
   const float ja = rfit[4u * a + 1u].w, jb = rfit[4u * b + 1u].w;
   const float eps = rfit[4u * a].w + rfit[4u * b].w;
   const float Dmin = fmax(tm + M, G - E);
-  const float lim = 0.9f * (Dmin - tm);
+  const float lim = kl_alim(Dmin, E, tm, M);
   if (a == b) return ja * Dmin + eps <= lim; /* eps = 2 r_A */
   const float ea = kl_aff_gap(rbox, rfit, raff, a, b), eb = kl_aff_gap(rbox, rfit, raff, b, a);
   if (ja * Dmin + eps + ea <= lim && jb * Dmin + eps + eb <= lim) return 1;
   return kl_pair_side(x, xb, rstart, rvals, rbox, rfit, raff, a, b, E, tm, M) &&
          kl_pair_side(x, xb, rstart, rvals, rbox, rfit, raff, b, a, E, tm, M);
-}
-
-/* The ranges' limit for two regions whose boxes were G apart at the build
- * (kl_pair_ok; K in kl_check): an unlisted pair was then D >= max(t_max +
- * M, G - E) apart, and after motions that differ by at most Δ it is still
- * D - Δ apart, so any limit below max(M, G - E - t_max) keeps it farther
- * than t_max. Near regions (the M branch, where lists end) may use 99 % of
- * M, far ones 90 % of G - E - t_max. The rest covers the rounding of Δ
- * (its motions are differences of floats rounded once: 2^-24 of the motion
- * since the build), and 2^-20 (E + t_max + M) that of G and E: where G is
- * at most 2 (E + t_max + M) their errors are below 2^-22 of that, and
- * beyond, the far branch's 10 % of G - E - t_max > G / 2 is far above
- * 2^-23 G. The same term for every G keeps the limit monotone in G, in
- * floats too, which K needs. It was 0.9 max(M, G - E - t_max), without
- * the term: the main scene built its lists 1.57 times a frame then, 1.47
- * now. */
-#define KL_NEAR_F 0.99f
-inline float kl_lim(const float G, const float E, const float tm, const float M) {
-  return fmax(KL_NEAR_F * M, 0.9f * (G - E - tm)) - 0x1p-20f * (E + tm + M);
 }
 
 /* The condition above for regions a and b. */
