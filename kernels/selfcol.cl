@@ -2590,9 +2590,9 @@ inline float kl_aff_gap(__global const float4 *rbox, __global const float4 *rfit
  * rounding of Δ (its motions are differences of floats rounded once: 2^-24
  * of the motion since the build), and 2^-20 (E + t_max + M) that of G and
  * E: where G is at most 2 (E + t_max + M) their errors are below 2^-22 of
- * that, and beyond, 1 % of G - E - t_max (over G / 2) is far above 2^-23 G. The
- * same term for every G keeps the limit monotone in G, in floats too,
- * which K needs. It was 0.9 max(M, G - E - t_max), without the term: the
+ * that, and beyond, 1 % of G - E - t_max (over G / 2) is far above their
+ * 2^-23 G. The same term for every G keeps the limit monotone in G, in
+ * floats too, which K needs. It was 0.9 max(M, G - E - t_max), without the term: the
  * main scene built its lists 1.57 times a frame then, 1.42 now (with
  * kl_alim below). */
 #define KL_USE 0.99f
