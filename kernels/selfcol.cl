@@ -1339,6 +1339,25 @@ inline void sc_bound_edges(__global uint *rb, __global uint *lk, const uint *V1,
   }
 }
 
+/* Where a scan of bucket lo..hi that wants only the triangles above t may
+ * start. hash_sort_range leaves the bucket's first min(hi - lo, caps)
+ * entries sorted, the smallest of the bucket, so every entry past them is
+ * at least their last: a binary search over that prefix for the first
+ * entry above t skips only entries <= t (the scan's own test would skip
+ * them one by one; on the twist about half of what the bounds' pairs
+ * read). Where every prefix entry is <= t, the unsorted rest is scanned
+ * whole. The same pairs in the same order: the same bits. */
+inline uint sc_sorted_after(__global const uint *vals, const uint lo, const uint hi,
+                            const uint caps, const uint t) {
+  uint a = lo, b = hi - lo > caps ? lo + caps : hi; /* the answer is in [a, b] */
+  while (a < b) {
+    const uint m = a + (b - a) / 2u;
+    if (vals[m] > t) b = m;
+    else a = m + 1u;
+  }
+  return a;
+}
+
 __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
                                   __global const uint *tris, __global const int *tobj,
                                   __global const float4 *tbox, __global const uint *maxbits,
@@ -1347,7 +1366,7 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
                                   __global const uint *town, __global uint *rb,
                                   const int n_tris, const uint mask, const float R,
                                   const float fl, const uint capb, __global const float *eb,
-                                  const uint plane) {
+                                  const uint plane, const uint caps) {
   int t1 = get_global_id(0);
   if (t1 >= n_tris) return;
   uint3 v;
@@ -1373,8 +1392,9 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
           const uint elo = start[h], ehi = start[h + 1u];
           if (ehi - elo > capb) continue;
           /* the entries whose box meets t1's, eight at a time (sc_box_hits:
-           * the box test below, which the others would fail) */
-          for (uint ec = elo; ec < ehi; ec += 8u)
+           * the box test below, which the others would fail), from the
+           * first of higher index (sc_sorted_after) */
+          for (uint ec = sc_sorted_after(vals, elo, ehi, caps, (uint)t1); ec < ehi; ec += 8u)
            for (uint hm = sc_box_hits(eb, plane, ec, ehi, lo, hi, 0.0f, 0.0f, -1.0f); hm != 0u;
                 hm &= hm - 1u) {
             uint t2 = vals[ec + sc_low_bit(hm)];

@@ -442,17 +442,10 @@ static int host_coord(float v, float inv) {
   return (int)f;
 }
 
-static void test_cell_coordinate_is_floor(void **state) {
-  (void)state;
-  static const char probe[] =
-      "__kernel void coord_probe(__global const float *v, __global const float *inv,\n"
-      "                          __global int *sc, __global int *cr, const int n) {\n"
-      "  const int i = get_global_id(0);\n"
-      "  if (i >= n) return;\n"
-      "  sc[i] = sc_coord(v[i], inv[i]);\n"
-      "  cr[i] = cr_cell(v[i], inv[i]);\n"
-      "}\n";
-  size_t len = sizeof probe;
+/* Every embedded kernel source, then a probe kernel of the test's own that
+ * calls their inline functions (freed by the caller). */
+static char *probe_source(const char *probe) {
+  size_t len = strlen(probe) + 1;
   for (size_t i = 0; i < dr_kernel_source_count; i++)
     len += strlen(dr_kernel_sources[i].source) + 2;
   char *src = malloc(len);
@@ -464,7 +457,21 @@ static void test_cell_coordinate_is_floor(void **state) {
     off += m;
     src[off++] = '\n';
   }
-  memcpy(src + off, probe, sizeof probe);
+  memcpy(src + off, probe, strlen(probe) + 1);
+  return src;
+}
+
+static void test_cell_coordinate_is_floor(void **state) {
+  (void)state;
+  static const char probe[] =
+      "__kernel void coord_probe(__global const float *v, __global const float *inv,\n"
+      "                          __global int *sc, __global int *cr, const int n) {\n"
+      "  const int i = get_global_id(0);\n"
+      "  if (i >= n) return;\n"
+      "  sc[i] = sc_coord(v[i], inv[i]);\n"
+      "  cr[i] = cr_cell(v[i], inv[i]);\n"
+      "}\n";
+  char *src = probe_source(probe);
 
   enum { N = 4096 };
   float *v = malloc(N * sizeof *v), *inv = malloc(N * sizeof *inv);
@@ -555,9 +562,120 @@ static void test_cell_coordinate_is_floor(void **state) {
   free(cr);
 }
 
+/* Where the bounds' pairs start a bucket's scan (sc_sorted_after,
+ * kernels/selfcol.cl): buckets of 0 to 3 caps entries (duplicates, as a
+ * triangle in two cells hashed alike leaves) sorted on the device by the
+ * hash's own sort (hash_sort_range: only the first cap entries in order),
+ * then every threshold t from below the smallest entry to above the
+ * largest. The start must skip no entry above t (the scan wants them all),
+ * and where the sorted prefix holds one it must be the first such entry
+ * (skipping every entry <= t there is the point); otherwise the prefix's
+ * end. */
+static void test_sorted_after(void **state) {
+  (void)state;
+  static const char probe[] =
+      "__kernel void after_probe(__global uint *vals, __global const uint *lo,\n"
+      "                          __global const uint *cap, __global uint *out, const int nb,\n"
+      "                          const int nt) {\n"
+      "  const int b = get_global_id(0);\n"
+      "  if (b >= nb) return;\n"
+      "  hash_sort_range(vals, lo[b], lo[b + 1], cap[b]);\n"
+      "  for (int t = 0; t < nt; t++)\n"
+      "    out[b * nt + t] = sc_sorted_after(vals, lo[b], lo[b + 1], cap[b], (uint)t);\n"
+      "}\n";
+  char *src = probe_source(probe);
+  enum { NB = 600, NT = 70 };
+  static const unsigned caps[] = {1, 2, 5, 16, 17};
+  cl_uint *lo = malloc((NB + 1) * sizeof *lo), *cap = malloc(NB * sizeof *cap);
+  assert_true(lo && cap);
+  unsigned seed = 21;
+  lo[0] = 0;
+  for (int b = 0; b < NB; b++) {
+    cap[b] = caps[b % 5];
+    lo[b + 1] = lo[b] + (cl_uint)(sc_rand(&seed) * (float)(3u * cap[b] + 1u)) % (3u * cap[b] + 1u);
+  }
+  const size_t nv = lo[NB] + 8; /* the scans' eight-entry reads run past a bucket */
+  cl_uint *vals = malloc(nv * sizeof *vals), *out = malloc((size_t)NB * NT * sizeof *out);
+  assert_true(vals && out);
+  for (size_t i = 0; i < nv; i++) /* 0..63 with duplicates; thresholds 0..69 pass all */
+    vals[i] = (cl_uint)(sc_rand(&seed) * 64.0f) & 63u;
+
+  cl_program prog = NULL;
+  SC_OK(dr_cl_build_source(&g_cl, "after_probe.cl", src, NULL, &prog, e));
+  cl_int rc;
+  cl_kernel k = clCreateKernel(prog, "after_probe", &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bv = clCreateBuffer(g_cl.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
+                             nv * sizeof *vals, vals, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bl = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             (NB + 1) * sizeof *lo, lo, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bc = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
+                             NB * sizeof *cap, cap, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  cl_mem bo = clCreateBuffer(g_cl.ctx, CL_MEM_WRITE_ONLY, (size_t)NB * NT * sizeof *out, NULL,
+                             &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  const cl_int nb = NB, nt = NT;
+  assert_int_equal(clSetKernelArg(k, 0, sizeof bv, &bv), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(k, 1, sizeof bl, &bl), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(k, 2, sizeof bc, &bc), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(k, 3, sizeof bo, &bo), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(k, 4, sizeof nb, &nb), CL_SUCCESS);
+  assert_int_equal(clSetKernelArg(k, 5, sizeof nt, &nt), CL_SUCCESS);
+  const size_t gsz = NB;
+  assert_int_equal(clEnqueueNDRangeKernel(g_cl.queue, k, 1, NULL, &gsz, NULL, 0, NULL, NULL),
+                   CL_SUCCESS);
+  assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bv, CL_TRUE, 0, nv * sizeof *vals, vals, 0,
+                                       NULL, NULL),
+                   CL_SUCCESS);
+  assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bo, CL_TRUE, 0,
+                                       (size_t)NB * NT * sizeof *out, out, 0, NULL, NULL),
+                   CL_SUCCESS);
+  int bad = 0, over = 0, unsorted_rest = 0;
+  long skipped = 0;
+  for (int b = 0; b < NB; b++) {
+    const cl_uint l = lo[b], h = lo[b + 1], m = h - l > cap[b] ? l + cap[b] : h;
+    over += h - l > cap[b];
+    for (cl_uint i = m; i + 1 < h; i++) unsorted_rest += vals[i] > vals[i + 1];
+    for (int t = 0; t < NT; t++) {
+      const cl_uint s = out[b * NT + t];
+      cl_uint want = m; /* the first prefix entry above t, else the prefix's end */
+      for (cl_uint i = l; i < m; i++)
+        if (vals[i] > (cl_uint)t) {
+          want = i;
+          break;
+        }
+      int ok = s == want && s >= l && s <= h;
+      for (cl_uint i = l; i < s && i < h; i++) ok &= vals[i] <= (cl_uint)t;
+      if (!ok && bad++ < 10)
+        print_message("bucket %d (%u entries, cap %u), t %d: start %u, want %u\n", b, h - l,
+                      cap[b], t, s - l, want - l);
+      skipped += ok ? (long)(s - l) : 0;
+    }
+  }
+  print_message("%d buckets (%d over their cap, %d out of order past it), %ld entries skipped\n",
+                NB, over, unsorted_rest, skipped);
+  assert_true(over >= 100 && unsorted_rest > 0); /* the partly sorted case is exercised */
+  assert_int_equal(bad, 0);
+  clReleaseMemObject(bv);
+  clReleaseMemObject(bl);
+  clReleaseMemObject(bc);
+  clReleaseMemObject(bo);
+  clReleaseKernel(k);
+  clReleaseProgram(prog);
+  free(src);
+  free(lo);
+  free(cap);
+  free(vals);
+  free(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cell_coordinate_is_floor),
+      cmocka_unit_test(test_sorted_after),
       cmocka_unit_test(test_scan_matches_serial),
       cmocka_unit_test(test_particle_hash_finds_every_pair),
       cmocka_unit_test(test_triangle_hash_finds_every_pair),

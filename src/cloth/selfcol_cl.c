@@ -472,7 +472,7 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
                  A("vals", s->tvals), A("big", s->big), A("nbig", s->nbig),
                  A("town", s->town), A("rb", s->rb), A("n_tris", nt), A("mask", mask),
                  A("R", R), A("fl", t->bound_floor), A("capb", capb), A("eb", s->ebox),
-                 A("plane", s->ebox_plane))) ||
+                 A("plane", s->ebox_plane), A("caps", t->cap_t))) ||
       (rc = launch(s, SK_BOUND_PAIRS, (size_t)nt, 0, e)))
     return rc;
   if (t->n_links == 0) return DRAPE_OK;
