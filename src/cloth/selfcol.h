@@ -110,9 +110,16 @@
 #define SELFCOL_LIST_PAUSE 16
 #define SELFCOL_LIST_LEN 32
 #define SELFCOL_LIST_CORNER 4u
-#define SELFCOL_LIST_REGION_REACH 4.0f
-#define SELFCOL_LIST_REGION_TRI 2.0f
-#define SELFCOL_LIST_REGION_SPLIT 16.0f
+/* The region side (measured: docs/selfcollision.md, "Region size"). It
+ * was 4 reaches + 2 triangles, at least extent / 16: the 64² ladder's
+ * check then ran its O(regions²) full test at 70 % of its substeps over
+ * about 150 regions, and the 256² ladder's side was the extent's
+ * sixteenth. 6 + 3, at least extent / 32, is faster on the main scene and
+ * both ladders; 8 + 4 made regions so big that a turning fold's affine
+ * fits failed within 3 substeps (test_selfcol_lists, test_spin). */
+#define SELFCOL_LIST_REGION_REACH 6.0f
+#define SELFCOL_LIST_REGION_TRI 3.0f
+#define SELFCOL_LIST_REGION_SPLIT 32.0f
 /* The check tests each region against the regions within
  * SELFCOL_LIST_NEAR x the region side (at most SELFCOL_LIST_NEAR_CAP of
  * them from it on) while the motion's range over all regions is small
