@@ -461,6 +461,19 @@ static char *probe_source(const char *probe) {
   return src;
 }
 
+/* Kernel `name` of the probe source (probe_source), with its argument
+ * names for DRAPE_CL_BIND; *prog to release after the kernel. */
+static void probe_kernel(const char *probe, const char *name, cl_program *prog,
+                         dr_cl_kern *k) {
+  char *src = probe_source(probe);
+  SC_OK(dr_cl_build_source(&g_cl, name, src, NULL, prog, e));
+  free(src);
+  cl_int rc;
+  cl_kernel ck = clCreateKernel(*prog, name, &rc);
+  assert_int_equal(rc, CL_SUCCESS);
+  SC_OK(dr_cl_kern_wrap(ck, name, k, e));
+}
+
 static void test_cell_coordinate_is_floor(void **state) {
   (void)state;
   static const char probe[] =
@@ -471,11 +484,9 @@ static void test_cell_coordinate_is_floor(void **state) {
       "  sc[i] = sc_coord(v[i], inv[i]);\n"
       "  cr[i] = cr_cell(v[i], inv[i]);\n"
       "}\n";
-  char *src = probe_source(probe);
-
   enum { N = 4096 };
   float *v = malloc(N * sizeof *v), *inv = malloc(N * sizeof *inv);
-  int *sc = malloc(N * sizeof *sc), *cr = malloc(N * sizeof *cr);
+  int *sc = calloc(N, sizeof *sc), *cr = calloc(N, sizeof *cr);
   assert_true(v && inv && sc && cr);
   int n = 0;
   static const float invs[] = {1.0f, 1.0f / 0.0137f, 1.0f / 0.25f, 73.1f};
@@ -506,35 +517,16 @@ static void test_cell_coordinate_is_floor(void **state) {
   }
 
   cl_program prog = NULL;
-  SC_OK(dr_cl_build_source(&g_cl, "coord_probe.cl", src, NULL, &prog, e));
-  cl_int rc;
-  cl_kernel k = clCreateKernel(prog, "coord_probe", &rc);
-  assert_int_equal(rc, CL_SUCCESS);
-  cl_mem bv = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, N * sizeof *v,
-                             v, &rc);
-  assert_int_equal(rc, CL_SUCCESS);
-  cl_mem bi = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                             N * sizeof *inv, inv, &rc);
-  assert_int_equal(rc, CL_SUCCESS);
-  cl_mem bs = clCreateBuffer(g_cl.ctx, CL_MEM_WRITE_ONLY, N * sizeof *sc, NULL, &rc);
-  assert_int_equal(rc, CL_SUCCESS);
-  cl_mem bc = clCreateBuffer(g_cl.ctx, CL_MEM_WRITE_ONLY, N * sizeof *cr, NULL, &rc);
-  assert_int_equal(rc, CL_SUCCESS);
+  dr_cl_kern k;
+  probe_kernel(probe, "coord_probe", &prog, &k);
+  cl_mem bv = sc_buf(&g_cl, v, N * sizeof *v), bi = sc_buf(&g_cl, inv, N * sizeof *inv);
+  cl_mem bs = sc_buf(&g_cl, sc, N * sizeof *sc), bc = sc_buf(&g_cl, cr, N * sizeof *cr);
   const cl_int nn = N;
-  assert_int_equal(clSetKernelArg(k, 0, sizeof bv, &bv), CL_SUCCESS);
-  assert_int_equal(clSetKernelArg(k, 1, sizeof bi, &bi), CL_SUCCESS);
-  assert_int_equal(clSetKernelArg(k, 2, sizeof bs, &bs), CL_SUCCESS);
-  assert_int_equal(clSetKernelArg(k, 3, sizeof bc, &bc), CL_SUCCESS);
-  assert_int_equal(clSetKernelArg(k, 4, sizeof nn, &nn), CL_SUCCESS);
-  const size_t gsz = N;
-  assert_int_equal(clEnqueueNDRangeKernel(g_cl.queue, k, 1, NULL, &gsz, NULL, 0, NULL, NULL),
-                   CL_SUCCESS);
-  assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bs, CL_TRUE, 0, N * sizeof *sc, sc, 0, NULL,
-                                       NULL),
-                   CL_SUCCESS);
-  assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bc, CL_TRUE, 0, N * sizeof *cr, cr, 0, NULL,
-                                       NULL),
-                   CL_SUCCESS);
+  SC_OK(DRAPE_CL_BIND(&k, 0, e, DRAPE_CL_ARG("v", bv), DRAPE_CL_ARG("inv", bi),
+                      DRAPE_CL_ARG("sc", bs), DRAPE_CL_ARG("cr", bc), DRAPE_CL_ARG("n", nn)));
+  SC_OK(dr_cl_launch(&g_cl, &k, N, 0, NULL, e));
+  sc_read(&g_cl, bs, sc, N * sizeof *sc);
+  sc_read(&g_cl, bc, cr, N * sizeof *cr);
   int bad = 0, negint = 0;
   for (int i = 0; i < N; i++) {
     const int want = host_coord(v[i], inv[i]);
@@ -553,9 +545,8 @@ static void test_cell_coordinate_is_floor(void **state) {
   clReleaseMemObject(bi);
   clReleaseMemObject(bs);
   clReleaseMemObject(bc);
-  clReleaseKernel(k);
+  dr_cl_kern_release(&k);
   clReleaseProgram(prog);
-  free(src);
   free(v);
   free(inv);
   free(sc);
@@ -583,7 +574,6 @@ static void test_sorted_after(void **state) {
       "  for (int t = 0; t < nt; t++)\n"
       "    out[b * nt + t] = sc_sorted_after(vals, lo[b], lo[b + 1], cap[b], (uint)t);\n"
       "}\n";
-  char *src = probe_source(probe);
   enum { NB = 600, NT = 70 };
   static const unsigned caps[] = {1, 2, 5, 16, 17};
   cl_uint *lo = malloc((NB + 1) * sizeof *lo), *cap = malloc(NB * sizeof *cap);
@@ -595,44 +585,24 @@ static void test_sorted_after(void **state) {
     lo[b + 1] = lo[b] + (cl_uint)(sc_rand(&seed) * (float)(3u * cap[b] + 1u)) % (3u * cap[b] + 1u);
   }
   const size_t nv = lo[NB] + 8; /* the scans' eight-entry reads run past a bucket */
-  cl_uint *vals = malloc(nv * sizeof *vals), *out = malloc((size_t)NB * NT * sizeof *out);
+  cl_uint *vals = malloc(nv * sizeof *vals), *out = calloc((size_t)NB * NT, sizeof *out);
   assert_true(vals && out);
   for (size_t i = 0; i < nv; i++) /* 0..63 with duplicates; thresholds 0..69 pass all */
     vals[i] = (cl_uint)(sc_rand(&seed) * 64.0f) & 63u;
 
   cl_program prog = NULL;
-  SC_OK(dr_cl_build_source(&g_cl, "after_probe.cl", src, NULL, &prog, e));
-  cl_int rc;
-  cl_kernel k = clCreateKernel(prog, "after_probe", &rc);
-  assert_int_equal(rc, CL_SUCCESS);
-  cl_mem bv = clCreateBuffer(g_cl.ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                             nv * sizeof *vals, vals, &rc);
-  assert_int_equal(rc, CL_SUCCESS);
-  cl_mem bl = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                             (NB + 1) * sizeof *lo, lo, &rc);
-  assert_int_equal(rc, CL_SUCCESS);
-  cl_mem bc = clCreateBuffer(g_cl.ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
-                             NB * sizeof *cap, cap, &rc);
-  assert_int_equal(rc, CL_SUCCESS);
-  cl_mem bo = clCreateBuffer(g_cl.ctx, CL_MEM_WRITE_ONLY, (size_t)NB * NT * sizeof *out, NULL,
-                             &rc);
-  assert_int_equal(rc, CL_SUCCESS);
+  dr_cl_kern k;
+  probe_kernel(probe, "after_probe", &prog, &k);
+  cl_mem bv = sc_buf(&g_cl, vals, nv * sizeof *vals), bl = sc_buf(&g_cl, lo, (NB + 1) * sizeof *lo);
+  cl_mem bc = sc_buf(&g_cl, cap, NB * sizeof *cap);
+  cl_mem bo = sc_buf(&g_cl, out, (size_t)NB * NT * sizeof *out);
   const cl_int nb = NB, nt = NT;
-  assert_int_equal(clSetKernelArg(k, 0, sizeof bv, &bv), CL_SUCCESS);
-  assert_int_equal(clSetKernelArg(k, 1, sizeof bl, &bl), CL_SUCCESS);
-  assert_int_equal(clSetKernelArg(k, 2, sizeof bc, &bc), CL_SUCCESS);
-  assert_int_equal(clSetKernelArg(k, 3, sizeof bo, &bo), CL_SUCCESS);
-  assert_int_equal(clSetKernelArg(k, 4, sizeof nb, &nb), CL_SUCCESS);
-  assert_int_equal(clSetKernelArg(k, 5, sizeof nt, &nt), CL_SUCCESS);
-  const size_t gsz = NB;
-  assert_int_equal(clEnqueueNDRangeKernel(g_cl.queue, k, 1, NULL, &gsz, NULL, 0, NULL, NULL),
-                   CL_SUCCESS);
-  assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bv, CL_TRUE, 0, nv * sizeof *vals, vals, 0,
-                                       NULL, NULL),
-                   CL_SUCCESS);
-  assert_int_equal(clEnqueueReadBuffer(g_cl.queue, bo, CL_TRUE, 0,
-                                       (size_t)NB * NT * sizeof *out, out, 0, NULL, NULL),
-                   CL_SUCCESS);
+  SC_OK(DRAPE_CL_BIND(&k, 0, e, DRAPE_CL_ARG("vals", bv), DRAPE_CL_ARG("lo", bl),
+                      DRAPE_CL_ARG("cap", bc), DRAPE_CL_ARG("out", bo), DRAPE_CL_ARG("nb", nb),
+                      DRAPE_CL_ARG("nt", nt)));
+  SC_OK(dr_cl_launch(&g_cl, &k, NB, 0, NULL, e));
+  sc_read(&g_cl, bv, vals, nv * sizeof *vals);
+  sc_read(&g_cl, bo, out, (size_t)NB * NT * sizeof *out);
   int bad = 0, over = 0, unsorted_rest = 0;
   long skipped = 0;
   for (int b = 0; b < NB; b++) {
@@ -663,9 +633,8 @@ static void test_sorted_after(void **state) {
   clReleaseMemObject(bl);
   clReleaseMemObject(bc);
   clReleaseMemObject(bo);
-  clReleaseKernel(k);
+  dr_cl_kern_release(&k);
   clReleaseProgram(prog);
-  free(src);
   free(lo);
   free(cap);
   free(vals);
