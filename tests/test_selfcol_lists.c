@@ -168,6 +168,74 @@ static int check_active(selfcol_cl *g, int n) {
   return nact;
 }
 
+/* The check's near lists after a build (kl_near, which reads the cells
+ * around a region and the merged regions' list) against every pair of
+ * occupied regions tested on the host with kl_gap's arithmetic: for each
+ * region j, the regions k >= j (occupied order) with a gap of at most the
+ * near gap, each once, or -1 when more than the cap are. g_near counts
+ * what was checked. */
+static struct {
+  long builds, near, far, merged, single;
+} g_near;
+static float box_gap(const dr_float4 *box, cl_uint a, cl_uint b) {
+  const dr_float4 la = box[2 * a], ha = box[2 * a + 1], lb = box[2 * b], hb = box[2 * b + 1];
+  return fmaxf(fmaxf(fmaxf(lb.x - ha.x, la.x - hb.x), fmaxf(lb.y - ha.y, la.y - hb.y)),
+               fmaxf(lb.z - ha.z, la.z - hb.z));
+}
+static void check_near(selfcol_cl *g) {
+  const size_t u = sizeof(cl_uint), nr = g->tb.list_nr, cap = SELFCOL_LIST_NEAR_CAP;
+  const float rn = g->tb.list_near;
+  cl_uint fl[5];
+  dr_float4 *box = malloc(2 * nr * sizeof(dr_float4));
+  cl_uint *occ = malloc(nr * u), *near = malloc(nr * cap * u), *idx = malloc(nr * u);
+  cl_int *nn = malloc(nr * u);
+  assert_true(box && occ && near && idx && nn);
+  sc_read(&g_cl, g->kl_flag, fl, 5 * u);
+  const cl_uint no = fl[2];
+  assert_true(no >= 1 && no <= nr);
+  sc_read(&g_cl, g->kl_rbox, box, 2 * nr * sizeof(dr_float4));
+  sc_read(&g_cl, g->kl_rocc, occ, no * u);
+  sc_read(&g_cl, g->kl_near, near, nr * cap * u);
+  sc_read(&g_cl, g->kl_nearn, nn, no * u);
+  for (size_t b = 0; b < nr; b++) idx[b] = 0xffffffffu;
+  cl_uint merged = 0;
+  for (cl_uint j = 0; j < no; j++) {
+    assert_true(occ[j] < nr && idx[occ[j]] == 0xffffffffu);
+    idx[occ[j]] = j;
+    merged += box[2 * occ[j]].w != 0.0f;
+  }
+  assert_int_equal(merged, fl[4]); /* the merged regions' list has them all */
+  for (cl_uint j = 0; j < no; j++) {
+    const cl_uint a = occ[j];
+    long want = 0;
+    for (cl_uint k = j; k < no; k++) {
+      if (box_gap(box, a, occ[k]) <= rn) want++;
+      else g_near.far++;
+    }
+    assert_true(want >= 1); /* itself */
+    if (want > (long)cap) {
+      assert_int_equal(nn[j], -1);
+      continue;
+    }
+    assert_int_equal(nn[j], want);
+    for (long i = 0; i < want; i++) {
+      const cl_uint b = near[j * cap + (size_t)i];
+      assert_true(b < nr && idx[b] != 0xffffffffu && idx[b] >= j);
+      assert_true(box_gap(box, a, b) <= rn);
+      for (long i2 = 0; i2 < i; i2++) assert_true(near[j * cap + (size_t)i2] != b); /* once */
+    }
+    g_near.near += want;
+  }
+  g_near.builds++;
+  g_near.merged += merged;
+  g_near.single += no - merged;
+  free(box);
+  free(occ);
+  free(near);
+  free(idx);
+  free(nn);
+}
+
 static void out_free(run_out *o) {
   for (int k = 0; k < STEPS; k++) {
     free(o->x[k]);
@@ -219,6 +287,7 @@ static void run(const sc_world *w0, int backend, int lists, int jumper, int jump
       SC_OK(selfcol_cl_run(&g, dev.x, dev.p, dev.tris, &col, NULL, e));
       sc_read(&g_cl, dev.x, x, bytes);
       selfcol_cl_list_stats(&g, &o->builds[k], &o->runs_at[k], NULL);
+      if (lists && o->builds[k] > (k ? o->builds[k - 1] : 0)) check_near(&g);
       o->active[k] = o->runs_at[k] > (k ? o->runs_at[k - 1] : 0) ? check_active(&g, w.n) : -1;
     }
     memcpy(o->x[k], x, bytes);
@@ -759,6 +828,47 @@ static void test_main_scene(void **state) {
   assert_true(falls * 20 < runs);
 }
 
+/* The near lists on a 64 x 64 sheet bent into a wave (several region
+ * layers, most region pairs far apart), with the default region buckets,
+ * with 256 (some cells share a bucket: merged regions, found through
+ * their list) and with 16 (all merged: they test every region):
+ * at every build the near lists are those of the host's test of every
+ * pair (check_near), and the bits are the CPU reference's. */
+static void test_near_regions(void **state) {
+  (void)state;
+  enum { NS = 64 };
+  sc_world w;
+  sc_flat_sheet(&w, NS, 0.03f, T, 0.3f);
+  for (int i = 0; i < w.n; i++) {
+    const float u = w.x[i].x, v = w.x[i].z;
+    w.x[i].y = 0.25f * sinf(4.0f * u) * cosf(3.0f * v);
+    w.p[i] = w.x[i];
+  }
+  run_out ref;
+  run(&w, 0, 0, -1, -1, 0.0f, &ref);
+  const char *buckets[] = {NULL, "256", "16"};
+  for (int c = 0; c < 3; c++) {
+    if (buckets[c]) setenv("DRAPE_SELFCOL_LIST_BUCKETS", buckets[c], 1);
+    memset(&g_near, 0, sizeof g_near);
+    run_out on;
+    run(&w, 2, 1, -1, -1, 0.0f, &on);
+    unsetenv("DRAPE_SELFCOL_LIST_BUCKETS");
+    same_bits(&on, &ref, w.n, "near lists on a waved sheet vs CPU");
+    fprintf(stderr, "waved 64 x 64 sheet, %s region buckets: %ld builds checked, %ld near and "
+            "%ld far region pairs, %ld merged and %ld single-cell regions\n",
+            buckets[c] ? buckets[c] : "default", g_near.builds, g_near.near, g_near.far,
+            g_near.merged, g_near.single);
+    assert_true(g_near.builds >= 1);
+    /* most pairs are far, and the cells find the near ones */
+    if (c < 2) assert_true(g_near.far > 4 * g_near.near && g_near.single > 0);
+    if (c == 1) assert_true(g_near.merged > 0);
+    if (c == 2) assert_true(g_near.merged > g_near.single);
+    out_free(&on);
+  }
+  out_free(&ref);
+  sc_world_free(&w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_folded_sheet),
@@ -766,6 +876,7 @@ int main(void) {
       cmocka_unit_test(test_far_drop),
       cmocka_unit_test(test_near_limit),
       cmocka_unit_test(test_no_contact),
+      cmocka_unit_test(test_near_regions),
       cmocka_unit_test(test_thick_sheet),
       cmocka_unit_test(test_supported),
       cmocka_unit_test(test_contact_ends),

@@ -179,7 +179,9 @@ static int kl_alloc(selfcol_cl *s, drape_err *e) {
       (rc = mk(s, &s->kl_raff, 3 * nr * f4, NULL, "list region frames", e)) ||
       (rc = mk(s, &s->kl_rfit, 4 * nr * f4, NULL, "list region fits", e)) ||
       (rc = mk(s, &s->kl_rocc, nr * u, NULL, "list regions occupied", e)) ||
-      (rc = mk(s, &s->kl_flag, 4 * u, NULL, "list flags", e)) ||
+      (rc = mk(s, &s->kl_flag, 5 * u, NULL, "list flags", e)) ||
+      (rc = mk(s, &s->kl_rind, nr * u, NULL, "list region indices", e)) ||
+      (rc = mk(s, &s->kl_mlist, nr * u, NULL, "list merged regions", e)) ||
       (rc = mk(s, &s->kl_lst, n * L * u, NULL, "contact lists", e)) ||
       (rc = mk(s, &s->kl_lstn, n * u, NULL, "contact list lengths", e)) ||
       (rc = mk(s, &s->kl_cmap, n * L, NULL, "contact list slots", e)) ||
@@ -308,7 +310,8 @@ void selfcol_cl_destroy(selfcol_cl *s) {
   cl_mem *kl[] = {&s->kl_rkey, &s->kl_rrank, &s->kl_rcount, &s->kl_rvals, &s->kl_rbox,
                   &s->kl_rrng, &s->kl_rocc,  &s->kl_flag,   &s->kl_lst,   &s->kl_lstn,
                   &s->kl_cmap, &s->kl_ccount, &s->kl_ccur,  &s->kl_cvals, &s->kl_xb, &s->kl_gate,
-                  &s->kl_near, &s->kl_nearn, &s->kl_gr, &s->kl_act, &s->kl_raff, &s->kl_rfit};
+                  &s->kl_near, &s->kl_nearn, &s->kl_gr, &s->kl_act, &s->kl_raff, &s->kl_rfit,
+                  &s->kl_rind, &s->kl_mlist};
   for (size_t i = 0; i < sizeof kl / sizeof kl[0]; i++) rel(kl[i]);
   selfcol_tables_free(&s->tb);
   memset(s, 0, sizeof *s);
@@ -614,7 +617,7 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
   const size_t u = sizeof(cl_uint), np1 = (size_t)n + 1;
   cl_uint fl[4];
   int rc;
-  if ((rc = fill0(s, s->kl_flag, 4 * u, e)) ||
+  if ((rc = fill0(s, s->kl_flag, 5 * u, e)) ||
       (rc = fill0(s, s->kl_rcount, (nr + 1) * u, e)) ||
       (rc = BIND(SK_COUNT_P, A("x", x), A("sobj", s->sobj), A("key", s->kl_rkey),
                  A("rank", s->kl_rrank), A("count", s->kl_rcount), A("n", n),
@@ -626,11 +629,14 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
       (rc = launch(s, SK_SCATTER_P, (size_t)n, 0, e)) ||
       (rc = BIND(SK_KL_REGION_BOX, A("x", x), A("xb", s->kl_xb), A("rstart", s->kl_rcount),
                  A("rvals", s->kl_rvals), A("rbox", s->kl_rbox), A("rocc", s->kl_rocc),
-                 A("flag", s->kl_flag), A("raff", s->kl_raff), A("nb", nr))) ||
+                 A("flag", s->kl_flag), A("raff", s->kl_raff), A("nb", nr),
+                 A("rind", s->kl_rind), A("mlist", s->kl_mlist), A("inv_cell", inv_r))) ||
       (rc = launch(s, SK_KL_REGION_BOX, nr, 0, e)) ||
       (rc = BIND(SK_KL_NEAR, A("rbox", s->kl_rbox), A("rocc", s->kl_rocc),
                  A("flag", s->kl_flag), A("near", s->kl_near), A("nearn", s->kl_nearn),
-                 A("gr", s->kl_gr), A("rn", t->list_near), A("cap", near_cap))) ||
+                 A("gr", s->kl_gr), A("rn", t->list_near), A("cap", near_cap),
+                 A("rstart", s->kl_rcount), A("rind", s->kl_rind), A("mlist", s->kl_mlist),
+                 A("inv_cell", inv_r), A("mask", mask_r))) ||
       (rc = launch(s, SK_KL_NEAR, nr, 0, e)) ||
       (rc = hash_triangles_grown(s, x, tris, t->list_grow, 0, HUGE_VALF, capq, e)) ||
       (rc = fill0(s, s->kl_ccount, np1 * u, e)) ||

@@ -89,6 +89,7 @@ typedef struct selfcol_cl {
   cl_mem kl_lst, kl_lstn, kl_cmap, kl_ccount, kl_ccur, kl_cvals, kl_xb, kl_gate;
   cl_mem kl_raff, kl_rfit; /* the check's affine fits per region */
   cl_mem kl_near, kl_nearn, kl_gr, kl_act;
+  cl_mem kl_rind, kl_mlist; /* region bucket -> occupied index; merged regions */
   cl_uint kl_nact;
   cl_uint kl_nocc; /* occupied regions at the build (kl_range, kl_check) */
   int kl_par;                   /* the slot of kl_gr this substep's check uses */

@@ -340,6 +340,10 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
      * 607 times in 190 frames, at one per 4 (or per particle) 515. */
     uint32_t nr = 64;
     while (nr < (uint32_t)(t->n / 4) && nr < (1u << 16)) nr <<= 1;
+    /* tests: fewer buckets, so that cells share them (merged regions) */
+    const char *lb = getenv("DRAPE_SELFCOL_LIST_BUCKETS");
+    const int nb = lb ? atoi(lb) : 0;
+    if (nb > 0 && nb <= (1 << 16) && (nb & (nb - 1)) == 0) nr = (uint32_t)nb;
     t->list_nr = nr;
     t->list_capr = SELFCOL_LIST_CORNER * t->cap_c;
     const char *lt = getenv("DRAPE_SELFCOL_LIST_TOTAL"); /* tests: all lists too long */
