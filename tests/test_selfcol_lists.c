@@ -33,6 +33,9 @@
  *  - lists of one entry (DRAPE_SELFCOL_LIST_LEN=1), and corner lists whose
  *    total exceeds their buffer (DRAPE_SELFCOL_LIST_TOTAL=1): the build
  *    overflows, the stage falls back to the per-substep hash, same bits;
+ *  - at every build, the check's near lists against every pair of regions
+ *    tested on the host (check_near), also on a waved 64 x 64 sheet with
+ *    few region buckets, so that regions merge (test_near_regions);
  *  - scenes/fold.json without step bounds (a sheet folded onto itself by
  *    moving pins), 100 frames, and the main scene (drape_sphere.json), 90
  *    frames: same bits every 10th frame as the per-substep hash, the CPU
