@@ -2584,7 +2584,7 @@ inline int kl_near_add(__global uint *out, int m, const int cap, const uint b) {
  * particles' hash), it reads the cells that its box grown by rn meets,
  * and the merged regions' list (kl_region_box): O(1) a region, where
  * testing every k >= j was O(regions²) a build (the 256² ladder's 1,024
- * regions: 2.3 ms of a 23 ms build on PoCL). Why no near region is
+ * regions: about 2 ms of a 21-23 ms build on PoCL). Why no near region is
  * missed: a region b that is not merged has its box in its one cell c_b,
  * and G(a, b) <= rn puts lo_b <= hi_a + rn and hi_b >= lo_a - rn on each
  * axis, so c_b = sc_coord(lo_b) = sc_coord(hi_b) lies between the cells of

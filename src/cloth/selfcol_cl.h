@@ -80,8 +80,9 @@ typedef struct selfcol_cl {
   /* the kept contact lists (tb.lists; kernels/selfcol.cl, kl_*): regions
    * of the check (keys, ranks, scanned counts, particles, boxes at the
    * build, motion ranges, occupied list), the flags (stale, overflow,
-   * occupied regions, active particles, merged regions), the vertex lists and their contact map, the corner
-   * lists (scanned counts, cursors, entries), the check's near lists (and
+   * occupied regions, active particles, merged regions), the vertex lists
+   * and their contact map, the corner lists (scanned counts, cursors,
+   * entries), the check's near lists (and
    * lengths), the motion's range over all regions (two slots) and the
    * active particles (those with a list or a corner list, kl_active: the
    * only ones the pass on the lists can touch; kl_nact of them) */
