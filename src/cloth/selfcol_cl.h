@@ -82,9 +82,8 @@ typedef struct selfcol_cl {
    * build, motion ranges, occupied list), the flags (stale, overflow,
    * occupied regions, active particles, merged regions), the vertex lists
    * and their contact map, the corner lists (scanned counts, cursors,
-   * entries), the check's near lists (and
-   * lengths), the motion's range over all regions (two slots) and the
-   * active particles (those with a list or a corner list, kl_active: the
+   * entries), the check's near lists (and lengths), the motion's range
+   * over all regions (two slots) and the active particles (those with a list or a corner list, kl_active: the
    * only ones the pass on the lists can touch; kl_nact of them) */
   cl_mem kl_rkey, kl_rrank, kl_rcount, kl_rvals, kl_rbox, kl_rrng, kl_rocc, kl_flag;
   cl_mem kl_lst, kl_lstn, kl_cmap, kl_ccount, kl_ccur, kl_cvals, kl_xb, kl_gate;
