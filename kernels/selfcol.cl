@@ -2580,19 +2580,19 @@ inline int kl_near_add(__global uint *out, int m, const int cap, const uint b) {
  * (near; nearn = -1 when there are more). Work item 0 resets both slots of
  * the global motion range.
  *
- * Where region a's particles share one cell (of side 1 / inv_cell, the
- * particles' hash), it reads the cells that its box grown by rn meets,
- * and the merged regions' list (kl_region_box): O(1) a region, where
+ * It reads the cells (of side 1 / inv_cell, the particles' hash) that
+ * region a's box grown by rn meets, and the merged regions' list
+ * (kl_region_box): O(1) a region, where
  * testing every k >= j was O(regions²) a build (the 256² ladder's 1,024
  * regions: about 2 ms of a 21-23 ms build on PoCL). Why no near region is
  * missed: a region b that is not merged has its box in its one cell c_b,
  * and G(a, b) <= rn puts lo_b <= hi_a + rn and hi_b >= lo_a - rn on each
  * axis, so c_b = sc_coord(lo_b) = sc_coord(hi_b) lies between the cells of
  * lo_a - rn and hi_a + rn (sc_coord is monotone), padded by 2^-18 of the
- * coordinates against the rounding of those sums and of the gap. A merged
- * region is tested from the list, and a merged a, or one whose grown box
- * spans more than 4 cells on an axis (rn over a cell), tests every k >= j
- * as before. The list is the same set in another order, which kl_check
+ * coordinates against the rounding of those sums and of the gap. (This
+ * needs b, not a, in one cell.) A merged b is tested from the list, and
+ * an a whose grown box spans more than 4 cells on an axis (a merged one,
+ * or rn over a cell) tests every k >= j as before. The list is the same set in another order, which kl_check
  * does not see (it fails if any pair fails). */
 __kernel void kl_near(__global const float4 *rbox, __global const uint *rocc,
                       __global const uint *flag, __global uint *near, __global int *nearn,
@@ -2616,12 +2616,10 @@ __kernel void kl_near(__global const float4 *rbox, __global const uint *rocc,
   const int3 c1 = (int3)(sc_coord(ghi.x, inv_cell), sc_coord(ghi.y, inv_cell),
                          sc_coord(ghi.z, inv_cell));
   int m = 0;
-  if (rbox[2u * a].w != 0.0f || c1.x - c0.x > 3 || c1.y - c0.y > 3 || c1.z - c0.z > 3) {
+  if (c1.x - c0.x > 3 || c1.y - c0.y > 3 || c1.z - c0.z > 3) {
     for (uint k = j; k < no && m >= 0; k++) {
       const uint b = rocc[k];
-      if (!(kl_gap(rbox, a, b) <= rn)) continue;
-      if (m == cap) m = -1;
-      else out[m++] = b;
+      if (kl_gap(rbox, a, b) <= rn) m = kl_near_add(out, m, cap, b);
     }
     nearn[j] = m;
     return;
