@@ -375,7 +375,7 @@ def main():
     ap.add_argument("work")
     ap.add_argument("--cases", type=int, default=300)
     ap.add_argument("--seed", type=int, default=13)
-    ap.add_argument("--timeout", type=float, default=20)
+    ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--frames", type=int, default=2)
     a = ap.parse_args()
