@@ -124,7 +124,7 @@ static cl_mem buf(drape_cl *cl, const void *src, size_t bytes, drape_err *e) {
 static int run_cl(drape_cl *cl, int N, int K, row *out, drape_err *e) {
   folded f;
   if (make_folded(N, &f)) return drape_fail(e, DRAPE_ENOMEM, "out of memory (N = %d)", N);
-  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob, g_cap, g_cap, g_cap, 0, 0};
+  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob, g_cap, g_cap, g_cap, 0, 0, 0};
   size_t xb = (size_t)f.n * sizeof(dr_float4);
   cl_mem x0 = buf(cl, f.x, xb, e), x = buf(cl, f.x, xb, e), p = buf(cl, f.p, xb, e),
          tris = buf(cl, f.tris, 3 * (size_t)f.nt * sizeof(dr_uint), e);
@@ -173,7 +173,7 @@ static int run_cl(drape_cl *cl, int N, int K, row *out, drape_err *e) {
 static int run_cpu(int N, int K, row *out, drape_err *e) {
   folded f;
   if (make_folded(N, &f)) return drape_fail(e, DRAPE_ENOMEM, "out of memory (N = %d)", N);
-  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob, g_cap, g_cap, g_cap, 0, 0};
+  selfcol_desc d = {f.n, f.rest, f.obj, f.nt, f.tris, 1, &f.ob, g_cap, g_cap, g_cap, 0, 0, 0};
   selfcol_cpu s;
   int rc = selfcol_cpu_create(&d, &s, e);
   if (!rc && g_cap) s.tb.cap_n = (uint32_t)g_cap;

@@ -955,18 +955,6 @@ inline float sc_seg_lower(float3 p1, float3 q1, float3 p2, float3 q2, float3 *di
   return hl;
 }
 
-/* r = R and no lock for every particle. */
-__kernel void selfcol_bound_init(__global uint *rb, __global uint *lk, const float R,
-                                 const int n) {
-  int i = get_global_id(0);
-  if (i >= n) return;
-  rb[i] = as_uint(R);
-  __global uint *l = lk + 8 * i;
-  l[0] = l[1] = l[2] = 0xffffffffu;
-  l[3] = 0x7f800000u; /* +inf */
-  l[4] = l[5] = l[6] = l[7] = 0u;
-}
-
 /* atomic_min / atomic_max, skipped when a plain read shows the word
  * already at or past v. Within a launch these words only move one way
  * (each is reset by an earlier launch), so a word read at or past v ends
@@ -1039,6 +1027,39 @@ inline void sc_lock1(__global uint *lk, uint i, float3 n, float dd) {
  * reference gets the same bits. */
 #define SC_BOUND_MARGIN_SCALE 0x1p-20f /* SELFCOL_BOUND_ULPS (8) x 2^-23 */
 inline float sc_amax3(float3 a) { return fmax(fmax(fabs(a.x), fabs(a.y)), fabs(a.z)); }
+
+/* The box of the big triangles' grown boxes (selfcol_bound_extent, in
+ * nbig[1..6]) widened by the cell side S (the widest hashed grown box)
+ * and 2^-18 of its coordinates (far above the rounding of the sums): a
+ * hashed triangle whose grown box meets the big box has every corner in
+ * it. */
+inline int sc_bound_in_big(__global const uint *nbig, __global const uint *maxbits, float3 P) {
+  const float3 lo = (float3)(sc_funkey(~nbig[1]), sc_funkey(~nbig[2]), sc_funkey(~nbig[3]));
+  const float3 hi = (float3)(sc_funkey(nbig[4]), sc_funkey(nbig[5]), sc_funkey(nbig[6]));
+  const float S = as_float(maxbits[0]);
+  const float pad = S + (fmax(sc_amax3(lo), sc_amax3(hi)) + S) * 0x1p-18f;
+  return all(P >= lo - (float3)(pad)) && all(P <= hi + (float3)(pad));
+}
+
+/* r = R and no lock for every particle; past capg big triangles (their
+ * list is then not read: selfcol_bound_vt, _pairs, _links), r = 0 for
+ * every particle in their widened box (sc_bound_in_big). Why that is
+ * exact: a pair with a big triangle is then either still at both ends or
+ * farther than R apart (outside the box of the grown boxes), and nothing
+ * moves by more than gamma R < R in a substep. */
+__kernel void selfcol_bound_init(__global uint *rb, __global uint *lk, const float R,
+                                 const int n, __global const float4 *p,
+                                 __global const uint *nbig, __global const uint *maxbits,
+                                 const uint capg) {
+  int i = get_global_id(0);
+  if (i >= n) return;
+  rb[i] = nbig[0] > capg && sc_bound_in_big(nbig, maxbits, p[i].xyz) ? 0u : as_uint(R);
+  __global uint *l = lk + 8 * i;
+  l[0] = l[1] = l[2] = 0xffffffffu;
+  l[3] = 0x7f800000u; /* +inf */
+  l[4] = l[5] = l[6] = l[7] = 0u;
+}
+
 inline float sc_bound_margin(float3 a, float3 b, float3 c, float3 d) {
   return fmax(fmax(sc_amax3(a), sc_amax3(b)), fmax(sc_amax3(c), sc_amax3(d))) *
          SC_BOUND_MARGIN_SCALE;
@@ -1194,8 +1215,18 @@ __kernel void selfcol_bound_extent(__global const float4 *x, __global const uint
     int is_big = ok && !(side <= limit);
     tbox[2 * t] = (float4)(lo, ok && !is_big ? 1.0f : 0.0f);
     tbox[2 * t + 1] = (float4)(hi, is_big ? 1.0f : 0.0f);
-    if (is_big) big[atomic_inc(nbig)] = (uint)t;
-    else if (ok) atomic_max(&group_max, as_uint(side));
+    if (is_big) {
+      big[atomic_inc(nbig)] = (uint)t;
+      /* the big box: lows as the largest complement of their keys */
+      atomic_max(&nbig[1], ~sc_fkey(lo.x));
+      atomic_max(&nbig[2], ~sc_fkey(lo.y));
+      atomic_max(&nbig[3], ~sc_fkey(lo.z));
+      atomic_max(&nbig[4], sc_fkey(hi.x));
+      atomic_max(&nbig[5], sc_fkey(hi.y));
+      atomic_max(&nbig[6], sc_fkey(hi.z));
+    } else if (ok) {
+      atomic_max(&group_max, as_uint(side));
+    }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
   if (get_local_id(0) == 0 && group_max != 0u) atomic_max(maxbits, group_max);
@@ -1282,7 +1313,7 @@ __kernel void selfcol_bound_vt(__global const float4 *p, __global uint *lk,
                                __global const uint *vals, __global const uint *big,
                                __global const uint *nbig, __global uint *rb, const int n,
                                const uint mask, const float R, const float fl, const uint capb,
-                               __global const float *eb, const uint plane) {
+                               __global const float *eb, const uint plane, const uint capg) {
   const int q = get_global_id(0);
   if (q >= n) return;
   if (sobj[q] < 0) return;
@@ -1315,6 +1346,7 @@ __kernel void selfcol_bound_vt(__global const float4 *p, __global uint *lk,
     }
   }
   const uint nb = nbig[0];
+  if (nb > capg) return; /* past the cap: selfcol_bound_init held them */
   for (uint k = 0; k < nb; k++) sc_bound_vt_tri(p, tris, tbox, rb, lk, (uint)q, P, big[k], R, fl);
 }
 
@@ -1366,7 +1398,7 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
                                   __global const uint *town, __global uint *rb,
                                   const int n_tris, const uint mask, const float R,
                                   const float fl, const uint capb, __global const float *eb,
-                                  const uint plane, const uint caps) {
+                                  const uint plane, const uint caps, const uint capg) {
   int t1 = get_global_id(0);
   if (t1 >= n_tris) return;
   uint3 v;
@@ -1413,9 +1445,9 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
         }
   }
   /* the big triangles: a hashed one meets each of them here, a big one
-   * those of higher index */
+   * those of higher index (past the cap, none: selfcol_bound_init) */
   const uint nb = nbig[0];
-  for (uint k = 0; k < nb; k++) {
+  for (uint k = 0; k < nb && nb <= capg; k++) {
     uint t2 = big[k];
     if (big1 && t2 <= (uint)t1) continue;
     const uint own2 = town[t2];
@@ -1479,7 +1511,7 @@ __kernel void selfcol_bound_links(__global const float4 *p, __global uint *lk,
                                   __global const uint *big, __global const uint *nbig,
                                   __global uint *rb, const int n_links, const int n_tris,
                                   const uint mask, const float R, const float fl,
-                                  const uint capb) {
+                                  const uint capb, const uint capg) {
   const int l = get_global_id(0);
   if (l >= n_links) return;
   const uint a = links[l], b = a + 1u;
@@ -1528,6 +1560,15 @@ __kernel void selfcol_bound_links(__global const float4 *p, __global uint *lk,
     }
   }
   const uint nb = nbig[0];
+  if (nb > capg) { /* past the cap: a link that meets the big box holds still */
+    const float3 blo = (float3)(sc_funkey(~nbig[1]), sc_funkey(~nbig[2]), sc_funkey(~nbig[3]));
+    const float3 bhi = (float3)(sc_funkey(nbig[4]), sc_funkey(nbig[5]), sc_funkey(nbig[6]));
+    if (all(lo <= bhi) && all(hi >= blo)) {
+      atomic_min(&rb[a], 0u);
+      atomic_min(&rb[b], 0u);
+    }
+    return;
+  }
   for (uint k = 0; k < nb; k++) { /* the wide triangles */
     uint t2 = big[k];
     if (!all(lo <= tbox[2 * t2 + 1].xyz) || !all(hi >= tbox[2 * t2].xyz)) continue;

@@ -107,7 +107,7 @@ static inline void sc_check_form(const selfcol_cl *g) {
 
 static inline selfcol_desc sc_desc(const sc_world *w) {
   selfcol_desc d = {w->n,       w->rest, w->obj, w->nt, w->tris, w->nobj, w->objects, 0, 0, 0,
-                    sc_kernel_form, sc_bound_off};
+                    sc_kernel_form, sc_bound_off, 0};
   return d;
 }
 

@@ -531,6 +531,84 @@ static void test_cl_matches_cpu(void **state) {
   }
 }
 
+/* The fail-safe of the big list: the upper sheet's first row drawn 0.6 m
+ * along x (26 triangles past the bounds' hash limit) with the list's cap
+ * lowered to 8. The list is not read; every particle within R of a big
+ * triangle holds still (r = 0, and x = p to the bit after the clamp), and
+ * so does every particle in their box widened by the cell side, which
+ * leaves most of the sheets free (r > 0); no crossing along the paths;
+ * OpenCL (both forms) gives the CPU reference's r and positions to the
+ * bit. With the cap at 32 (over the list) the same scene reads the list
+ * and holds fewer particles. */
+static void test_big_list_capped(void **state) {
+  (void)state;
+  sc_world w;
+  make_sheets(&w, 1);
+  random_targets(&w, 7, 1);
+  const size_t bytes = sizeof(dr_float4) * (size_t)w.n, rbytes = sizeof(uint32_t) * (size_t)w.n;
+  int held_at[2] = {0, 0};
+  for (int capped = 0; capped < 2; capped++) {
+    selfcol_desc d = sc_desc(&w);
+    d.cap_big = capped ? 8 : 32;
+    selfcol_cpu c;
+    SC_OK(selfcol_cpu_create(&d, &c, e));
+    assert_int_equal(c.tb.cap_big, (uint32_t)d.cap_big);
+    dr_float4 *xc = malloc(bytes), *xg = malloc(bytes);
+    uint32_t *rg = malloc(rbytes);
+    assert_non_null(xc);
+    assert_non_null(xg);
+    assert_non_null(rg);
+    memcpy(xc, w.x, bytes);
+    cpu_selfcol_bound(&c, w.p, w.tris);
+    assert_true(c.nbig > 8 && c.nbig <= 32);
+    int held = 0, near_big = 0;
+    for (int i = 0; i < w.n; i++) {
+      held += c.rb[i] == 0u;
+      /* within R of a big triangle's grown box: held when capped */
+      int near = 0;
+      for (uint32_t k = 0; k < c.nbig && !near; k++) {
+        const dr_float4 lo = c.tbox[2 * c.big[k]], hi = c.tbox[2 * c.big[k] + 1];
+        near = w.p[i].x >= lo.x && w.p[i].y >= lo.y && w.p[i].z >= lo.z && w.p[i].x <= hi.x &&
+               w.p[i].y <= hi.y && w.p[i].z <= hi.z;
+      }
+      near_big += near;
+      if (capped && near) assert_int_equal(c.rb[i], 0u);
+    }
+    cpu_selfcol_bound_clamp(&c, xc, w.p);
+    for (int i = 0; i < w.n; i++)
+      if (c.rb[i] == 0u) assert_memory_equal(&xc[i], &w.p[i], sizeof xc[i]);
+    assert_int_equal(crossings_along(&w, xc), 0);
+    for (int form = 0; form < 2; form++) {
+      sc_kernel_form = sc_form(form);
+      selfcol_desc dg = sc_desc(&w);
+      dg.cap_big = d.cap_big;
+      sc_dev dev;
+      sc_dev_upload(&g_cl, &w, &dev);
+      selfcol_cl g;
+      SC_OK(selfcol_cl_create(&g_cl, &dg, &g, e));
+      SC_OK(selfcol_cl_bound(&g, dev.p, dev.tris, e));
+      sc_read(&g_cl, g.rb, rg, rbytes);
+      assert_memory_equal(rg, c.rb, rbytes);
+      SC_OK(selfcol_cl_bound_clamp(&g, dev.x, dev.p, e));
+      sc_read(&g_cl, dev.x, xg, bytes);
+      assert_memory_equal(xg, xc, bytes);
+      selfcol_cl_destroy(&g);
+      sc_dev_free(&dev);
+    }
+    sc_kernel_form = 0;
+    fprintf(stderr, "big list of %u, cap %d: %d of %d particles held (%d within a big "
+            "triangle's grown box), no crossing, OpenCL = CPU\n", (unsigned)c.nbig, d.cap_big,
+            held, w.n, near_big);
+    assert_true(near_big > 0);
+    held_at[capped] = held;
+    if (capped) assert_true(held < w.n / 2); /* a local hold, not the whole cloth */
+    free(xc); free(xg); free(rg);
+    selfcol_cpu_destroy(&c);
+  }
+  assert_true(held_at[1] > held_at[0]);
+  sc_world_free(&w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_segment_distance),
@@ -538,6 +616,7 @@ int main(void) {
       cmocka_unit_test(test_guarantee),
       cmocka_unit_test(test_cl_matches_cpu),
       cmocka_unit_test(test_crushed_holds_still),
+      cmocka_unit_test(test_big_list_capped),
       cmocka_unit_test(test_locks_release),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -233,6 +233,10 @@ typedef struct selfcol_desc {
   /* 1: no step bounds (the scheme before issue 18; tests and measurements
    * compare with it). */
   int bound_off;
+  /* The most big triangles the step bounds read (0: SELFCOL_BOUND_CAP x
+   * cap_t; tests lower it): past it, they and every particle near them
+   * hold still for the substep (kernels/selfcol.cl, selfcol_bound_init). */
+  int cap_big;
 } selfcol_desc;
 
 /* Stages created from now on: 1 keep contact lists across substeps where
@@ -311,6 +315,8 @@ typedef struct selfcol_tables {
   uint32_t mask_p;       /* particle table buckets - 1 (power of 2)        */
   uint32_t mask_t;       /* triangle table buckets - 1                     */
   uint32_t cap_p, cap_t, cap_c; /* the caps (see the top)                  */
+  uint32_t cap_big;      /* most big triangles the bounds read (past it they
+                            and all near them hold still: selfcol_bound_init) */
   uint32_t cap_n;        /* contacts a particle query keeps (tests may
                             raise it after create)                        */
   int edge;              /* edge-edge contacts run (bounded cloths)        */
@@ -383,6 +389,8 @@ typedef struct selfcol_cpu {
   uint32_t *lk;          /* 8 per particle: its locks (kernels/selfcol.cl,
                             sc_lock1)                                     */
   uint32_t *big, nbig;   /* triangles too wide for the bounds' hash         */
+  uint32_t bigbox[6];    /* their grown boxes' box: ~key of the lows, key of
+                            the highs (kernels/selfcol.cl, sc_fkey)       */
   uint32_t *town;        /* per triangle: the edges it owns (bits 0..2)     */
   double ms[SELFCOL_T_COUNT]; /* accumulated wall time per part            */
 } selfcol_cpu;

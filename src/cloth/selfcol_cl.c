@@ -259,7 +259,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->big, nt * u, NULL, "wide triangles", e)) ||
       (rc = mk(s, &s->tnb, 3 * nt * u, t->tnb, "triangle edge neighbours", e)) ||
       (rc = mk(s, &s->town, nt * u, NULL, "owned triangle edges", e)) ||
-      (rc = mk(s, &s->nbig, u, NULL, "wide triangle count", e)) ||
+      (rc = mk(s, &s->nbig, 8 * u, NULL, "wide triangle count and box", e)) ||
       (rc = mk(s, &s->adj_start, (n + 1) * u, t->adj_start, "particle triangles start", e)) ||
       (rc = mk(s, &s->adj, 3 * nt * u, t->adj, "particle triangles", e)) ||
       (rc = mk(s, &s->eflag, 3 * nt * u, NULL, "edge query flags", e)) ||
@@ -412,7 +412,7 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
       (rc = fill0(s, s->tcount, (B + 2) * sizeof(cl_uint), e)))
     return rc;
   if (bound) {
-    if ((rc = fill0(s, s->nbig, sizeof(cl_uint), e)) ||
+    if ((rc = fill0(s, s->nbig, 8 * sizeof(cl_uint), e)) ||
         (rc = BIND(SK_BOUND_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj),
                    A("n_tris", nt), A("grow", grow), A("limit", limit),
                    A("maxbits", s->maxbits), A("tbox", s->tbox), A("big", s->big),
@@ -454,7 +454,9 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
   const cl_uint mask = t->mask_t, B = t->mask_t + 1, capb = SELFCOL_BOUND_CAP * t->cap_t;
   int rc;
   if ((rc = hash_triangles_grown(s, p, tris, R, 1, 0.0f, t->cap_t, e)) ||
-      (rc = BIND(SK_BOUND_INIT, A("rb", s->rb), A("lk", s->lock), A("R", R), A("n", n))) ||
+      (rc = BIND(SK_BOUND_INIT, A("rb", s->rb), A("lk", s->lock), A("R", R), A("n", n),
+                 A("p", p), A("nbig", s->nbig), A("maxbits", s->maxbits),
+                 A("capg", t->cap_big))) ||
       (rc = launch(s, SK_BOUND_INIT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_OVERFLOW, A("start", s->tcount), A("vals", s->tvals), A("tris", tris),
                  A("rb", s->rb), A("n_buckets", B), A("capb", capb))) ||
@@ -468,14 +470,14 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
                  A("start", s->tcount), A("vals", s->tvals), A("big", s->big),
                  A("nbig", s->nbig), A("rb", s->rb), A("n", n), A("mask", mask), A("R", R),
                  A("fl", t->bound_floor), A("capb", capb), A("eb", s->ebox),
-                 A("plane", s->ebox_plane))) ||
+                 A("plane", s->ebox_plane), A("capg", t->cap_big))) ||
       (rc = launch(s, SK_BOUND_VT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_PAIRS, A("p", p), A("lk", s->lock), A("tris", tris), A("tobj", s->tobj),
                  A("tbox", s->tbox), A("maxbits", s->maxbits), A("start", s->tcount),
                  A("vals", s->tvals), A("big", s->big), A("nbig", s->nbig),
                  A("town", s->town), A("rb", s->rb), A("n_tris", nt), A("mask", mask),
                  A("R", R), A("fl", t->bound_floor), A("capb", capb), A("eb", s->ebox),
-                 A("plane", s->ebox_plane), A("caps", t->cap_t))) ||
+                 A("plane", s->ebox_plane), A("caps", t->cap_t), A("capg", t->cap_big))) ||
       (rc = launch(s, SK_BOUND_PAIRS, (size_t)nt, 0, e)))
     return rc;
   if (t->n_links == 0) return DRAPE_OK;
@@ -484,7 +486,8 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
                  A("tobj", s->tobj), A("tbox", s->tbox), A("maxbits", s->maxbits),
                  A("start", s->tcount), A("vals", s->tvals), A("big", s->big),
                  A("nbig", s->nbig), A("rb", s->rb), A("n_links", nl), A("n_tris", nt),
-                 A("mask", mask), A("R", R), A("fl", t->bound_floor), A("capb", capb))))
+                 A("mask", mask), A("R", R), A("fl", t->bound_floor), A("capb", capb),
+                 A("capg", t->cap_big))))
     return rc;
   return launch(s, SK_BOUND_LINKS, (size_t)nl, 0, e);
 }

@@ -30,6 +30,12 @@ static inline v3 vmin(v3 a, v3 b) { return V(fminf(a.x, b.x), fminf(a.y, b.y), f
 static inline v3 vmax(v3 a, v3 b) { return V(fmaxf(a.x, b.x), fmaxf(a.y, b.y), fmaxf(a.z, b.z)); }
 static inline float as_f(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
 static inline uint32_t as_u(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+/* sc_fkey, sc_funkey: floats as uints in the same order */
+static inline uint32_t fkey(float f) {
+  uint32_t u = as_u(f);
+  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+}
+static inline float funkey(uint32_t k) { return as_f((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k); }
 
 /* NaN goes to the lowest cell (the comparisons are false for it), as in
  * kernels/selfcol.cl: a float -> int conversion of NaN is undefined. */
@@ -226,6 +232,7 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
   t->cap_p = d->cap_p > 0 ? (uint32_t)d->cap_p : SELFCOL_CAP_P;
   t->cap_t = d->cap_t > 0 ? (uint32_t)d->cap_t : SELFCOL_CAP_T;
   t->cap_c = d->cap_c > 0 ? (uint32_t)d->cap_c : SELFCOL_CAP_C;
+  t->cap_big = d->cap_big > 0 ? (uint32_t)d->cap_big : SELFCOL_BOUND_CAP * t->cap_t;
   t->cap_n = SELFCOL_CAP_N;
   int np = 0, ntri = 0;
   for (int i = 0; i < t->n; i++) {
@@ -762,6 +769,7 @@ static void hash_triangles_grown(selfcol_cpu *s, const dr_float4 *x, const dr_ui
   uint32_t v[3];
   s->maxbits = 0; /* hash_tri_extent */
   s->nbig = 0;
+  for (int k = 0; k < 6; k++) s->bigbox[k] = 0u;
   for (int k = 0; k < t->n_tris; k++) {
     if (!tri_ok(t, tris, k, v)) continue;
     if (bound) { /* selfcol_bound_extent */
@@ -775,8 +783,16 @@ static void hash_triangles_grown(selfcol_cpu *s, const dr_float4 *x, const dr_ui
       int is_big = ok && !(side <= t->bound_limit);
       s->tbox[2 * k] = (dr_float4){lo.x, lo.y, lo.z, ok && !is_big ? 1.0f : 0.0f};
       s->tbox[2 * k + 1] = (dr_float4){hi.x, hi.y, hi.z, is_big ? 1.0f : 0.0f};
-      if (is_big) s->big[s->nbig++] = (uint32_t)k;
-      else if (ok && as_u(side) > s->maxbits) s->maxbits = as_u(side);
+      if (is_big) {
+        s->big[s->nbig++] = (uint32_t)k;
+        const float bc[6] = {lo.x, lo.y, lo.z, hi.x, hi.y, hi.z};
+        for (int j = 0; j < 6; j++) { /* selfcol_bound_extent's big box */
+          const uint32_t key = j < 3 ? ~fkey(bc[j]) : fkey(bc[j]);
+          if (key > s->bigbox[j]) s->bigbox[j] = key;
+        }
+      } else if (ok && as_u(side) > s->maxbits) {
+        s->maxbits = as_u(side);
+      }
       continue;
     }
     v3 lo, hi;
@@ -1083,12 +1099,7 @@ static inline void bound4(uint32_t *rb, uint32_t a, uint32_t b, uint32_t c, uint
   if (u < rb[d]) rb[d] = u;
 }
 
-/* sc_fkey, sc_funkey, sc_lock1 */
-static inline uint32_t fkey(float f) {
-  uint32_t u = as_u(f);
-  return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
-static inline float funkey(uint32_t k) { return as_f((k & 0x80000000u) ? (k & 0x7fffffffu) : ~k); }
+/* sc_lock1 */
 static inline void lock1(selfcol_cpu *s, uint32_t i, v3 n, float dd) {
   uint32_t *l = s->lk + 8u * i;
   const uint32_t k[3] = {fkey(n.x), fkey(n.y), fkey(n.z)};
@@ -1104,6 +1115,15 @@ static inline v3 unit_div(v3 w, float l) { return V(w.x / l, w.y / l, w.z / l); 
 /* sc_bound_margin: SELFCOL_BOUND_ULPS float epsilons of the largest
  * coordinate magnitude of the pair's points (why: kernels/selfcol.cl). */
 static inline float amax3(v3 a) { return fmaxf(fmaxf(fabsf(a.x), fabsf(a.y)), fabsf(a.z)); }
+/* sc_bound_in_big: P in the big triangles' box widened by the cell side */
+static int in_big(const selfcol_cpu *s, v3 P) {
+  const v3 lo = V(funkey(~s->bigbox[0]), funkey(~s->bigbox[1]), funkey(~s->bigbox[2]));
+  const v3 hi = V(funkey(s->bigbox[3]), funkey(s->bigbox[4]), funkey(s->bigbox[5]));
+  const float S = as_f(s->maxbits);
+  const float pad = S + (fmaxf(amax3(lo), amax3(hi)) + S) * 0x1p-18f;
+  return P.x >= lo.x - pad && P.y >= lo.y - pad && P.z >= lo.z - pad && P.x <= hi.x + pad &&
+         P.y <= hi.y + pad && P.z <= hi.z + pad;
+}
 static inline float bound_margin(v3 a, v3 b, v3 c, v3 d) {
   return fmaxf(fmaxf(amax3(a), amax3(b)), fmaxf(amax3(c), amax3(d))) *
          ((float)SELFCOL_BOUND_ULPS * FLT_EPSILON);
@@ -1324,6 +1344,12 @@ static void bound_links(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
             }
       }
     }
+    if (s->nbig > t->cap_big) { /* a link that meets the big box holds still */
+      const v3 blo = V(funkey(~s->bigbox[0]), funkey(~s->bigbox[1]), funkey(~s->bigbox[2]));
+      const v3 bhi = V(funkey(s->bigbox[3]), funkey(s->bigbox[4]), funkey(s->bigbox[5]));
+      if (box_overlap(lo, hi, blo, bhi)) s->rb[a] = s->rb[b] = 0u;
+      continue;
+    }
     for (uint32_t k = 0; k < s->nbig; k++) {
       const uint32_t t2 = s->big[k];
       if (!box_overlap(lo, hi, X3(s->tbox[2 * t2]), X3(s->tbox[2 * t2 + 1]))) continue;
@@ -1336,8 +1362,9 @@ void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris) 
   const selfcol_tables *t = &s->tb;
   const float R = t->bound_r, fl = t->bound_floor;
   hash_triangles_grown(s, p, tris, R, 1, 0.0f);
+  const int held = s->nbig > t->cap_big; /* the big list is not read */
   for (int i = 0; i < t->n; i++) { /* selfcol_bound_init */
-    s->rb[i] = as_u(R);
+    s->rb[i] = held && in_big(s, X3(p[i])) ? 0u : as_u(R);
     uint32_t *l = s->lk + 8 * i;
     l[0] = l[1] = l[2] = 0xffffffffu;
     l[3] = 0x7f800000u; /* +inf */
@@ -1386,7 +1413,7 @@ void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris) 
         }
       }
     }
-    for (uint32_t k = 0; k < s->nbig; k++) bound_vt_tri(s, p, tris, q, P, s->big[k], R, fl);
+    for (uint32_t k = 0; k < s->nbig && !held; k++) bound_vt_tri(s, p, tris, q, P, s->big[k], R, fl);
   }
   for (int t1 = 0; t1 < t->n_tris; t1++) { /* selfcol_bound_pairs: edge-edge */
     uint32_t V1[3];
@@ -1422,7 +1449,7 @@ void cpu_selfcol_bound(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris) 
             }
           }
     }
-    for (uint32_t k = 0; k < s->nbig; k++) { /* the big triangles */
+    for (uint32_t k = 0; k < s->nbig && !held; k++) { /* the big triangles */
       uint32_t t2 = s->big[k];
       if (big1 && t2 <= (uint32_t)t1) continue;
       const uint32_t own2 = s->town[t2];

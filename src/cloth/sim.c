@@ -266,7 +266,7 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
                          (float)(r->length / r->segments), k, r->name, 1};
   }
   s->sc_desc = (selfcol_desc){m->n_particles, m->x0,      m->obj,       m->n_tris,
-                              m->tris,        m->n_objects, s->sc_objects, 0, 0, 0, 0, 0};
+                              m->tris,        m->n_objects, s->sc_objects, 0, 0, 0, 0, 0, 0};
   if ((rc = corner_uvs(s, sc, e))) {
     drape_sim_destroy(s);
     return rc;
