@@ -351,19 +351,24 @@ static void test_guarantee(void **state) {
 }
 
 /* The bounds and their clamp alone on OpenCL (the kernel form of
- * sc_kernel_form), for w's x and p: the positions after, into out. */
-static void cl_bound_clamp(const sc_world *w, dr_float4 *out) {
+ * sc_kernel_form, the big list's cap cap_big, 0: the default), for w's x
+ * and p: the positions after, into out, and r into rb (unless NULL). */
+static void cl_bound_clamp_r(const sc_world *w, int cap_big, dr_float4 *out, uint32_t *rb) {
   selfcol_desc d = sc_desc(w);
+  d.cap_big = cap_big;
   sc_dev dev;
   sc_dev_upload(&g_cl, w, &dev);
   selfcol_cl g;
   SC_OK(selfcol_cl_create(&g_cl, &d, &g, e));
   SC_OK(selfcol_cl_bound(&g, dev.p, dev.tris, e));
+  if (rb) sc_read(&g_cl, g.rb, rb, sizeof(uint32_t) * (size_t)w->n);
   SC_OK(selfcol_cl_bound_clamp(&g, dev.x, dev.p, e));
   sc_read(&g_cl, dev.x, out, sizeof(dr_float4) * (size_t)w->n);
   selfcol_cl_destroy(&g);
   sc_dev_free(&dev);
 }
+
+static void cl_bound_clamp(const sc_world *w, dr_float4 *out) { cl_bound_clamp_r(w, 0, out, NULL); }
 
 /* The fail-safe of bounded work: the two sheets crushed by 1e-3 (all in a
  * few cells, buckets of thousands of entries): no pair is searched, every
@@ -580,20 +585,9 @@ static void test_big_list_capped(void **state) {
     assert_int_equal(crossings_along(&w, xc), 0);
     for (int form = 0; form < 2; form++) {
       sc_kernel_form = sc_form(form);
-      selfcol_desc dg = sc_desc(&w);
-      dg.cap_big = d.cap_big;
-      sc_dev dev;
-      sc_dev_upload(&g_cl, &w, &dev);
-      selfcol_cl g;
-      SC_OK(selfcol_cl_create(&g_cl, &dg, &g, e));
-      SC_OK(selfcol_cl_bound(&g, dev.p, dev.tris, e));
-      sc_read(&g_cl, g.rb, rg, rbytes);
+      cl_bound_clamp_r(&w, d.cap_big, xg, rg);
       assert_memory_equal(rg, c.rb, rbytes);
-      SC_OK(selfcol_cl_bound_clamp(&g, dev.x, dev.p, e));
-      sc_read(&g_cl, dev.x, xg, bytes);
       assert_memory_equal(xg, xc, bytes);
-      selfcol_cl_destroy(&g);
-      sc_dev_free(&dev);
     }
     sc_kernel_form = 0;
     fprintf(stderr, "big list of %u, cap %d: %d of %d particles held (%d within a big "
