@@ -233,9 +233,10 @@ typedef struct selfcol_desc {
   /* 1: no step bounds (the scheme before issue 18; tests and measurements
    * compare with it). */
   int bound_off;
-  /* The most big triangles the step bounds read (0: SELFCOL_BOUND_CAP x
-   * cap_t; tests lower it): past it, they and every particle near them
-   * hold still for the substep (kernels/selfcol.cl, selfcol_bound_init). */
+  /* The most big triangles the step bounds read (0: half the triangles,
+   * at least SELFCOL_BOUND_CAP x cap_t; tests lower it): past it, they and
+   * every particle near them hold still for the substep
+   * (kernels/selfcol.cl, selfcol_bound_init). */
   int cap_big;
 } selfcol_desc;
 

@@ -232,7 +232,11 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
   t->cap_p = d->cap_p > 0 ? (uint32_t)d->cap_p : SELFCOL_CAP_P;
   t->cap_t = d->cap_t > 0 ? (uint32_t)d->cap_t : SELFCOL_CAP_T;
   t->cap_c = d->cap_c > 0 ? (uint32_t)d->cap_c : SELFCOL_CAP_C;
+  /* half the triangles, at least a bucket's cap: the twist lists up to
+   * 604 of its 4,802 (more than 512 at three substeps in four), a cloth
+   * blown apart all of them (docs/selfcollision.md, "Limits") */
   t->cap_big = d->cap_big > 0 ? (uint32_t)d->cap_big : SELFCOL_BOUND_CAP * t->cap_t;
+  if (d->cap_big <= 0 && (uint32_t)(t->n_tris / 2) > t->cap_big) t->cap_big = (uint32_t)(t->n_tris / 2);
   t->cap_n = SELFCOL_CAP_N;
   int np = 0, ntri = 0;
   for (int i = 0; i < t->n; i++) {
