@@ -1028,14 +1028,21 @@ inline void sc_lock1(__global uint *lk, uint i, float3 n, float dd) {
 #define SC_BOUND_MARGIN_SCALE 0x1p-20f /* SELFCOL_BOUND_ULPS (8) x 2^-23 */
 inline float sc_amax3(float3 a) { return fmax(fmax(fabs(a.x), fabs(a.y)), fabs(a.z)); }
 
-/* The box of the big triangles' grown boxes (selfcol_bound_extent, in
- * nbig[1..6]) widened by the cell side S (the widest hashed grown box)
- * and 2^-18 of its coordinates (far above the rounding of the sums): a
- * hashed triangle whose grown box meets the big box has every corner in
+/* The box of the big triangles' grown boxes, which selfcol_bound_extent
+ * keeps in nbig[1..6]: the complements of the lows' keys and the highs'
+ * keys, all maxima, so that the zeroed words are the empty box. */
+inline void sc_big_box(__global const uint *nbig, float3 *lo, float3 *hi) {
+  *lo = (float3)(sc_funkey(~nbig[1]), sc_funkey(~nbig[2]), sc_funkey(~nbig[3]));
+  *hi = (float3)(sc_funkey(nbig[4]), sc_funkey(nbig[5]), sc_funkey(nbig[6]));
+}
+
+/* P in the big box widened by the cell side S (the widest hashed grown
+ * box) and 2^-18 of its coordinates (far above the rounding of the sums):
+ * a hashed triangle whose grown box meets the big box has every corner in
  * it. */
 inline int sc_bound_in_big(__global const uint *nbig, __global const uint *maxbits, float3 P) {
-  const float3 lo = (float3)(sc_funkey(~nbig[1]), sc_funkey(~nbig[2]), sc_funkey(~nbig[3]));
-  const float3 hi = (float3)(sc_funkey(nbig[4]), sc_funkey(nbig[5]), sc_funkey(nbig[6]));
+  float3 lo, hi;
+  sc_big_box(nbig, &lo, &hi);
   const float S = as_float(maxbits[0]);
   const float pad = S + (fmax(sc_amax3(lo), sc_amax3(hi)) + S) * 0x1p-18f;
   return all(P >= lo - (float3)(pad)) && all(P <= hi + (float3)(pad));
@@ -1217,13 +1224,13 @@ __kernel void selfcol_bound_extent(__global const float4 *x, __global const uint
     tbox[2 * t + 1] = (float4)(hi, is_big ? 1.0f : 0.0f);
     if (is_big) {
       big[atomic_inc(nbig)] = (uint)t;
-      /* the big box: lows as the largest complement of their keys */
-      atomic_max(&nbig[1], ~sc_fkey(lo.x));
-      atomic_max(&nbig[2], ~sc_fkey(lo.y));
-      atomic_max(&nbig[3], ~sc_fkey(lo.z));
-      atomic_max(&nbig[4], sc_fkey(hi.x));
-      atomic_max(&nbig[5], sc_fkey(hi.y));
-      atomic_max(&nbig[6], sc_fkey(hi.z));
+      /* the big box (sc_big_box) */
+      sc_amax(&nbig[1], ~sc_fkey(lo.x));
+      sc_amax(&nbig[2], ~sc_fkey(lo.y));
+      sc_amax(&nbig[3], ~sc_fkey(lo.z));
+      sc_amax(&nbig[4], sc_fkey(hi.x));
+      sc_amax(&nbig[5], sc_fkey(hi.y));
+      sc_amax(&nbig[6], sc_fkey(hi.z));
     } else if (ok) {
       atomic_max(&group_max, as_uint(side));
     }
@@ -1561,8 +1568,8 @@ __kernel void selfcol_bound_links(__global const float4 *p, __global uint *lk,
   }
   const uint nb = nbig[0];
   if (nb > capg) { /* past the cap: a link that meets the big box holds still */
-    const float3 blo = (float3)(sc_funkey(~nbig[1]), sc_funkey(~nbig[2]), sc_funkey(~nbig[3]));
-    const float3 bhi = (float3)(sc_funkey(nbig[4]), sc_funkey(nbig[5]), sc_funkey(nbig[6]));
+    float3 blo, bhi;
+    sc_big_box(nbig, &blo, &bhi);
     if (all(lo <= bhi) && all(hi >= blo)) {
       atomic_min(&rb[a], 0u);
       atomic_min(&rb[b], 0u);

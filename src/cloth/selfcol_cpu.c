@@ -235,8 +235,8 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
   /* half the triangles, at least a bucket's cap: the twist lists up to
    * 604 of its 4,802 (more than 512 at three substeps in four), a cloth
    * blown apart all of them (docs/selfcollision.md, "Limits") */
-  t->cap_big = d->cap_big > 0 ? (uint32_t)d->cap_big : SELFCOL_BOUND_CAP * t->cap_t;
-  if (d->cap_big <= 0 && (uint32_t)(t->n_tris / 2) > t->cap_big) t->cap_big = (uint32_t)(t->n_tris / 2);
+  const uint32_t half = (uint32_t)(t->n_tris / 2), bucket = SELFCOL_BOUND_CAP * t->cap_t;
+  t->cap_big = d->cap_big > 0 ? (uint32_t)d->cap_big : half > bucket ? half : bucket;
   t->cap_n = SELFCOL_CAP_N;
   int np = 0, ntri = 0;
   for (int i = 0; i < t->n; i++) {
@@ -1119,15 +1119,6 @@ static inline v3 unit_div(v3 w, float l) { return V(w.x / l, w.y / l, w.z / l); 
 /* sc_bound_margin: SELFCOL_BOUND_ULPS float epsilons of the largest
  * coordinate magnitude of the pair's points (why: kernels/selfcol.cl). */
 static inline float amax3(v3 a) { return fmaxf(fmaxf(fabsf(a.x), fabsf(a.y)), fabsf(a.z)); }
-/* sc_bound_in_big: P in the big triangles' box widened by the cell side */
-static int in_big(const selfcol_cpu *s, v3 P) {
-  const v3 lo = V(funkey(~s->bigbox[0]), funkey(~s->bigbox[1]), funkey(~s->bigbox[2]));
-  const v3 hi = V(funkey(s->bigbox[3]), funkey(s->bigbox[4]), funkey(s->bigbox[5]));
-  const float S = as_f(s->maxbits);
-  const float pad = S + (fmaxf(amax3(lo), amax3(hi)) + S) * 0x1p-18f;
-  return P.x >= lo.x - pad && P.y >= lo.y - pad && P.z >= lo.z - pad && P.x <= hi.x + pad &&
-         P.y <= hi.y + pad && P.z <= hi.z + pad;
-}
 static inline float bound_margin(v3 a, v3 b, v3 c, v3 d) {
   return fmaxf(fmaxf(amax3(a), amax3(b)), fmaxf(amax3(c), amax3(d))) *
          ((float)SELFCOL_BOUND_ULPS * FLT_EPSILON);
@@ -1234,6 +1225,19 @@ static void bound_vt(selfcol_cpu *s, uint32_t q, v3 P, const uint32_t *Vt, const
 static inline int box_overlap(v3 lo, v3 hi, v3 blo, v3 bhi) {
   return lo.x <= bhi.x && lo.y <= bhi.y && lo.z <= bhi.z && hi.x >= blo.x && hi.y >= blo.y &&
          hi.z >= blo.z;
+}
+
+/* sc_big_box, sc_bound_in_big (kernels/selfcol.cl) */
+static void big_box(const selfcol_cpu *s, v3 *lo, v3 *hi) {
+  *lo = V(funkey(~s->bigbox[0]), funkey(~s->bigbox[1]), funkey(~s->bigbox[2]));
+  *hi = V(funkey(s->bigbox[3]), funkey(s->bigbox[4]), funkey(s->bigbox[5]));
+}
+static int in_big(const selfcol_cpu *s, v3 P) {
+  v3 lo, hi;
+  big_box(s, &lo, &hi);
+  const float S = as_f(s->maxbits);
+  const float pad = S + (fmaxf(amax3(lo), amax3(hi)) + S) * 0x1p-18f;
+  return box_overlap(P, P, sub(lo, V(pad, pad, pad)), add(hi, V(pad, pad, pad)));
 }
 
 /* sc_bound_live: a triangle the bounds' hash took (finite corners). */
@@ -1349,8 +1353,8 @@ static void bound_links(selfcol_cpu *s, const dr_float4 *p, const dr_uint *tris,
       }
     }
     if (s->nbig > t->cap_big) { /* a link that meets the big box holds still */
-      const v3 blo = V(funkey(~s->bigbox[0]), funkey(~s->bigbox[1]), funkey(~s->bigbox[2]));
-      const v3 bhi = V(funkey(s->bigbox[3]), funkey(s->bigbox[4]), funkey(s->bigbox[5]));
+      v3 blo, bhi;
+      big_box(s, &blo, &bhi);
       if (box_overlap(lo, hi, blo, bhi)) s->rb[a] = s->rb[b] = 0u;
       continue;
     }
