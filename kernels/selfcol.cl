@@ -1205,7 +1205,8 @@ __kernel void selfcol_bound_extent(__global const float4 *x, __global const uint
                                    __global const int *tobj, const int n_tris, const float grow,
                                    const float limit, __global uint *maxbits,
                                    __global float4 *tbox, __global uint *big,
-                                   __global uint *nbig) {
+                                   __global uint *nbig, __global float *bigb,
+                                   const uint bplane) {
   __local uint group_max;
   const int t = get_global_id(0);
   if (get_local_id(0) == 0) group_max = 0u;
@@ -1223,7 +1224,17 @@ __kernel void selfcol_bound_extent(__global const float4 *x, __global const uint
     tbox[2 * t] = (float4)(lo, ok && !is_big ? 1.0f : 0.0f);
     tbox[2 * t + 1] = (float4)(hi, is_big ? 1.0f : 0.0f);
     if (is_big) {
-      big[atomic_inc(nbig)] = (uint)t;
+      const uint k = atomic_inc(nbig);
+      big[k] = (uint)t;
+      /* its box beside it, one plane per coordinate, for the readers'
+       * scans eight at a time (sc_box_hits), as hash_sort_boxes does for
+       * the buckets */
+      bigb[k] = lo.x;
+      bigb[bplane + k] = lo.y;
+      bigb[2u * bplane + k] = lo.z;
+      bigb[3u * bplane + k] = hi.x;
+      bigb[4u * bplane + k] = hi.y;
+      bigb[5u * bplane + k] = hi.z;
       /* the big box (sc_big_box) */
       sc_amax(&nbig[1], ~sc_fkey(lo.x));
       sc_amax(&nbig[2], ~sc_fkey(lo.y));
@@ -1320,7 +1331,8 @@ __kernel void selfcol_bound_vt(__global const float4 *p, __global uint *lk,
                                __global const uint *vals, __global const uint *big,
                                __global const uint *nbig, __global uint *rb, const int n,
                                const uint mask, const float R, const float fl, const uint capb,
-                               __global const float *eb, const uint plane, const uint capg) {
+                               __global const float *eb, const uint plane, const uint capg,
+                               __global const float *bigb, const uint bplane) {
   const int q = get_global_id(0);
   if (q >= n) return;
   if (sobj[q] < 0) return;
@@ -1354,7 +1366,11 @@ __kernel void selfcol_bound_vt(__global const float4 *p, __global uint *lk,
   }
   const uint nb = nbig[0];
   if (nb > capg) return; /* past the cap: selfcol_bound_init held them */
-  for (uint k = 0; k < nb; k++) sc_bound_vt_tri(p, tris, tbox, rb, lk, (uint)q, P, big[k], R, fl);
+  /* the wide triangles whose box holds P, eight at a time, in list order */
+  for (uint kc = 0; kc < nb; kc += 8u)
+    for (uint hm = sc_box_hits(bigb, bplane, kc, nb, P, P, 0.0f, 0.0f, -1.0f); hm != 0u;
+         hm &= hm - 1u)
+      sc_bound_vt_tri(p, tris, tbox, rb, lk, (uint)q, P, big[kc + sc_low_bit(hm)], R, fl);
 }
 
 /* The edge-edge pairs of the edges triangle t1 owns (V1, P1, mask own1)
@@ -1405,7 +1421,8 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
                                   __global const uint *town, __global uint *rb,
                                   const int n_tris, const uint mask, const float R,
                                   const float fl, const uint capb, __global const float *eb,
-                                  const uint plane, const uint caps, const uint capg) {
+                                  const uint plane, const uint caps, const uint capg,
+                                  __global const float *bigb, const uint bplane) {
   int t1 = get_global_id(0);
   if (t1 >= n_tris) return;
   uint3 v;
@@ -1454,8 +1471,12 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
   /* the big triangles: a hashed one meets each of them here, a big one
    * those of higher index (past the cap, none: selfcol_bound_init) */
   const uint nb = nbig[0];
-  for (uint k = 0; k < nb && nb <= capg; k++) {
-    uint t2 = big[k];
+  if (nb > capg) return;
+  /* the box test below, eight at a time on the list's copied boxes */
+  for (uint kc = 0; kc < nb; kc += 8u)
+   for (uint hm = sc_box_hits(bigb, bplane, kc, nb, lo, hi, 0.0f, 0.0f, -1.0f); hm != 0u;
+        hm &= hm - 1u) {
+    uint t2 = big[kc + sc_low_bit(hm)];
     if (big1 && t2 <= (uint)t1) continue;
     const uint own2 = town[t2];
     if (own2 == 0u) continue;
@@ -1518,7 +1539,8 @@ __kernel void selfcol_bound_links(__global const float4 *p, __global uint *lk,
                                   __global const uint *big, __global const uint *nbig,
                                   __global uint *rb, const int n_links, const int n_tris,
                                   const uint mask, const float R, const float fl,
-                                  const uint capb, const uint capg) {
+                                  const uint capb, const uint capg,
+                                  __global const float *bigb, const uint bplane) {
   const int l = get_global_id(0);
   if (l >= n_links) return;
   const uint a = links[l], b = a + 1u;
@@ -1576,11 +1598,12 @@ __kernel void selfcol_bound_links(__global const float4 *p, __global uint *lk,
     }
     return;
   }
-  for (uint k = 0; k < nb; k++) { /* the wide triangles */
-    uint t2 = big[k];
-    if (!all(lo <= tbox[2 * t2 + 1].xyz) || !all(hi >= tbox[2 * t2].xyz)) continue;
-    sc_bound_link_t2(p, tris, t2, tbox, rb, lk, a, b, A, B, alo, ahi, R, fl);
-  }
+  /* the wide triangles whose box meets the link's, eight at a time */
+  for (uint kc = 0; kc < nb; kc += 8u)
+    for (uint hm = sc_box_hits(bigb, bplane, kc, nb, lo, hi, 0.0f, 0.0f, -1.0f); hm != 0u;
+         hm &= hm - 1u)
+      sc_bound_link_t2(p, tris, big[kc + sc_low_bit(hm)], tbox, rb, lk, a, b, A, B, alo, ahi,
+                       R, fl);
 }
 
 /* Each particle of a bounded object (a cloth in vertex-triangle mode, a

@@ -221,6 +221,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
   size_t n = (size_t)(t->n > 0 ? t->n : 1), nt = (size_t)(t->n_tris > 0 ? t->n_tris : 1);
   size_t K = SELFCOL_SLOTS, Bp = (size_t)t->mask_p + 1, Bt = (size_t)t->mask_t + 1;
   s->ebox_plane = (cl_uint)(8 * nt + 8);
+  s->bplane = (cl_uint)(nt + 8);
   size_t u = sizeof(cl_uint), f4 = sizeof(dr_float4);
   const dr_float4 gate1 = {0.0f, 0.0f, 0.0f, 1.0f};
   if ((rc = mk(s, &s->sobj, n * u, t->sobj, "particle objects", e)) ||
@@ -257,6 +258,8 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
       (rc = mk(s, &s->links, (t->n_links ? (size_t)t->n_links : 1u) * u,
                t->n_links ? t->links : NULL, "rope links", e)) ||
       (rc = mk(s, &s->big, nt * u, NULL, "wide triangles", e)) ||
+      /* read eight at a time, up to 7 past the last */
+      (rc = mk(s, &s->bigb, 6 * (nt + 8) * sizeof(float), NULL, "wide triangle boxes", e)) ||
       (rc = mk(s, &s->tnb, 3 * nt * u, t->tnb, "triangle edge neighbours", e)) ||
       (rc = mk(s, &s->town, nt * u, NULL, "owned triangle edges", e)) ||
       (rc = mk(s, &s->nbig, 8 * u, NULL, "wide triangle count and box", e)) ||
@@ -279,6 +282,7 @@ int selfcol_cl_create(drape_cl *cl, const selfcol_desc *d, selfcol_cl *s, drape_
   /* A vertex-triangle pass may run before any particle pass wrote these. */
   if ((rc = fill0(s, s->nvt, n * u, e)) || (rc = fill0(s, s->ncon, n * u, e)) ||
       (rc = fill0(s, s->pexam, n * u, e)) || (rc = fill0(s, s->vexam, n * u, e)) ||
+      (rc = fill0(s, s->bigb, 6 * (nt + 8) * sizeof(float), e)) ||
       (rc = fill0(s, s->caps, (size_t)t->n_objects * SELFCOL_CAPC_STRIDE * u, e)))
     goto fail;
   DRAPE_CL_TRY(e, clFinish(cl->queue));
@@ -300,7 +304,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
                    &s->tkey, &s->tbox, &s->trank, &s->tcount, &s->tvals,   &s->ebox,  &s->rec_a, &s->rec_b,
                    &s->rec_t,  &s->nvt,   &s->ccount, &s->crank,   &s->cvals,
                    &s->pexam,  &s->vexam, &s->caps,   &s->rb,    &s->lock,  &s->links,
-                   &s->big,    &s->nbig,  &s->tnb,   &s->town,
+                   &s->big,    &s->bigb,  &s->nbig,  &s->tnb,   &s->town,
                    &s->adj_start, &s->adj, &s->gate_on, &s->eflag, &s->bmot};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) rel(all[i]);
   scan_free(&s->scan_p);
@@ -416,7 +420,7 @@ static int hash_triangles_grown(selfcol_cl *s, cl_mem x, cl_mem tris, float grow
         (rc = BIND(SK_BOUND_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj),
                    A("n_tris", nt), A("grow", grow), A("limit", limit),
                    A("maxbits", s->maxbits), A("tbox", s->tbox), A("big", s->big),
-                   A("nbig", s->nbig))) ||
+                   A("nbig", s->nbig), A("bigb", s->bigb), A("bplane", s->bplane))) ||
         (rc = launch(s, SK_BOUND_EXTENT, (size_t)nt, 0, e)))
       return rc;
   } else if ((rc = BIND(SK_TRI_EXTENT, A("x", x), A("tris", tris), A("tobj", s->tobj),
@@ -470,14 +474,16 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
                  A("start", s->tcount), A("vals", s->tvals), A("big", s->big),
                  A("nbig", s->nbig), A("rb", s->rb), A("n", n), A("mask", mask), A("R", R),
                  A("fl", t->bound_floor), A("capb", capb), A("eb", s->ebox),
-                 A("plane", s->ebox_plane), A("capg", t->cap_big))) ||
+                 A("plane", s->ebox_plane), A("capg", t->cap_big), A("bigb", s->bigb),
+                 A("bplane", s->bplane))) ||
       (rc = launch(s, SK_BOUND_VT, (size_t)n, 0, e)) ||
       (rc = BIND(SK_BOUND_PAIRS, A("p", p), A("lk", s->lock), A("tris", tris), A("tobj", s->tobj),
                  A("tbox", s->tbox), A("maxbits", s->maxbits), A("start", s->tcount),
                  A("vals", s->tvals), A("big", s->big), A("nbig", s->nbig),
                  A("town", s->town), A("rb", s->rb), A("n_tris", nt), A("mask", mask),
                  A("R", R), A("fl", t->bound_floor), A("capb", capb), A("eb", s->ebox),
-                 A("plane", s->ebox_plane), A("caps", t->cap_t), A("capg", t->cap_big))) ||
+                 A("plane", s->ebox_plane), A("caps", t->cap_t), A("capg", t->cap_big),
+                 A("bigb", s->bigb), A("bplane", s->bplane))) ||
       (rc = launch(s, SK_BOUND_PAIRS, (size_t)nt, 0, e)))
     return rc;
   if (t->n_links == 0) return DRAPE_OK;
@@ -487,7 +493,7 @@ int selfcol_cl_bound(selfcol_cl *s, cl_mem p, cl_mem tris, drape_err *e) {
                  A("start", s->tcount), A("vals", s->tvals), A("big", s->big),
                  A("nbig", s->nbig), A("rb", s->rb), A("n_links", nl), A("n_tris", nt),
                  A("mask", mask), A("R", R), A("fl", t->bound_floor), A("capb", capb),
-                 A("capg", t->cap_big))))
+                 A("capg", t->cap_big), A("bigb", s->bigb), A("bplane", s->bplane))))
     return rc;
   return launch(s, SK_BOUND_LINKS, (size_t)nl, 0, e);
 }

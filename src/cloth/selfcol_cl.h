@@ -67,6 +67,8 @@ typedef struct selfcol_cl {
   cl_mem lock;                  /* locks: 8 uints per particle (sc_lock1)     */
   cl_mem links;                 /* the bounded rope links' lower nodes (tb.links) */
   cl_mem big, nbig;             /* triangles too wide for the bounds' hash   */
+  cl_mem bigb;                  /* their grown boxes, bplane floats per      */
+  cl_uint bplane;               /* coordinate (selfcol_bound_extent)         */
   cl_mem tnb, town;             /* edge neighbours (tb.tnb), owned edges      */
   cl_mem adj_start, adj;        /* edge-edge: each particle's triangles (CSR) */
   cl_mem eflag;                 /* edge-edge: per edge slot, whether a pair may touch */
