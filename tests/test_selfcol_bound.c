@@ -14,6 +14,8 @@
  *  - OpenCL (both kernel forms) gives the CPU reference's r and positions
  *    to the bit, and the stage with the bounds is deterministic;
  *  - a crushed pair of sheets (buckets past the cap) holds still;
+ *  - the list of stretched triangles: its cap's fail-safe, and rope links
+ *    against it (read eight boxes at a time), OpenCL = CPU;
  *  - locks: sheets closer than the floor separate when asked to and hold
  *    when pressed together, the same bits on OpenCL. */
 #include "cloth/crossings.h"
@@ -603,6 +605,103 @@ static void test_big_list_capped(void **state) {
   sc_world_free(&w);
 }
 
+/* The rope links against the list of stretched triangles
+ * (selfcol_bound_links reads it eight boxes at a time): the two sheets with
+ * the upper one's first row drawn 0.6 m along x, and a rope of 12 nodes
+ * 2 cm apart laid 0.5 T above that row's stretched strip, where no hashed
+ * triangle is (x from 0.44 m; the sheets end at 0.41 m): its nodes' r
+ * comes from listed triangles only (rope nodes are not corners, so only
+ * the links' kernel sees them), and is below R there. Everything is then
+ * asked to move at random: no link or edge passes through a triangle
+ * along the paths, and OpenCL (both kernel forms) gives the CPU's r and
+ * positions to the bit. */
+static void test_big_list_links(void **state) {
+  (void)state;
+  enum { M = 12 };
+  sc_world sh, w;
+  make_sheets(&sh, 1);
+  const int ns = sh.n; /* the sheets' particles; the rope's follow */
+  sc_world_alloc(&w, ns + M, sh.nt);
+  memcpy(w.tris, sh.tris, 3 * sizeof *sh.tris * (size_t)sh.nt);
+  w.nobj = 3;
+  w.objects[0] = sh.objects[0];
+  w.objects[1] = sh.objects[1];
+  w.objects[2] = sc_cloth(T, 0.0f, 0);
+  w.objects[2].rope = 1;
+  for (int i = 0; i < sh.n; i++) {
+    w.x[i] = sh.x[i];
+    w.p[i] = sh.p[i];
+    w.rest[i] = sh.rest[i];
+    w.obj[i] = sh.obj[i];
+  }
+  for (int k = 0; k < M; k++) {
+    const int i = ns + k;
+    w.p[i] = (dr_float4){0.44f + 0.02f * (float)k, GAP + 0.5f * T, 1.5f * 3 * T, 1.0f};
+    w.rest[i] = (dr_float4){0.02f * (float)k, 0, 0, 0};
+    w.obj[i] = 2;
+  }
+  memcpy(w.x, w.p, sizeof *w.p * (size_t)w.n);
+  sc_world_free(&sh);
+  random_targets(&w, 11, 0);
+  selfcol_desc d = sc_desc(&w);
+  selfcol_cpu c;
+  SC_OK(selfcol_cpu_create(&d, &c, e));
+  assert_int_equal(c.tb.n_links, M - 1);
+  const size_t bytes = sizeof(dr_float4) * (size_t)w.n, rbytes = sizeof(uint32_t) * (size_t)w.n;
+  dr_float4 *xc = malloc(bytes), *xg = malloc(bytes);
+  uint32_t *rg = malloc(rbytes);
+  assert_non_null(xc);
+  assert_non_null(xg);
+  assert_non_null(rg);
+  memcpy(xc, w.x, bytes);
+  cpu_selfcol_bound(&c, w.p, w.tris);
+  assert_true(c.nbig >= N - 1 && c.nbig <= c.tb.cap_big);
+  int near = 0;
+  for (int k = 0; k < M; k++) {
+    float r;
+    memcpy(&r, &c.rb[ns + k], sizeof r);
+    near += r < 0.9f * c.tb.bound_r;
+  }
+  cpu_selfcol_bound_clamp(&c, xc, w.p);
+  /* the crossings along the paths, rope links included */
+  uint32_t links[2 * M];
+  for (int k = 0; k + 1 < M; k++) {
+    links[2 * k] = (uint32_t)(ns + k);
+    links[2 * k + 1] = (uint32_t)(ns + k + 1);
+  }
+  float *pts = malloc(sizeof(float) * 3 * (size_t)w.n);
+  assert_non_null(pts);
+  long most = 0;
+  for (int s = 0; s <= 16; s++) {
+    const float f = (float)s / 16.0f;
+    for (int i = 0; i < w.n; i++) {
+      pts[3 * i] = w.p[i].x + f * (xc[i].x - w.p[i].x);
+      pts[3 * i + 1] = w.p[i].y + f * (xc[i].y - w.p[i].y);
+      pts[3 * i + 2] = w.p[i].z + f * (xc[i].z - w.p[i].z);
+    }
+    dr_crossing_mesh m = {pts, 3, w.n, w.tris, w.nt, links, M - 1};
+    long cr = 0;
+    drape_err ce = {0};
+    assert_int_equal(dr_count_crossings(&m, &cr, &ce), 0);
+    if (cr > most) most = cr;
+  }
+  free(pts);
+  for (int form = 0; form < 2; form++) {
+    sc_kernel_form = sc_form(form);
+    cl_bound_clamp_r(&w, 0, xg, rg);
+    assert_memory_equal(rg, c.rb, rbytes);
+    assert_memory_equal(xg, xc, bytes);
+  }
+  sc_kernel_form = 0;
+  fprintf(stderr, "rope over %u stretched triangles: %d of %d nodes within 0.9 R of them, "
+          "crossings along the paths %ld, OpenCL = CPU\n", (unsigned)c.nbig, near, M, most);
+  assert_true(near >= M / 2);
+  assert_int_equal(most, 0);
+  free(xc); free(xg); free(rg);
+  selfcol_cpu_destroy(&c);
+  sc_world_free(&w);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_segment_distance),
@@ -611,6 +710,7 @@ int main(void) {
       cmocka_unit_test(test_cl_matches_cpu),
       cmocka_unit_test(test_crushed_holds_still),
       cmocka_unit_test(test_big_list_capped),
+      cmocka_unit_test(test_big_list_links),
       cmocka_unit_test(test_locks_release),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
