@@ -485,6 +485,18 @@ __kernel void hash_scatter_triangles(__global const uint *key, __global const ui
  * to it. The copies are the same floats as tbox, so every test on them is
  * the test on tbox. All entries: the bounds' readers take a bucket whole
  * up to their own cap. */
+/* Box lo..hi as entry e of the planes (eb[k * plane + e], k: lo x, y, z,
+ * hi x, y, z) that sc_box_hits reads eight at a time. */
+inline void sc_put_box(__global float *eb, const uint plane, const uint e, const float3 lo,
+                       const float3 hi) {
+  eb[e] = lo.x;
+  eb[plane + e] = lo.y;
+  eb[2u * plane + e] = lo.z;
+  eb[3u * plane + e] = hi.x;
+  eb[4u * plane + e] = hi.y;
+  eb[5u * plane + e] = hi.z;
+}
+
 __kernel void hash_sort_boxes(__global const uint *start, __global uint *vals,
                               const uint n_buckets, const uint cap,
                               __global const float4 *tbox, __global float *eb,
@@ -495,13 +507,7 @@ __kernel void hash_sort_boxes(__global const uint *start, __global uint *vals,
   hash_sort_range(vals, lo, hi, cap);
   for (uint e = lo; e < hi; e++) {
     const uint t = vals[e];
-    const float4 l = tbox[2u * t], h = tbox[2u * t + 1u];
-    eb[e] = l.x;
-    eb[plane + e] = l.y;
-    eb[2u * plane + e] = l.z;
-    eb[3u * plane + e] = h.x;
-    eb[4u * plane + e] = h.y;
-    eb[5u * plane + e] = h.z;
+    sc_put_box(eb, plane, e, tbox[2u * t].xyz, tbox[2u * t + 1u].xyz);
   }
 }
 
@@ -1226,15 +1232,9 @@ __kernel void selfcol_bound_extent(__global const float4 *x, __global const uint
     if (is_big) {
       const uint k = atomic_inc(nbig);
       big[k] = (uint)t;
-      /* its box beside it, one plane per coordinate, for the readers'
-       * scans eight at a time (sc_box_hits), as hash_sort_boxes does for
-       * the buckets */
-      bigb[k] = lo.x;
-      bigb[bplane + k] = lo.y;
-      bigb[2u * bplane + k] = lo.z;
-      bigb[3u * bplane + k] = hi.x;
-      bigb[4u * bplane + k] = hi.y;
-      bigb[5u * bplane + k] = hi.z;
+      /* its box beside it, for the readers' scans eight at a time
+       * (sc_box_hits), as hash_sort_boxes does for the buckets */
+      sc_put_box(bigb, bplane, k, lo, hi);
       /* the big box (sc_big_box) */
       sc_amax(&nbig[1], ~sc_fkey(lo.x));
       sc_amax(&nbig[2], ~sc_fkey(lo.y));
@@ -2106,11 +2106,15 @@ __kernel void selfcol_bucket_motion(__global const float4 *x, __global const flo
  * nothing. One work item per edge slot 3t + k: where t is the edge's
  * first live triangle seen from both ends (the slot both read), the same
  * scan as theirs (the same cells, entries, caps and tests; thickness and
- * rest rule of the ends' object) and eflag = 0 when no pair touches; 1
- * otherwise, and for every slot the ends do not both meet the edge at.
- * An end reads its slot and skips a 0 edge's scan, reading only its
- * buckets' sizes for the cap counter: the same contacts, counters and
- * bits, with about half the scans.
+ * rest rule of the ends' object) and eflag = 0 when no pair touches;
+ * otherwise 1 + (b << 16 | i), the place of the scan's first contact
+ * (its b-th bucket, entry i of it, at most 0xffff), and 1 (the start) for
+ * every slot the ends do not both meet the edge at. An end reads its slot
+ * and skips a 0 edge's scan, reading only its buckets' sizes for the cap
+ * counter, and starts a flagged edge's scan at its first contact (the
+ * buckets before it: their sizes only; every entry before it met nothing):
+ * the same contacts, counters and bits, with about half the scans, and
+ * the contact edges' scans shorter by what the flags had read already.
  *
  * Most edges need no scan at all: the step bounds (selfcol_bound_vt,
  * selfcol_bound_pairs) gave each particle i, on the substep's start
@@ -2208,10 +2212,12 @@ __kernel void selfcol_edge_flags(__global const float4 *x, __global const float4
                 uint id[4];
                 float s, tt, depth;
                 float3 nrm;
+                /* where the ends' scans meet their first contact: bucket
+                 * ib, entry en - lo (at most 0xffff: a start before it) */
                 any = sc_edge_pair(x, p, rest, f0, f1, e0, e1,
                                    sc_pair_thickness(tq, objp[ot].x, same), same, id, &s, &tt,
                                    &nrm, &depth)
-                          ? 1u
+                          ? 1u + (((uint)ib << 16) | min(en - lo, 0xffffu))
                           : 0u;
               }
             }
@@ -2262,27 +2268,28 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
         int3 c0, c1;
         sc_ee_cells(x[e0], x[e1], inv, &elo, &ehi, &c0, &c1);
         const int nb = sc_ee_count(c0, c1);
-        if (!eflag[3u * t + sc_edge_k(v, (uint)q, o)]) {
-          /* no pair of it touches (selfcol_edge_flags): the scan would add
-           * nothing but its buckets' sizes to the cap counter (cnt does not
-           * move, so it would read every bucket) */
-          for (int ib = 0; ib < nb; ib++) {
-            int3 cc = c0;
-            int wide;
-            const uint h = sc_ee_bucket(c0, c1, ib, nb, mask, &cc, &wide);
-            const uint sz = start[h + 1u] - start[h];
-            if (sz > cap) most = max(most, sz);
-          }
-          continue;
+        const uint fl = eflag[3u * t + sc_edge_k(v, (uint)q, o)];
+        /* no pair of it touches (selfcol_edge_flags): the scan would add
+         * nothing but its buckets' sizes to the cap counter (cnt does not
+         * move, so it would read every bucket); else it meets nothing
+         * before the flags' first contact, bucket ib0, entry e0 of it */
+        const int ib0 = fl == 0u ? nb : (int)((fl - 1u) >> 16);
+        const uint en0 = fl == 0u ? 0u : (fl - 1u) & 0xffffu;
+        for (int ib = 0; ib < ib0 && ib < nb; ib++) {
+          int3 cc = c0;
+          int wide;
+          const uint h = sc_ee_bucket(c0, c1, ib, nb, mask, &cc, &wide);
+          const uint sz = start[h + 1u] - start[h];
+          if (sz > cap) most = max(most, sz);
         }
-        for (int ib = 0; ib < nb && cnt < cap_n; ib++) {
+        for (int ib = ib0; ib < nb && cnt < cap_n; ib++) {
               int3 cc = c0;
               int wide;
               const uint h = sc_ee_bucket(c0, c1, ib, nb, mask, &cc, &wide);
               const uint lo = start[h], full = start[h + 1u];
               const uint hi = full - lo > cap ? lo + cap : full;
               if (full - lo > cap) most = max(most, full - lo);
-              for (uint ec = lo; ec < hi && cnt < cap_n; ec += 8u)
+              for (uint ec = ib == ib0 ? lo + en0 : lo; ec < hi && cnt < cap_n; ec += 8u)
                for (uint hm = sc_box_hits(eb, plane, ec, hi, elo, ehi, 0.0f, 0.0f, -1.0f);
                     hm != 0u && cnt < cap_n; hm &= hm - 1u) {
                 const uint en = ec + sc_low_bit(hm);

@@ -372,6 +372,26 @@ static void cl_bound_clamp_r(const sc_world *w, int cap_big, dr_float4 *out, uin
 
 static void cl_bound_clamp(const sc_world *w, dr_float4 *out) { cl_bound_clamp_r(w, 0, out, NULL); }
 
+/* OpenCL in both kernel forms gives the CPU reference's r (rb) and
+ * positions after the clamp (xc) to the bit. */
+static void assert_cl_bound_same(const sc_world *w, int cap_big, const uint32_t *rb,
+                                 const dr_float4 *xc) {
+  const size_t bytes = sizeof(dr_float4) * (size_t)w->n, rbytes = sizeof(uint32_t) * (size_t)w->n;
+  dr_float4 *xg = malloc(bytes);
+  uint32_t *rg = malloc(rbytes);
+  assert_non_null(xg);
+  assert_non_null(rg);
+  for (int form = 0; form < 2; form++) {
+    sc_kernel_form = sc_form(form);
+    cl_bound_clamp_r(w, cap_big, xg, rg);
+    assert_memory_equal(rg, rb, rbytes);
+    assert_memory_equal(xg, xc, bytes);
+  }
+  sc_kernel_form = 0;
+  free(xg);
+  free(rg);
+}
+
 /* The fail-safe of bounded work: the two sheets crushed by 1e-3 (all in a
  * few cells, buckets of thousands of entries): no pair is searched, every
  * free particle holds still (x = p to the bit) at a cost of one pass over
@@ -552,7 +572,7 @@ static void test_big_list_capped(void **state) {
   sc_world w;
   make_sheets(&w, 1);
   random_targets(&w, 7, 1);
-  const size_t bytes = sizeof(dr_float4) * (size_t)w.n, rbytes = sizeof(uint32_t) * (size_t)w.n;
+  const size_t bytes = sizeof(dr_float4) * (size_t)w.n;
   int held_at[2] = {0, 0};
   for (int capped = 0; capped < 2; capped++) {
     selfcol_desc d = sc_desc(&w);
@@ -560,11 +580,8 @@ static void test_big_list_capped(void **state) {
     selfcol_cpu c;
     SC_OK(selfcol_cpu_create(&d, &c, e));
     assert_int_equal(c.tb.cap_big, (uint32_t)d.cap_big);
-    dr_float4 *xc = malloc(bytes), *xg = malloc(bytes);
-    uint32_t *rg = malloc(rbytes);
+    dr_float4 *xc = malloc(bytes);
     assert_non_null(xc);
-    assert_non_null(xg);
-    assert_non_null(rg);
     memcpy(xc, w.x, bytes);
     cpu_selfcol_bound(&c, w.p, w.tris);
     assert_true(c.nbig > 8 && c.nbig <= 32);
@@ -585,20 +602,14 @@ static void test_big_list_capped(void **state) {
     for (int i = 0; i < w.n; i++)
       if (c.rb[i] == 0u) assert_memory_equal(&xc[i], &w.p[i], sizeof xc[i]);
     assert_int_equal(crossings_along(&w, xc), 0);
-    for (int form = 0; form < 2; form++) {
-      sc_kernel_form = sc_form(form);
-      cl_bound_clamp_r(&w, d.cap_big, xg, rg);
-      assert_memory_equal(rg, c.rb, rbytes);
-      assert_memory_equal(xg, xc, bytes);
-    }
-    sc_kernel_form = 0;
+    assert_cl_bound_same(&w, d.cap_big, c.rb, xc);
     fprintf(stderr, "big list of %u, cap %d: %d of %d particles held (%d within a big "
             "triangle's grown box), no crossing, OpenCL = CPU\n", (unsigned)c.nbig, d.cap_big,
             held, w.n, near_big);
     assert_true(near_big > 0);
     held_at[capped] = held;
     if (capped) assert_true(held < w.n / 2); /* a local hold, not the whole cloth */
-    free(xc); free(xg); free(rg);
+    free(xc);
     selfcol_cpu_destroy(&c);
   }
   assert_true(held_at[1] > held_at[0]);
@@ -647,12 +658,9 @@ static void test_big_list_links(void **state) {
   selfcol_cpu c;
   SC_OK(selfcol_cpu_create(&d, &c, e));
   assert_int_equal(c.tb.n_links, M - 1);
-  const size_t bytes = sizeof(dr_float4) * (size_t)w.n, rbytes = sizeof(uint32_t) * (size_t)w.n;
-  dr_float4 *xc = malloc(bytes), *xg = malloc(bytes);
-  uint32_t *rg = malloc(rbytes);
+  const size_t bytes = sizeof(dr_float4) * (size_t)w.n;
+  dr_float4 *xc = malloc(bytes);
   assert_non_null(xc);
-  assert_non_null(xg);
-  assert_non_null(rg);
   memcpy(xc, w.x, bytes);
   cpu_selfcol_bound(&c, w.p, w.tris);
   assert_true(c.nbig >= N - 1 && c.nbig <= c.tb.cap_big);
@@ -686,18 +694,12 @@ static void test_big_list_links(void **state) {
     if (cr > most) most = cr;
   }
   free(pts);
-  for (int form = 0; form < 2; form++) {
-    sc_kernel_form = sc_form(form);
-    cl_bound_clamp_r(&w, 0, xg, rg);
-    assert_memory_equal(rg, c.rb, rbytes);
-    assert_memory_equal(xg, xc, bytes);
-  }
-  sc_kernel_form = 0;
+  assert_cl_bound_same(&w, 0, c.rb, xc);
   fprintf(stderr, "rope over %u stretched triangles: %d of %d nodes within 0.9 R of them, "
           "crossings along the paths %ld, OpenCL = CPU\n", (unsigned)c.nbig, near, M, most);
   assert_true(near >= M / 2);
   assert_int_equal(most, 0);
-  free(xc); free(xg); free(rg);
+  free(xc);
   selfcol_cpu_destroy(&c);
   sc_world_free(&w);
 }
