@@ -474,17 +474,6 @@ __kernel void hash_scatter_triangles(__global const uint *key, __global const ui
   }
 }
 
-/* The triangle hash's sort (hash_sort_range), then the grown boxes of all
- * of each bucket's entries copied beside them, one plane per coordinate
- * (eb[k * plane + e], k: lo x, y, z, hi x, y, z). Why: every reader of
- * the hash tests its entries' boxes first, and most fail; reading a
- * bucket's boxes in entry order, eight at a time (sc_box_hits), replaces
- * a random load of tbox[vals[e]] and a scalar test per entry. On the main
- * scene that loop was most of kl_lists, the largest kernel of a list
- * build; on the twist, most of the bounds' and the edge passes' time went
- * to it. The copies are the same floats as tbox, so every test on them is
- * the test on tbox. All entries: the bounds' readers take a bucket whole
- * up to their own cap. */
 /* Box lo..hi as entry e of the planes (eb[k * plane + e], k: lo x, y, z,
  * hi x, y, z) that sc_box_hits reads eight at a time. */
 inline void sc_put_box(__global float *eb, const uint plane, const uint e, const float3 lo,
@@ -497,6 +486,17 @@ inline void sc_put_box(__global float *eb, const uint plane, const uint e, const
   eb[5u * plane + e] = hi.z;
 }
 
+/* The triangle hash's sort (hash_sort_range), then the grown boxes of all
+ * of each bucket's entries copied beside them, one plane per coordinate
+ * (eb[k * plane + e], k: lo x, y, z, hi x, y, z). Why: every reader of
+ * the hash tests its entries' boxes first, and most fail; reading a
+ * bucket's boxes in entry order, eight at a time (sc_box_hits), replaces
+ * a random load of tbox[vals[e]] and a scalar test per entry. On the main
+ * scene that loop was most of kl_lists, the largest kernel of a list
+ * build; on the twist, most of the bounds' and the edge passes' time went
+ * to it. The copies are the same floats as tbox, so every test on them is
+ * the test on tbox. All entries: the bounds' readers take a bucket whole
+ * up to their own cap. */
 __kernel void hash_sort_boxes(__global const uint *start, __global uint *vals,
                               const uint n_buckets, const uint cap,
                               __global const float4 *tbox, __global float *eb,
@@ -2272,7 +2272,7 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
         /* no pair of it touches (selfcol_edge_flags): the scan would add
          * nothing but its buckets' sizes to the cap counter (cnt does not
          * move, so it would read every bucket); else it meets nothing
-         * before the flags' first contact, bucket ib0, entry e0 of it */
+         * before the flags' first contact, bucket ib0, entry en0 of it */
         const int ib0 = fl == 0u ? nb : (int)((fl - 1u) >> 16);
         const uint en0 = fl == 0u ? 0u : (fl - 1u) & 0xffffu;
         for (int ib = 0; ib < ib0 && ib < nb; ib++) {
