@@ -1472,7 +1472,8 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
    * those of higher index (past the cap, none: selfcol_bound_init) */
   const uint nb = nbig[0];
   if (nb > capg) return;
-  /* the box test below, eight at a time on the list's copied boxes */
+  /* those whose grown box meets t1's box, eight at a time on the list's
+   * copied boxes (the same floats as tbox, the same test) */
   for (uint kc = 0; kc < nb; kc += 8u)
    for (uint hm = sc_box_hits(bigb, bplane, kc, nb, lo, hi, 0.0f, 0.0f, -1.0f); hm != 0u;
         hm &= hm - 1u) {
@@ -1480,8 +1481,6 @@ __kernel void selfcol_bound_pairs(__global const float4 *p, __global uint *lk,
     if (big1 && t2 <= (uint)t1) continue;
     const uint own2 = town[t2];
     if (own2 == 0u) continue;
-    float3 blo = tbox[2 * t2].xyz, bhi = tbox[2 * t2 + 1].xyz;
-    if (!all(lo <= bhi) || !all(hi >= blo)) continue;
     uint V2[3] = {tris[3 * t2], tris[3 * t2 + 1], tris[3 * t2 + 2]};
     float3 P2[3] = {p[V2[0]].xyz, p[V2[1]].xyz, p[V2[2]].xyz};
     sc_bound_edges(rb, lk, V1, P1, own1, V2, P2, own2, R, fl);
