@@ -281,8 +281,11 @@ static void random_targets(sc_world *w, unsigned seed, int pins) {
   }
 }
 
-/* Crossings at 17 points of the straight paths from p to x. */
-static long crossings_along(const sc_world *w, const dr_float4 *x) {
+/* Crossings at 17 points of the straight paths from p to x (the most at
+ * any of them), the segments links[2k], links[2k + 1] (rope links) as
+ * edges too. */
+static long crossings_along_links(const sc_world *w, const dr_float4 *x, const uint32_t *links,
+                                  int n_links) {
   long most = 0;
   float *pts = malloc(sizeof(float) * 3 * (size_t)w->n);
   assert_non_null(pts);
@@ -293,7 +296,7 @@ static long crossings_along(const sc_world *w, const dr_float4 *x) {
       pts[3 * i + 1] = w->p[i].y + s * (x[i].y - w->p[i].y);
       pts[3 * i + 2] = w->p[i].z + s * (x[i].z - w->p[i].z);
     }
-    dr_crossing_mesh m = {pts, 3, w->n, w->tris, w->nt, NULL, 0};
+    dr_crossing_mesh m = {pts, 3, w->n, w->tris, w->nt, links, n_links};
     long c = 0;
     drape_err e = {0};
     assert_int_equal(dr_count_crossings(&m, &c, &e), 0);
@@ -301,6 +304,10 @@ static long crossings_along(const sc_world *w, const dr_float4 *x) {
   }
   free(pts);
   return most;
+}
+
+static long crossings_along(const sc_world *w, const dr_float4 *x) {
+  return crossings_along_links(w, x, NULL, 0);
 }
 
 static void test_guarantee(void **state) {
@@ -677,23 +684,7 @@ static void test_big_list_links(void **state) {
     links[2 * k] = (uint32_t)(ns + k);
     links[2 * k + 1] = (uint32_t)(ns + k + 1);
   }
-  float *pts = malloc(sizeof(float) * 3 * (size_t)w.n);
-  assert_non_null(pts);
-  long most = 0;
-  for (int s = 0; s <= 16; s++) {
-    const float f = (float)s / 16.0f;
-    for (int i = 0; i < w.n; i++) {
-      pts[3 * i] = w.p[i].x + f * (xc[i].x - w.p[i].x);
-      pts[3 * i + 1] = w.p[i].y + f * (xc[i].y - w.p[i].y);
-      pts[3 * i + 2] = w.p[i].z + f * (xc[i].z - w.p[i].z);
-    }
-    dr_crossing_mesh m = {pts, 3, w.n, w.tris, w.nt, links, M - 1};
-    long cr = 0;
-    drape_err ce = {0};
-    assert_int_equal(dr_count_crossings(&m, &cr, &ce), 0);
-    if (cr > most) most = cr;
-  }
-  free(pts);
+  const long most = crossings_along_links(&w, xc, links, M - 1);
   assert_cl_bound_same(&w, 0, c.rb, xc);
   fprintf(stderr, "rope over %u stretched triangles: %d of %d nodes within 0.9 R of them, "
           "crossings along the paths %ld, OpenCL = CPU\n", (unsigned)c.nbig, near, M, most);
