@@ -461,6 +461,11 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     }
   t->mask_p = pow2_at_least(2u * (uint64_t)np) - 1u;  /* ~2 buckets per particle */
   t->mask_t = pow2_at_least(4u * (uint64_t)ntri) - 1u; /* ~4-8 entries per triangle */
+  /* tests: few triangle buckets, so that a triangle's cells share one (a
+   * triangle twice in a bucket; kl_lists lists it once) */
+  const char *tb = getenv("DRAPE_SELFCOL_TRI_BUCKETS");
+  const int ntb = tb ? atoi(tb) : 0;
+  if (ntb > 0 && ntb <= (1 << 20) && (ntb & (ntb - 1)) == 0) t->mask_t = (uint32_t)ntb - 1u;
   return DRAPE_OK;
 }
 
