@@ -2399,7 +2399,7 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
  * in it has changed. So each region also carries an affine map of its
  * motion, δ_i = c + J u_i + r_i with u_i = xb_i - o (o: the region's
  * centroid at the build) and |r_i| <= r, and a pair that fails the ranges'
- * test may still pass on the maps (kl_pair_affine). For q in A and a
+ * test may still pass on the maps (kl_pair_maps). For q in A and a
  * triangle T whose corners k lie in regions B_k, write δ_k = a_A(xb_k) +
  * ρ_k (ρ_k: k's residual under A's map). Since a_A is affine,
  *     x_q - x_T(b) = (I + J_A)(xb_q - xb_T(b)) + r_q - Σ b_k ρ_k,
@@ -2549,10 +2549,11 @@ __kernel void kl_range(__global float4 *x, __global const float4 *xb,
                        __global const float4 *objp, __global float *wsc, const float frac,
                        const float band, const int has_floor, const float floor_y,
                        __global const dr_sphere *spheres, const int n_spheres,
-                       const float t_end) {
+                       const float t_end, __global uint *rbad) {
   const uint j = get_global_id(0);
   if (j >= flag[2]) return;
   const uint b = rocc[j];
+  rbad[b] = 0u; /* kl_check's ranges run marks the regions of failed pairs */
   const uint lo = rstart[b], hi = rstart[b + 1u];
   float3 mn = (float3)(INFINITY), mx = (float3)(-INFINITY);
   float bad = 0.0f;
@@ -2743,7 +2744,7 @@ inline float kl_aff_gap(__global const float4 *rbox, __global const float4 *rfit
 }
 
 /* The ranges' limit for two regions whose boxes were G apart at the build
- * (kl_pair_ok; K in kl_check): an unlisted pair was then D >= max(t_max +
+ * (kl_pair_ranges; K in kl_check): an unlisted pair was then D >= max(t_max +
  * M, G - E) apart, and after motions that differ by at most Δ it is still
  * D - Δ apart, so any limit below max(M, G - E - t_max) keeps it farther
  * than t_max. The check may use 99 % of that. The rest covers the
@@ -2761,7 +2762,7 @@ inline float kl_lim(const float G, const float E, const float tm, const float M)
 }
 
 /* The maps' limit for a corner at build distance at least Dk from A
- * (kl_pair_side; Dmin in kl_pair_affine): the test holds at Dk, and its
+ * (kl_pair_side; Dmin in kl_side_affine): the test holds at Dk, and its
  * two sides' difference grows with the distance (slope s_A >= 0), so it
  * holds for every pair farther. The same 99 % and rounding term as
  * kl_lim (the 10^-4 in kl_shrink covers s_A's own rounding); it was 90 %,
@@ -2791,41 +2792,62 @@ inline int kl_pair_side(__global const float4 *x, __global const float4 *xb,
   return 1;
 }
 
-/* Regions a and b on their affine maps (above): the cheap bounds first. */
-inline int kl_pair_affine(__global const float4 *x, __global const float4 *xb,
+/* Region a's side of the pair (a, b) on a's affine map (above): the
+ * vertices of a against the corners in b, the cheap bound first (|ρ_k| <=
+ * r_b + the largest |a_b - a_a| over b's box, ea; for a = b, r_a). */
+inline int kl_side_affine(__global const float4 *x, __global const float4 *xb,
                           __global const uint *rstart, __global const uint *rvals,
                           __global const float4 *rbox, __global const float4 *rfit,
                           __global const float4 *raff, const uint a, const uint b,
                           const float G, const float E, const float tm, const float M) {
-  const float ja = rfit[4u * a + 1u].w, jb = rfit[4u * b + 1u].w;
+  const float ja = rfit[4u * a + 1u].w;
   const float eps = rfit[4u * a].w + rfit[4u * b].w;
   const float Dmin = fmax(tm + M, G - E);
   const float lim = kl_alim(Dmin, E, tm, M);
   if (a == b) return ja * Dmin + eps <= lim; /* eps = 2 r_A */
-  const float ea = kl_aff_gap(rbox, rfit, raff, a, b), eb = kl_aff_gap(rbox, rfit, raff, b, a);
-  if (ja * Dmin + eps + ea <= lim && jb * Dmin + eps + eb <= lim) return 1;
-  return kl_pair_side(x, xb, rstart, rvals, rbox, rfit, raff, a, b, E, tm, M) &&
-         kl_pair_side(x, xb, rstart, rvals, rbox, rfit, raff, b, a, E, tm, M);
+  if (ja * Dmin + eps + kl_aff_gap(rbox, rfit, raff, a, b) <= lim) return 1;
+  return kl_pair_side(x, xb, rstart, rvals, rbox, rfit, raff, a, b, E, tm, M);
 }
 
-/* The condition above for regions a and b. */
-inline int kl_pair_ok(__global const float4 *rrng, __global const float4 *rbox,
-                      __global const float4 *rfit, __global const float4 *raff,
-                      __global const float4 *x, __global const float4 *xb,
-                      __global const uint *rstart, __global const uint *rvals, const int aff,
-                      const uint a, const uint b, const float E, const float tm, const float M) {
+/* The ranges' test for regions a and b (Δ(A, B) <= kl_lim(G)). */
+inline int kl_pair_ranges(__global const float4 *rrng, __global const float4 *rbox,
+                          const uint a, const uint b, const float E, const float tm,
+                          const float M) {
   const float3 amn = rrng[2u * a].xyz, amx = rrng[2u * a + 1u].xyz;
   const float3 bmn = rrng[2u * b].xyz, bmx = rrng[2u * b + 1u].xyz;
   const float3 dv = fmax(amx - bmn, bmx - amn); /* >= |δ_q - δ_k| per axis */
   const float dl = sqrt(sc_dot(dv, dv));
+  return dl <= kl_lim(kl_gap(rbox, a, b), E, tm, M); /* NaN: fails */
+}
+
+/* On the maps (aff), the pair (a, b): each region whose vertices are not
+ * covered by the ranges (rbad: one of its pairs failed them) must have
+ * its side on its own map. One certificate per region's vertices, not
+ * one per pair: a triangle with a corner in a region that passed the
+ * ranges and one in a region that passed the maps is covered by neither
+ * argument (each bounds the motion of all the triangle's corners its own
+ * way; mixed, a turn J of the vertices' region adds up to |J| times the
+ * pair's distance that neither bound counts). */
+inline int kl_pair_maps(__global const float4 *rbox, __global const float4 *rfit,
+                        __global const float4 *raff, __global const float4 *x,
+                        __global const float4 *xb, __global const uint *rstart,
+                        __global const uint *rvals, __global const uint *rbad, const uint a,
+                        const uint b, const float E, const float tm, const float M) {
+  const int ba = rbad[a] != 0u, bb = rbad[b] != 0u;
+  if (!ba && !bb) return 1; /* (a, b) passed the ranges: rbad would be set on both */
   const float G = kl_gap(rbox, a, b);
-  if (dl <= kl_lim(G, E, tm, M)) return 1; /* NaN: fails */
-  return aff && kl_pair_affine(x, xb, rstart, rvals, rbox, rfit, raff, a, b, G, E, tm, M);
+  if (ba && !kl_side_affine(x, xb, rstart, rvals, rbox, rfit, raff, a, b, G, E, tm, M))
+    return 0;
+  return !bb || a == b || kl_side_affine(x, xb, rstart, rvals, rbox, rfit, raff, b, a, G, E, tm, M);
 }
 
 /* One work item per occupied region A: the condition above against every
  * occupied B from A on (the pairs are symmetric); a failure sets flag[0].
  * E: the widest grown triangle box of the build (maxbits) less 2 grow.
+ * Two runs (the host's kl_stale): aff = 0 the ranges, marking the regions
+ * of every pair over its limit (rbad); where one was, kl_affine fits the
+ * maps and aff = 1 asks each marked region's side on its own map of all
+ * its pairs (kl_pair_maps).
  *
  * The pairs farther apart than rn (the near lists' reach, kl_near) need no
  * test of their own while the motion's range over all regions, D (slot
@@ -2844,7 +2866,7 @@ __kernel void kl_check(__global const float4 *rrng, __global const float4 *rbox,
                        __global const float4 *rfit, __global const float4 *raff,
                        __global const float4 *x, __global const float4 *xb,
                        __global const uint *rstart, __global const uint *rvals,
-                       const int aff) {
+                       const int aff, __global uint *rbad) {
   const uint j = get_global_id(0);
   const uint no = flag[2];
   if (j == 0u) kl_range_reset(gr + 6 * (1 - par));
@@ -2857,14 +2879,35 @@ __kernel void kl_check(__global const float4 *rrng, __global const float4 *rbox,
   const float K = kl_lim(rn, E, tm, M);
   const uint a = rocc[j];
   const int m = nearn[j];
+  const int nearonly = D <= K && m >= 0; /* NaN: the full test */
   int ok = 1;
-  if (D <= K && m >= 0) { /* NaN: the full test */
-    for (int i = 0; i < m && ok; i++)
-      ok = kl_pair_ok(rrng, rbox, rfit, raff, x, xb, rstart, rvals, aff, a,
-                      near[(size_t)j * (size_t)cap + (size_t)i], E, tm, M);
+  if (!aff) {
+    /* the ranges: every pair, each failure marking both regions (rbad,
+     * cleared by kl_range) for the maps' run */
+    const uint cnt = nearonly ? (uint)m : no - j;
+    for (uint i = 0; i < cnt; i++) {
+      const uint b = nearonly ? near[(size_t)j * (size_t)cap + (size_t)i] : rocc[j + i];
+      if (!kl_pair_ranges(rrng, rbox, a, b, E, tm, M)) {
+        ok = 0;
+        rbad[a] = 1u;
+        rbad[b] = 1u;
+      }
+    }
   } else {
-    for (uint k = j; k < no && ok; k++)
-      ok = kl_pair_ok(rrng, rbox, rfit, raff, x, xb, rstart, rvals, aff, a, rocc[k], E, tm, M);
+    /* the maps, one certificate per region's vertices (kl_pair_maps).
+     * While D <= K a triangle with a corner in a region farther than rn
+     * needs none: the global range bounds the motion of all its corners
+     * against the vertex by D <= K <= 0.99 (its build distance - t_max),
+     * the ranges' argument for the whole triangle (that corner alone puts
+     * it at least rn - E away) */
+    if (nearonly) {
+      for (int i = 0; i < m && ok; i++)
+        ok = kl_pair_maps(rbox, rfit, raff, x, xb, rstart, rvals, rbad, a,
+                          near[(size_t)j * (size_t)cap + (size_t)i], E, tm, M);
+    } else {
+      for (uint k = j; k < no && ok; k++)
+        ok = kl_pair_maps(rbox, rfit, raff, x, xb, rstart, rvals, rbad, a, rocc[k], E, tm, M);
+    }
   }
   if (!ok) atomic_or(&flag[0], 1u);
 }

@@ -42,7 +42,11 @@
  *    moving pins), 100 frames, and the main scene (drape_sphere.json), 90
  *    frames: same bits every 10th frame as the per-substep hash, the CPU
  *    reference over 12 frames, and the lists in use at most substeps (on
- *    the main scene, whose lists name few particles, at all but 1/20). */
+ *    the main scene, whose lists name few particles, at all but 1/20);
+ *  - after every check that keeps the lists on the regions' maps, in
+ *    every case, the certificates replayed on the host (check_certs): each
+ *    region on the ranges for all its near pairs or on its own map for
+ *    all of them, never mixed (both scenes keep lists on the maps). */
 #include <stdio.h>
 
 #include "drape/cloth.h"
@@ -51,8 +55,18 @@
 #include "selfcol_fixture.h"
 
 static drape_cl g_cl;
-static int setup(void **state) { (void)state; return sc_cl_setup(&g_cl); }
-static int teardown(void **state) { (void)state; drape_cl_release(&g_cl); return 0; }
+static void check_certs(selfcol_cl *g, cl_mem xd, int maps, void *ctx);
+static int setup(void **state) {
+  (void)state;
+  selfcol_cl_set_check_hook(check_certs, NULL); /* every kept check, every test */
+  return sc_cl_setup(&g_cl);
+}
+static int teardown(void **state) {
+  (void)state;
+  selfcol_cl_set_check_hook(NULL, NULL);
+  drape_cl_release(&g_cl);
+  return 0;
+}
 
 enum { N = 16, SUB = 20, FRAMES = 2, STEPS = FRAMES * SUB };
 static const float T = 0.01f, S = 0.03f, H = 1.0f / 1200.0f;
@@ -283,6 +297,117 @@ static void check_lists(selfcol_cl *g) {
   free(lst);
   free(start);
   free(vals);
+}
+
+/* The check's certificates replayed on the host (kernels/selfcol.cl,
+ * kl_check, kl_pair_maps; the stage's check hook), after every check that
+ * kept the lists on the regions' maps (the ranges had failed): every
+ * region must have all its near pairs within the ranges' limit or all of
+ * them on its own map (its side of kl_side_affine, per particle, which
+ * passes whatever the kernel's cheaper bounds pass). A region whose
+ * vertices got the ranges for one pair and the maps for another is
+ * covered by neither argument. Counts in g_cert; only failures by more
+ * than 1e-6 m count (the host's floats are not the device's). */
+static struct {
+  long checked, violations;
+} g_cert;
+static float h_lim(float G, float E, float tm, float M) {
+  return 0.99f * fmaxf(M, G - E - tm) - 0x1p-20f * (E + tm + M);
+}
+static float h_alim(float D, float E, float tm, float M) {
+  return 0.99f * (D - tm) - 0x1p-20f * (E + tm + M);
+}
+static float h_len(float a, float b, float c) { return sqrtf(a * a + b * b + c * c); }
+/* region a's affine map at y, less the motion d (its residual's length) */
+static float h_res(const dr_float4 *rfit, const dr_float4 *raff, cl_uint a, dr_float4 y,
+                   const float d[3]) {
+  const float u[3] = {y.x - raff[3 * a].x, y.y - raff[3 * a].y, y.z - raff[3 * a].z};
+  const dr_float4 c = rfit[4 * a], *J = &rfit[4 * a + 1];
+  const float m[3] = {c.x + J[0].x * u[0] + J[0].y * u[1] + J[0].z * u[2],
+                      c.y + J[1].x * u[0] + J[1].y * u[1] + J[1].z * u[2],
+                      c.z + J[2].x * u[0] + J[2].y * u[1] + J[2].z * u[2]};
+  return h_len(d[0] - m[0], d[1] - m[1], d[2] - m[2]);
+}
+static void check_certs(selfcol_cl *g, cl_mem xd, int maps, void *ctx) {
+  (void)ctx;
+  if (!maps) return; /* every pair passed the ranges */
+  const selfcol_tables *t = &g->tb;
+  const int n = t->n;
+  const float tm = t->t_max, M = t->list_m, rn = t->list_near, tol = 1e-6f;
+  const size_t u = sizeof(cl_uint), nr = t->list_nr;
+  dr_float4 *x = malloc((size_t)n * sizeof *x);
+  assert_true(x);
+  sc_read(g->cl, xd, x, (size_t)n * sizeof *x);
+  cl_uint fl[5], mb;
+  sc_read(g->cl, g->kl_flag, fl, 5 * u);
+  sc_read(g->cl, g->maxbits, &mb, u);
+  const cl_uint no = fl[2];
+  dr_float4 *rng = malloc(2 * nr * sizeof *rng), *box = malloc(2 * nr * sizeof *box),
+            *fit = malloc(4 * nr * sizeof *fit), *aff = malloc(3 * nr * sizeof *aff),
+            *xb = malloc((size_t)n * sizeof *xb);
+  cl_uint *occ = malloc(nr * u), *rs = malloc((nr + 1) * u), *rv = malloc((size_t)n * u);
+  char *rbad = calloc(nr, 1), *abad = calloc(nr, 1);
+  assert_true(rng && box && fit && aff && xb && occ && rs && rv && rbad && abad);
+  sc_read(g->cl, g->kl_rrng, rng, 2 * nr * sizeof *rng);
+  sc_read(g->cl, g->kl_rbox, box, 2 * nr * sizeof *box);
+  sc_read(g->cl, g->kl_rfit, fit, 4 * nr * sizeof *fit);
+  sc_read(g->cl, g->kl_raff, aff, 3 * nr * sizeof *aff);
+  sc_read(g->cl, g->kl_xb, xb, (size_t)n * sizeof *xb);
+  sc_read(g->cl, g->kl_rocc, occ, no * u);
+  sc_read(g->cl, g->kl_rcount, rs, (nr + 1) * u);
+  sc_read(g->cl, g->kl_rvals, rv, (size_t)n * u);
+  float E;
+  memcpy(&E, &mb, sizeof E);
+  E -= 2.0f * t->list_grow;
+  for (cl_uint i = 0; i < no; i++)
+    for (cl_uint j = i; j < no; j++) {
+      const cl_uint a = occ[i], b = occ[j];
+      const float G = box_gap(box, a, b);
+      if (!(G <= rn)) continue;
+      const dr_float4 *A = &rng[2 * a], *B = &rng[2 * b];
+      const float dv = h_len(fmaxf(A[1].x - B[0].x, B[1].x - A[0].x),
+                             fmaxf(A[1].y - B[0].y, B[1].y - A[0].y),
+                             fmaxf(A[1].z - B[0].z, B[1].z - A[0].z));
+      if (dv > h_lim(G, E, tm, M) + tol) { /* clearly over the ranges' limit */
+        rbad[a] = rbad[b] = 1;
+      }
+      /* each side on its own map, per particle of the other (the
+       * kernel's cheap bounds only ever pass what this passes) */
+      for (int side = 0; side < (a == b ? 1 : 2); side++) {
+        const cl_uint v = side ? b : a, c = side ? a : b;
+        const float ja = fit[4 * v + 1].w, ra = fit[4 * v].w;
+        for (cl_uint e = rs[c]; e < rs[c + 1]; e++) {
+          const dr_float4 y = xb[rv[e]], xk = x[rv[e]];
+          const dr_float4 lo = box[2 * v], hi = box[2 * v + 1];
+          const float gk = fmaxf(fmaxf(fmaxf(lo.x - y.x, y.x - hi.x), fmaxf(lo.y - y.y, y.y - hi.y)),
+                                 fmaxf(lo.z - y.z, y.z - hi.z));
+          const float Dk = fmaxf(tm + M, gk - E);
+          const float d[3] = {xk.x - y.x, xk.y - y.y, xk.z - y.z};
+          const float rho = h_res(fit, aff, v, y, d);
+          if (ja * Dk + ra + rho > h_alim(Dk, E, tm, M) + tol) abad[v] = 1;
+        }
+      }
+    }
+  {
+    g_cert.checked++;
+    for (cl_uint i = 0; i < no; i++)
+      if (rbad[occ[i]] && abad[occ[i]]) {
+        fprintf(stderr, "region %u kept on mixed certificates (ranges and maps)\n", occ[i]);
+        g_cert.violations++;
+        fail();
+      }
+  }
+  free(rng);
+  free(box);
+  free(fit);
+  free(aff);
+  free(xb);
+  free(occ);
+  free(rs);
+  free(rv);
+  free(rbad);
+  free(abad);
+  free(x);
 }
 
 static void out_free(run_out *o) {
@@ -905,7 +1030,11 @@ static void scene_bits(const char *name, int frames, uint64_t *runs_out, uint64_
 static void test_fold_scene(void **state) {
   (void)state;
   uint64_t runs, falls;
+  const long c0 = g_cert.checked;
   scene_bits("fold.json", 100, &runs, &falls);
+  fprintf(stderr, "fold.json: lists kept on the regions' maps at %ld checks, each region on "
+          "one certificate\n", g_cert.checked - c0);
+  assert_true(g_cert.checked > c0);
 }
 
 /* The draped sheet's lists name a few particles (the pass on them is next
@@ -915,8 +1044,12 @@ static void test_fold_scene(void **state) {
 static void test_main_scene(void **state) {
   (void)state;
   uint64_t runs, falls;
+  const long c0 = g_cert.checked;
   scene_bits("drape_sphere.json", 90, &runs, &falls);
   assert_true(falls * 20 < runs);
+  fprintf(stderr, "drape_sphere.json: lists kept on the regions' maps at %ld checks, each region "
+          "on one certificate\n", g_cert.checked - c0);
+  assert_true(g_cert.checked > c0);
 }
 
 /* The near lists on a 64 x 64 sheet bent into a wave (several region

@@ -175,6 +175,7 @@ static int kl_alloc(selfcol_cl *s, drape_err *e) {
       (rc = mk(s, &s->kl_rcount, (nr + 1) * u, NULL, "list regions", e)) ||
       (rc = mk(s, &s->kl_rvals, n * u, NULL, "list region particles", e)) ||
       (rc = mk(s, &s->kl_rbox, 2 * nr * f4, NULL, "list region boxes", e)) ||
+      (rc = mk(s, &s->kl_rbad, nr * u, NULL, "list regions off the ranges", e)) ||
       (rc = mk(s, &s->kl_rrng, 2 * nr * f4, NULL, "list region motion", e)) ||
       (rc = mk(s, &s->kl_raff, 3 * nr * f4, NULL, "list region frames", e)) ||
       (rc = mk(s, &s->kl_rfit, 4 * nr * f4, NULL, "list region fits", e)) ||
@@ -315,7 +316,7 @@ void selfcol_cl_destroy(selfcol_cl *s) {
                   &s->kl_rrng, &s->kl_rocc,  &s->kl_flag,   &s->kl_lst,   &s->kl_lstn,
                   &s->kl_cmap, &s->kl_ccount, &s->kl_ccur,  &s->kl_cvals, &s->kl_xb, &s->kl_gate,
                   &s->kl_near, &s->kl_nearn, &s->kl_gr, &s->kl_act, &s->kl_raff, &s->kl_rfit,
-                  &s->kl_rind, &s->kl_mlist};
+                  &s->kl_rind, &s->kl_mlist, &s->kl_rbad};
   for (size_t i = 0; i < sizeof kl / sizeof kl[0]; i++) rel(kl[i]);
   selfcol_tables_free(&s->tb);
   memset(s, 0, sizeof *s);
@@ -685,6 +686,13 @@ static int kl_build(selfcol_cl *s, cl_mem x, cl_mem tris, int *ok, drape_err *e)
   return DRAPE_OK;
 }
 
+static selfcol_cl_check_fn g_check_hook;
+static void *g_check_ctx;
+void selfcol_cl_set_check_hook(selfcol_cl_check_fn fn, void *ctx) {
+  g_check_hook = fn;
+  g_check_ctx = ctx;
+}
+
 /* kl_check (aff: also on the regions' affine fits), then its flags. */
 static int kl_check_run(selfcol_cl *s, cl_mem x, cl_int par, cl_int aff, size_t nocc,
                         size_t lr, cl_uint fl[4], drape_err *e) {
@@ -698,7 +706,8 @@ static int kl_check_run(selfcol_cl *s, cl_mem x, cl_int par, cl_int aff, size_t 
                  A("nearn", s->kl_nearn), A("gr", s->kl_gr), A("par", par),
                  A("rn", t->list_near), A("cap", near_cap), A("rfit", s->kl_rfit),
                  A("raff", s->kl_raff), A("x", x), A("xb", s->kl_xb),
-                 A("rstart", s->kl_rcount), A("rvals", s->kl_rvals), A("aff", aff))) ||
+                 A("rstart", s->kl_rcount), A("rvals", s->kl_rvals), A("aff", aff),
+                 A("rbad", s->kl_rbad))) ||
       (rc = launch(s, SK_KL_CHECK, nocc, lr, e)))
     return rc;
   return kl_read_flags(s, fl, e);
@@ -734,12 +743,12 @@ static int kl_stale(selfcol_cl *s, cl_mem x, cl_mem p, const clamp_env *cenv, in
                  A("p", p), A("sobj", s->sobj), A("objp", s->objp), A("wsc", s->wsc),
                  A("frac", frac), A("band", band), A("has_floor", c->has_floor),
                  A("floor_y", c->floor_y), A("spheres", c->sph), A("n_spheres", c->n_sph),
-                 A("t_end", c->t_end))) ||
+                 A("t_end", c->t_end), A("rbad", s->kl_rbad))) ||
       (rc = launch(s, SK_KL_RANGE, nocc, lr, e)) ||
       (rc = kl_check_run(s, x, par, aff, nocc, lr, fl, e)))
     return rc;
   /* The ranges failed: the regions' affine fits, and the check again with
-   * them (kl_pair_affine). Only at such substeps: the fits cost about as
+   * them (kl_pair_maps). Only at such substeps: the fits cost about as
    * much as the ranges, and every substep they saved fewer builds than
    * they cost on the main scene. */
   if (fl[0] != 0u && t->list_affine) {
@@ -752,6 +761,7 @@ static int kl_stale(selfcol_cl *s, cl_mem x, cl_mem p, const clamp_env *cenv, in
       return rc;
   }
   *stale = fl[0] != 0u;
+  if (!*stale && g_check_hook) g_check_hook(s, x, aff, g_check_ctx);
   return DRAPE_OK;
 }
 

@@ -88,6 +88,7 @@ typedef struct selfcol_cl {
    * over all regions (two slots) and the active particles (those with a list or a corner list, kl_active: the
    * only ones the pass on the lists can touch; kl_nact of them) */
   cl_mem kl_rkey, kl_rrank, kl_rcount, kl_rvals, kl_rbox, kl_rrng, kl_rocc, kl_flag;
+  cl_mem kl_rbad; /* regions with a pair that failed the ranges (kl_check) */
   cl_mem kl_lst, kl_lstn, kl_cmap, kl_ccount, kl_ccur, kl_cvals, kl_xb, kl_gate;
   cl_mem kl_raff, kl_rfit; /* the check's affine fits per region */
   cl_mem kl_near, kl_nearn, kl_gr, kl_act;
@@ -137,6 +138,12 @@ int selfcol_cl_clamp(selfcol_cl *s, cl_mem x, cl_mem p, const selfcol_colliders 
 int selfcol_cl_hash_particles(selfcol_cl *s, cl_mem x, drape_err *e);
 int selfcol_cl_particles(selfcol_cl *s, cl_mem x, cl_mem p, drape_err *e); /* + apply */
 int selfcol_cl_hash_triangles(selfcol_cl *s, cl_mem x, cl_mem tris, drape_err *e);
+/* Tests: fn(s, x, maps, ctx) after every check that keeps the lists, x as
+ * the check read it (clamped, before the pass), maps = 1 where the
+ * ranges failed and the regions' maps decided (kl_check's second run);
+ * NULL (the default) calls nothing. */
+typedef void (*selfcol_cl_check_fn)(selfcol_cl *s, cl_mem x, int maps, void *ctx);
+void selfcol_cl_set_check_hook(selfcol_cl_check_fn fn, void *ctx);
 /* The kept contact lists' builds, passes run on them, and passes that
  * fell back to the per-substep hash (tb.lists), for tests and the bench. */
 void selfcol_cl_list_stats(const selfcol_cl *s, uint64_t *builds, uint64_t *runs,
