@@ -2891,32 +2891,23 @@ __kernel void kl_check(__global const float4 *rrng, __global const float4 *rbox,
   const int m = nearn[j];
   const int nearonly = D <= K && m >= 0; /* NaN: the full test */
   int ok = 1;
-  if (!aff) {
-    /* the ranges: every pair, each failure marking both regions (rbad,
-     * cleared by kl_range) for the maps' run */
-    const uint cnt = nearonly ? (uint)m : no - j;
-    for (uint i = 0; i < cnt; i++) {
-      const uint b = nearonly ? near[(size_t)j * (size_t)cap + (size_t)i] : rocc[j + i];
-      if (!kl_pair_ranges(rrng, rbox, a, b, E, tm, M)) {
-        ok = 0;
-        rbad[a] = 1u;
-        rbad[b] = 1u;
-      }
-    }
-  } else {
-    /* the maps, one certificate per region's vertices (kl_pair_maps).
-     * While D <= K a triangle with a corner in a region farther than rn
-     * needs none: the global range bounds the motion of all its corners
-     * against the vertex by D <= K <= 0.99 (its build distance - t_max),
-     * the ranges' argument for the whole triangle (that corner alone puts
-     * it at least rn - E away) */
-    if (nearonly) {
-      for (int i = 0; i < m && ok; i++)
-        ok = kl_pair_maps(rbox, rfit, raff, x, xb, rstart, rvals, rbad, a,
-                          near[(size_t)j * (size_t)cap + (size_t)i], E, tm, M);
-    } else {
-      for (uint k = j; k < no && ok; k++)
-        ok = kl_pair_maps(rbox, rfit, raff, x, xb, rstart, rvals, rbad, a, rocc[k], E, tm, M);
+  /* The ranges (aff = 0): every pair, each failure marking both regions
+   * (rbad, cleared by kl_range) for the maps' run. The maps (aff = 1): one
+   * certificate per region's vertices (kl_pair_maps), up to the first
+   * failure. While D <= K a triangle with a corner in a region farther
+   * than rn needs neither: the global range bounds the motion of all its
+   * corners against the vertex by D <= K <= 0.99 (its build distance -
+   * t_max), the ranges' argument for the whole triangle (that corner alone
+   * puts it at least rn - E away). */
+  const uint cnt = nearonly ? (uint)m : no - j;
+  for (uint i = 0; i < cnt && (ok || !aff); i++) {
+    const uint b = nearonly ? near[(size_t)j * (size_t)cap + (size_t)i] : rocc[j + i];
+    if (aff) {
+      ok = kl_pair_maps(rbox, rfit, raff, x, xb, rstart, rvals, rbad, a, b, E, tm, M);
+    } else if (!kl_pair_ranges(rrng, rbox, a, b, E, tm, M)) {
+      ok = 0;
+      rbad[a] = 1u;
+      rbad[b] = 1u;
     }
   }
   if (!ok) atomic_or(&flag[0], 1u);

@@ -147,6 +147,14 @@ void selfcol_set_lists(int mode) { g_lists = mode; }
 static int g_list_affine_off;
 void selfcol_set_list_affine_off(int off) { g_list_affine_off = off; }
 
+/* Tests: the power of two (1 .. max) in environment variable `name`, else
+ * 0 (bucket counts forced low, so that cells share buckets). */
+static uint32_t env_pow2(const char *name, int max) {
+  const char *v = getenv(name);
+  const int k = v ? atoi(v) : 0;
+  return k > 0 && k <= max && (k & (k - 1)) == 0 ? (uint32_t)k : 0u;
+}
+
 int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e) {
   memset(t, 0, sizeof *t);
   if (d->n_particles < 0 || d->n_tris < 0 || d->n_objects < 1)
@@ -352,9 +360,8 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
     uint32_t nr = 64;
     while (nr < (uint32_t)(t->n / 4) && nr < (1u << 16)) nr <<= 1;
     /* tests: fewer buckets, so that cells share them (merged regions) */
-    const char *lb = getenv("DRAPE_SELFCOL_LIST_BUCKETS");
-    const int nb = lb ? atoi(lb) : 0;
-    if (nb > 0 && nb <= (1 << 16) && (nb & (nb - 1)) == 0) nr = (uint32_t)nb;
+    const uint32_t nb = env_pow2("DRAPE_SELFCOL_LIST_BUCKETS", 1 << 16);
+    if (nb) nr = nb;
     t->list_nr = nr;
     t->list_capr = SELFCOL_LIST_CORNER * t->cap_c;
     const char *lt = getenv("DRAPE_SELFCOL_LIST_TOTAL"); /* tests: all lists too long */
@@ -463,9 +470,8 @@ int selfcol_tables_build(const selfcol_desc *d, selfcol_tables *t, drape_err *e)
   t->mask_t = pow2_at_least(4u * (uint64_t)ntri) - 1u; /* ~4-8 entries per triangle */
   /* tests: few triangle buckets, so that a triangle's cells share one (a
    * triangle twice in a bucket; kl_lists lists it once) */
-  const char *tb = getenv("DRAPE_SELFCOL_TRI_BUCKETS");
-  const int ntb = tb ? atoi(tb) : 0;
-  if (ntb > 0 && ntb <= (1 << 20) && (ntb & (ntb - 1)) == 0) t->mask_t = (uint32_t)ntb - 1u;
+  const uint32_t ntb = env_pow2("DRAPE_SELFCOL_TRI_BUCKETS", 1 << 20);
+  if (ntb) t->mask_t = ntb - 1u;
   return DRAPE_OK;
 }
 
