@@ -2372,10 +2372,10 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
  * gives every triangle with a corner in B a distance at the build of at
  * least G - E from every vertex in A (E: the widest triangle box then).
  * Then the lists stay exact while, for every pair of regions,
- *     Δ(A, B) <= 0.9 max(M, G(A, B) - E - t_max)
- * (kl_check): an unlisted pair at build distance D > t_max + M, D >= G - E,
- * is still farther than D - 0.9 (D - t_max) > t_max. The 10 % left cover
- * rounding. Near regions must not move against each other by M; far ones
+ *     Δ(A, B) <= 0.99 max(M, G(A, B) - E - t_max), less a rounding term
+ * (kl_lim, kl_check): an unlisted pair at build distance D > t_max + M,
+ * D >= G - E, is still farther than D - 0.99 (D - t_max) > t_max. The 1 %
+ * left covers rounding. Near regions must not move against each other by M; far ones
  * by their gap, so a sheet whose far parts swing while its folds lie still
  * keeps its lists. Otherwise (or with a non-finite motion) the host
  * rebuilds them at this substep: it reads the check's flag, one word, each
@@ -2408,9 +2408,11 @@ __kernel void selfcol_edge_edge(__global const float4 *x, __global const float4 
  * a turn or a stretch costs nothing, a squeeze its ratio). D is at least
  * D_k = max(t_max + M, g_k - E), g_k the largest axis gap from A's box to
  * xb_k, for every corner; the lists stay exact for (A, B) while every k in
- * B has (1 - s_A) D_k + r_A + |ρ_k| <= 0.9 (D_k - t_max) (then the corner with
- * the largest |ρ_k| alone gives distance > t_max), and the same with A and
- * B swapped. Cheaper sufficient forms come first: for A = B, ρ_k = r_k;
+ * B has (1 - s_A) D_k + r_A + |ρ_k| <= 0.99 (D_k - t_max) less the rounding
+ * term (kl_alim; then the corner with the largest |ρ_k| alone gives
+ * distance > t_max). That is A's side of the pair; a region whose pairs
+ * did not all pass the ranges needs its side of every pair on its own map
+ * (one certificate per region's vertices, kl_pair_maps). Cheaper sufficient forms come first: for A = B, ρ_k = r_k;
  * otherwise |ρ_k| <= r_B + the largest |a_B - a_A| over the corners of B's
  * box (an affine difference peaks at a corner); only when those fail are
  * B's particles read one by one. J can be any matrix (r and ρ are measured
@@ -2804,7 +2806,7 @@ inline int kl_pair_side(__global const float4 *x, __global const float4 *xb,
 
 /* Region a's side of the pair (a, b) on a's affine map (above): the
  * vertices of a against the corners in b, the cheap bound first (|ρ_k| <=
- * r_b + the largest |a_b - a_a| over b's box, ea; for a = b, r_a). */
+ * r_b + the largest |a_b - a_a| over b's box, kl_aff_gap; for a = b, r_a). */
 inline int kl_side_affine(__global const float4 *x, __global const float4 *xb,
                           __global const uint *rstart, __global const uint *rvals,
                           __global const float4 *rbox, __global const float4 *rfit,
