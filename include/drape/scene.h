@@ -42,6 +42,38 @@ typedef enum {
                                    warned on stderr)                        */
 } drape_rope_start;
 
+/* A material in SI units (docs/scenes.md "Material"): what a fabric or a
+ * cord is, independent of the mesh that discretises it. The solver turns
+ * it into per-element compliances from the element geometry
+ * (docs/solver.md "Materials"), so the same material behaves the same at
+ * any spacing and on any triangulation. `set` = 0 (the default) means the
+ * object uses its per-constraint compliance keys instead.
+ * Cloth: warp runs along a grid's rows (+U, increasing col) or along the
+ * mesh's UV u direction; a mesh without UVs is isotropic (warp = weft).
+ * Rope: density kg/m, stretch[0] = EA in N, bend[0] = EI in N m^2. */
+typedef struct drape_material_def {
+  int set;                         /* 1: the object is built from this      */
+  char preset[DRAPE_NAME_MAX];     /* preset it started from, "" for none   */
+  double density;                  /* kg/m^2 (cloth), kg/m (rope), > 0      */
+  double stretch[2];               /* cloth: N/m along warp, weft (> 0): the
+                                      force per unit width per unit strain of
+                                      a strip pulled along that direction;
+                                      rope: EA in N in [0]                 */
+  double shear;                    /* cloth: in-plane shear stiffness N/m   */
+  double bend[2];                  /* cloth: N m bending rigidity per unit
+                                      width, bending the warp, the weft;
+                                      rope: EI in N m^2 in [0]            */
+  double damping;                  /* 1/s velocity damping rate; < 0: the
+                                      object's own damping key applies     */
+} drape_material_def;
+
+/* The named presets (docs/scenes.md "Material presets" cites each source):
+ * a preset's material with set = 1, or NULL for an unknown name. */
+const drape_material_def *drape_material_preset(const char *name);
+/* Preset k (0 .. drape_material_preset_count() - 1), NULL past the end. */
+const drape_material_def *drape_material_preset_at(int k);
+int drape_material_preset_count(void);
+
 /* A pin that follows a scripted path: keyframes (t, x, y, z), linearly
  * interpolated, held at the last one. */
 typedef struct drape_pin_path {
@@ -135,6 +167,9 @@ typedef struct drape_cloth_def {
   int has_pin_box;
   double pin_box[2][3];            /* m: every vertex inside (bounds included)
                                       of the box [lo, hi] at the start is pinned */
+  drape_material_def material;     /* material.set = 1: built from it (then
+                                      mass_per_area = material.density and
+                                      the compliance keys do not apply)      */
 } drape_cloth_def;
 
 /* Sews two cloths (or one cloth to itself) along matching vertex lists:
@@ -171,6 +206,8 @@ typedef struct drape_rope_def {
                                       implicit ropes ignore it)               */
   drape_solver_kind solver;        /* xpbd (default), jakobsen, implicit      */
   double ym;                       /* implicit solver: k = ym/l0^2 (seed 003) */
+  drape_material_def material;     /* material.set = 1: built from it (then
+                                      mass_per_length = material.density)   */
 } drape_rope_def;
 
 /* The seed 000 string, simulated on the CPU in the plane z = z. */
