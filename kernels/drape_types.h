@@ -104,6 +104,26 @@ typedef struct dr_dihedral {
                            compliance.bend reaches it (0: no hinge)       */
 } dr_dihedral;          /* 32 bytes */
 
+/* A membrane triangle of a material cloth (kernels/membrane.cl): the
+ * constant-strain triangle's warp strain, weft strain and shear, three
+ * XPBD constraints projected one after the other in one work item. With
+ * f_u = sum_i cu_i x_i and f_v = sum_i cv_i x_i the deformed warp and weft
+ * tangents (unit length at rest; cu_a = -(cu_b + cu_c), likewise cv):
+ *   C_u = |f_u| - 1,  C_v = |f_v| - 1,  C_s = (f_u/|f_u|) . (f_v/|f_v|)
+ * with compliance 1/(A k) each (A the rest area, k the stretch or shear
+ * stiffness in N/m), so the energy is A (k_u C_u^2 + k_v C_v^2 + G C_s^2)/2,
+ * the material's, on any triangle. */
+typedef struct dr_membrane {
+  dr_int a, b, c;       /* corners                                        */
+  dr_int pad;
+  dr_float cub, cuc;    /* f_u = cub (x_b - x_a) + cuc (x_c - x_a)        */
+  dr_float cvb, cvc;    /* f_v = cvb (x_b - x_a) + cvc (x_c - x_a)        */
+  dr_float comp_u;      /* compliance of C_u, 1/(A k_warp) in 1/N         */
+  dr_float comp_v;      /* of C_v, 1/(A k_weft)                           */
+  dr_float comp_s;      /* of C_s, 1/(A G)                                */
+  dr_float pad1;
+} dr_membrane;          /* 48 bytes */
+
 /* Per-substep parameters, set as a kernel argument once per frame (they
  * change only when the user edits a parameter). */
 typedef struct dr_step_params {

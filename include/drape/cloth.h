@@ -269,6 +269,9 @@ typedef enum {
   DRAPE_STAGE_SPRINGS_ADVANCE,/* springs: x += h v (symplectic Euler)        */
   DRAPE_STAGE_COLLIDERS,      /* capsules and mesh colliders (drape/collider.h),
                                  with the refit of their trees             */
+  DRAPE_STAGE_WARM_START,     /* scenes with a material: the multipliers of
+                                 the last substep applied first (its
+                                 projections count under project)          */
   DRAPE_STAGE_COUNT
 } drape_stage;
 

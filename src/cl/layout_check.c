@@ -24,3 +24,6 @@ _Static_assert(offsetof(dr_kinematic, particle) == 32, "dr_kinematic.particle of
 _Static_assert(sizeof(dr_dihedral) == 32, "dr_dihedral layout");
 _Static_assert(offsetof(dr_dihedral, rest) == 16, "dr_dihedral.rest offset");
 _Static_assert(offsetof(dr_dihedral, edge) == 24, "dr_dihedral.edge offset");
+_Static_assert(sizeof(dr_membrane) == 48, "dr_membrane layout");
+_Static_assert(offsetof(dr_membrane, cub) == 16, "dr_membrane.cub offset");
+_Static_assert(offsetof(dr_membrane, comp_u) == 32, "dr_membrane.comp_u offset");

@@ -19,12 +19,14 @@
 enum {
   K_WIND_TRI, K_WIND_GATHER, K_PREDICT, K_DRIVE, K_PROJECT, K_TETHERS, K_COLLIDE, K_UPDATE,
   K_FUSED, K_TEAR, K_TEAR_TRI, K_NORMALS, K_VERLET, K_SPRINGS_FORCES, K_SPRINGS_ADVANCE, K_BEND,
-  K_COUNT
+  K_MEMB, K_HINGE, K_WARM_BEND, K_WARM_HINGE, K_WARM_MEMB, K_WARM_DIST, K_COUNT
 };
 static const char *const kernel_names[K_COUNT] = {
     "wind_triangles", "wind_gather", "predict", "drive_kinematic", "project_distance", "tethers",
     "collide", "update_velocities", "update_fused", "tear_constraints", "tear_triangles",
-    "vertex_normals", "verlet_predict", "springs_forces", "springs_advance", "project_dihedral"};
+    "vertex_normals", "verlet_predict", "springs_forces", "springs_advance", "project_dihedral",
+    "project_membrane", "project_hinge", "warm_dihedral", "warm_hinge", "warm_membrane",
+    "warm_distance"};
 /* The GPU form (docs/solver.md, "Two kernel forms"): one constraint or
  * particle per work item, same argument names (springs_forces_g: the
  * springs slot-major, adj_n and stride instead of adj_off); NULL keeps the
@@ -48,6 +50,7 @@ typedef struct cl_state {
   cl_mem x, p, v, n, obj, mat, ca, cb, crest, ccomp, lambda, sph, kin, tris, tri_edge, vt_off, vt_list,
       tri_force, tpin, trest, cpat, bad;
   cl_mem bend, bend_lambda; /* mesh cloths' edge units and their hinges' lambda */
+  cl_mem memb, mlambda, mhinge, hlambda; /* material cloths (membrane.cl) */
   /* the springs solver (springs_create): its lists (CSR in the vector
    * form; slot-major with sp_off = the count per particle in the GPU form),
    * the new velocities and the divergence flag (lowest diverged particle,
@@ -111,6 +114,22 @@ static int set_static_args(drape_sim *s, drape_err *e) {
          A("blambda", blam), A("dlambda", lam));
   BIND(K_PROJECT, 0, A("x", c->x), A("ca", c->ca), A("cb", c->cb), A("crest", c->crest),
        A("ccomp", c->ccomp), A("lambda", lam));
+  if (s->m.warm) {
+    if (c->bend)
+      BIND(K_WARM_BEND, 0, A("x", c->x), A("p", c->p), A("bend", c->bend), A("ccomp", c->ccomp),
+           A("blambda", blam), A("dlambda", lam));
+    BIND(K_WARM_DIST, 0, A("x", c->x), A("p", c->p), A("ca", c->ca), A("cb", c->cb),
+         A("ccomp", c->ccomp), A("lambda", lam));
+  }
+  if (c->memb) {
+    BIND(K_MEMB, 0, A("x", c->x), A("mem", c->memb), A("mlambda", c->mlambda));
+    BIND(K_WARM_MEMB, 0, A("x", c->x), A("p", c->p), A("mem", c->memb), A("mlambda", c->mlambda));
+  }
+  if (c->mhinge) {
+    BIND(K_HINGE, 0, A("x", c->x), A("hinge", c->mhinge), A("hlambda", c->hlambda));
+    BIND(K_WARM_HINGE, 0, A("x", c->x), A("p", c->p), A("hinge", c->mhinge),
+         A("hlambda", c->hlambda));
+  }
   if (!c->gpu) BIND(K_PROJECT, 10, A("pattern", c->cpat));
   BIND(K_TETHERS, 0, A("x", c->x), A("pin", c->tpin), A("rest", c->trest), A("slots", slots),
        A("stride", stride), A("n", np));
@@ -155,13 +174,14 @@ static int set_static_args(drape_sim *s, drape_err *e) {
 static int cl_ensure(drape_sim *s, drape_err *e) {
   cl_state *c = ST(s);
   int rc, changed = 0;
-  if (s->params.iterations > 1 && !c->lambda && s->m.n_cons > 0) {
+  const int keep = s->params.iterations > 1 || s->m.warm; /* multipliers stored */
+  if (keep && !c->lambda && s->m.n_cons > 0) {
     if ((rc = mk(s, &c->lambda, sizeof(float) * ((size_t)s->m.n_cons + c->cons_pad), NULL,
                  "lambda", e)))
       return rc;
     changed = 1;
   }
-  if (s->params.iterations > 1 && !c->bend_lambda && s->m.n_bend > 0) {
+  if (keep && !c->bend_lambda && s->m.n_bend > 0) {
     if ((rc = mk(s, &c->bend_lambda, sizeof(float) * (size_t)s->m.n_bend, NULL, "bend lambda", e)))
       return rc;
     changed = 1;
@@ -222,6 +242,18 @@ static int cl_reset(drape_sim *s, drape_err *e) {
     return rc;
   if ((rc = cl_write(s, SIM_BUF_SPHERES, 0, (size_t)s->n_spheres * sizeof(dr_sphere), s->sph, e)))
     return rc;
+  if ((rc = cl_ensure(s, e))) return rc;
+  /* the multipliers kept across substeps start from nothing */
+  {
+    cl_mem lams[4] = {c->lambda, c->bend_lambda, c->mlambda, c->hlambda};
+    size_t sizes[4] = {sizeof(float) * ((size_t)s->m.n_cons + c->cons_pad),
+                       sizeof(float) * (size_t)s->m.n_bend, sizeof(dr_float4) * (size_t)s->m.n_memb,
+                       sizeof(float) * (size_t)s->m.n_mhinge};
+    for (int k = 0; k < 4; k++)
+      if (lams[k] && sizes[k])
+        DRAPE_CL_TRY(e, clEnqueueFillBuffer(c->cl->queue, lams[k], &zero, sizeof zero, 0, sizes[k],
+                                            0, NULL, NULL));
+  }
   /* the finiteness check's status word (drape_types.h) */
   const dr_int none = DR_NO_PARTICLE;
   DRAPE_CL_TRY(e, clEnqueueWriteBuffer(c->cl->queue, c->bad, CL_TRUE, 0, sizeof none, &none, 0,
@@ -248,6 +280,8 @@ static int cl_begin(drape_sim *s, drape_err *e) {
   BIND(K_WIND_GATHER, 5, A("sp", sp));
   BIND(K_PROJECT, 8, A("inv_h2", sp.inv_h2));
   if (c->bend) BIND(K_BEND, 8, A("inv_h2", sp.inv_h2));
+  if (c->memb) BIND(K_MEMB, 5, A("inv_h2", sp.inv_h2));
+  if (c->mhinge) BIND(K_HINGE, 5, A("inv_h2", sp.inv_h2));
   BIND(K_DRIVE, 2, A("n_kin", nk));
   BIND(K_VERLET, 4, A("sp", sp));
   if (c->sp_div) {
@@ -294,6 +328,44 @@ static int cl_project_bend(drape_sim *s, int colour, int mode, drape_err *e) {
   BIND(K_BEND, 9, A("lambda_mode", mode));
   return launch(s, K_BEND,
                 c->gpu ? (size_t)count : ((size_t)count + DR_BEND_LANES - 1) / DR_BEND_LANES, e);
+}
+static int cl_project_membrane(drape_sim *s, int colour, int mode, drape_err *e) {
+  cl_state *c = ST(s);
+  int first = s->m.memb_colour_off[colour], count = s->m.memb_colour_off[colour + 1] - first;
+  BIND(K_MEMB, 3, A("first", first), A("count", count));
+  BIND(K_MEMB, 6, A("lambda_mode", mode));
+  return launch(s, K_MEMB, (size_t)count, e);
+}
+static int cl_project_hinge(drape_sim *s, int colour, int mode, drape_err *e) {
+  cl_state *c = ST(s);
+  int first = s->m.mhinge_colour_off[colour], count = s->m.mhinge_colour_off[colour + 1] - first;
+  BIND(K_HINGE, 3, A("first", first), A("count", count));
+  BIND(K_HINGE, 6, A("lambda_mode", mode));
+  return launch(s, K_HINGE, (size_t)count, e);
+}
+/* kernels/membrane.cl, "Warm start": one launch per colour of each family
+ * (edge units, hinges, membranes, distance constraints), in the CPU
+ * reference's order. */
+static int cl_warm_range(drape_sim *s, int k, int at, const int *off, int n_colours, drape_err *e) {
+  cl_state *c = ST(s);
+  for (int col = 0; col < n_colours; col++) {
+    int first = off[col], count = off[col + 1] - first, rc;
+    if (count == 0) continue;
+    BIND(k, at, A("first", first), A("count", count));
+    if ((rc = launch(s, k, (size_t)count, e))) return rc;
+  }
+  return DRAPE_OK;
+}
+static int cl_warm_start(drape_sim *s, drape_err *e) {
+  const dr_model *m = &s->m;
+  int rc;
+  if ((m->n_bend > 0 && (rc = cl_warm_range(s, K_WARM_BEND, 6, m->bend_colour_off, m->n_bend_colours, e))) ||
+      (m->n_mhinge > 0 &&
+       (rc = cl_warm_range(s, K_WARM_HINGE, 4, m->mhinge_colour_off, m->n_mhinge_colours, e))) ||
+      (m->n_memb > 0 && (rc = cl_warm_range(s, K_WARM_MEMB, 4, m->memb_colour_off, m->n_memb_colours, e))) ||
+      (m->n_colours > 0 && (rc = cl_warm_range(s, K_WARM_DIST, 6, m->colour_off, m->n_colours, e))))
+    return rc;
+  return DRAPE_OK;
 }
 static int cl_tethers(drape_sim *s, drape_err *e) {
   return launch(s, K_TETHERS, particle_groups(s), e);
@@ -539,6 +611,7 @@ static void cl_destroy(drape_sim *s) {
                    &c->ccomp, &c->lambda, &c->sph,
                    &c->kin, &c->tris, &c->tri_edge, &c->vt_off, &c->vt_list, &c->tri_force,
                    &c->tpin, &c->trest, &c->cpat, &c->bad, &c->bend, &c->bend_lambda,
+                   &c->memb, &c->mlambda, &c->mhinge, &c->hlambda,
                    &c->sp_off, &c->sp_j, &c->sp_prm, &c->sp_vn, &c->sp_div};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dr_cl_buffer_release(all[i]);
   free(c->group_off);
@@ -639,7 +712,15 @@ int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
       (slots && (rc = mk(s, &c->tpin, np * slots * sizeof(dr_int), tpin_pad, "tether pins", e))) ||
       (slots && (rc = mk(s, &c->trest, np * slots * sizeof(float), trest_pad, "tether rests", e))) ||
       (m->n_bend > 0 && (rc = mk(s, &c->bend, (size_t)m->n_bend * sizeof(dr_dihedral), m->bend,
-                                 "bending constraints", e)))) {
+                                 "bending constraints", e))) ||
+      (m->n_memb > 0 && (rc = mk(s, &c->memb, (size_t)m->n_memb * sizeof(dr_membrane), m->memb,
+                                 "membrane triangles", e))) ||
+      (m->n_memb > 0 && (rc = mk(s, &c->mlambda, (size_t)m->n_memb * sizeof(dr_float4), NULL,
+                                 "membrane lambda", e))) ||
+      (m->n_mhinge > 0 && (rc = mk(s, &c->mhinge, (size_t)m->n_mhinge * sizeof(dr_dihedral),
+                                   m->mhinge, "material hinges", e))) ||
+      (m->n_mhinge > 0 && (rc = mk(s, &c->hlambda, (size_t)m->n_mhinge * sizeof(float), NULL,
+                                   "hinge lambda", e)))) {
     free(obj_pad); free(tpin_pad); free(trest_pad);
     cl_destroy(s);
     return rc;
@@ -719,6 +800,9 @@ const sim_backend dr_backend_cl = {
     .drive = cl_drive,
     .project = cl_project,
     .project_bend = cl_project_bend,
+    .project_membrane = cl_project_membrane,
+    .project_hinge = cl_project_hinge,
+    .warm_start = cl_warm_start,
     .tethers = cl_tethers,
     .self_collision = cl_self_collision,
     .collide = cl_collide,

@@ -14,6 +14,8 @@ typedef struct cpu_state {
   dr_distance *cons;
   float *lambda;
   float *bend_lambda;   /* the edge units' hinges' (iterations > 1)       */
+  dr_float4 *mlambda;   /* material cloths: membranes' (3 each), hinges'  */
+  float *hlambda;
   dr_uint *tris;
   dr_object *mat;
   dr_sphere *sph;
@@ -34,13 +36,22 @@ typedef struct cpu_state {
 
 static int cpu_ensure(drape_sim *s, drape_err *e) {
   cpu_state *c = ST(s);
-  if (s->params.iterations > 1 && !c->lambda && s->m.n_cons > 0) {
+  const int keep = s->params.iterations > 1 || s->m.warm; /* multipliers stored */
+  if (keep && !c->lambda && s->m.n_cons > 0) {
     c->lambda = calloc((size_t)s->m.n_cons, sizeof *c->lambda);
     if (!c->lambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
   }
-  if (s->params.iterations > 1 && !c->bend_lambda && s->m.n_bend > 0) {
+  if (keep && !c->bend_lambda && s->m.n_bend > 0) {
     c->bend_lambda = calloc((size_t)s->m.n_bend, sizeof *c->bend_lambda);
     if (!c->bend_lambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
+  }
+  if (!c->mlambda && s->m.n_memb > 0) {
+    c->mlambda = calloc((size_t)s->m.n_memb, sizeof *c->mlambda);
+    if (!c->mlambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
+  }
+  if (!c->hlambda && s->m.n_mhinge > 0) {
+    c->hlambda = calloc((size_t)s->m.n_mhinge, sizeof *c->hlambda);
+    if (!c->hlambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
   }
   if (s->params.wind_enabled && !c->tri_force && s->m.n_tris > 0) {
     c->tri_force = calloc((size_t)s->m.n_tris, sizeof *c->tri_force);
@@ -68,7 +79,14 @@ static int cpu_reset(drape_sim *s, drape_err *e) {
   memcpy(c->sph, s->sph, (size_t)s->n_spheres * sizeof *c->sph);
   c->bad = DR_NO_PARTICLE;
   c->sp_div = INT_MAX;
-  return cpu_ensure(s, e);
+  int rc = cpu_ensure(s, e);
+  if (rc) return rc;
+  /* the multipliers kept across substeps start from nothing */
+  if (c->lambda) memset(c->lambda, 0, sizeof *c->lambda * (size_t)s->m.n_cons);
+  if (c->bend_lambda) memset(c->bend_lambda, 0, sizeof *c->bend_lambda * (size_t)s->m.n_bend);
+  if (c->mlambda) memset(c->mlambda, 0, sizeof *c->mlambda * (size_t)s->m.n_memb);
+  if (c->hlambda) memset(c->hlambda, 0, sizeof *c->hlambda * (size_t)s->m.n_mhinge);
+  return DRAPE_OK;
 }
 
 static int cpu_wind(drape_sim *s, drape_err *e) {
@@ -97,6 +115,37 @@ static int cpu_project_bend(drape_sim *s, int colour, int mode, drape_err *e) {
   int first = s->m.bend_colour_off[colour], count = s->m.bend_colour_off[colour + 1] - first;
   cpu_project_dihedral(c->x, s->m.bend, c->cons, c->bend_lambda, c->lambda, first, count,
                        s->sp.inv_h2, mode);
+  return DRAPE_OK;
+}
+static int cpu_project_membrane(drape_sim *s, int colour, int mode, drape_err *e) {
+  cpu_state *c = ST(s);
+  int first = s->m.memb_colour_off[colour], count = s->m.memb_colour_off[colour + 1] - first;
+  project_membrane(c->x, s->m.memb, c->mlambda, first, count, s->sp.inv_h2, mode);
+  return DRAPE_OK;
+}
+static int cpu_project_hinge(drape_sim *s, int colour, int mode, drape_err *e) {
+  cpu_state *c = ST(s);
+  int first = s->m.mhinge_colour_off[colour], count = s->m.mhinge_colour_off[colour + 1] - first;
+  project_hinge(c->x, s->m.mhinge, c->hlambda, first, count, s->sp.inv_h2, mode);
+  return DRAPE_OK;
+}
+/* kernels/membrane.cl's warm_* in the order the OpenCL backend launches
+ * them: edge units, hinges, membranes, distance colours. The edge units
+ * and links are the kernels' loop bodies over the host's dr_distance
+ * records (the device holds them as four arrays). */
+static int cpu_warm_start(drape_sim *s, drape_err *e) {
+  cpu_state *c = ST(s);
+  const dr_model *m = &s->m;
+  cpu_warm_dihedral(c->x, c->p, m->bend, c->cons, c->bend_lambda, c->lambda, 0, m->n_bend);
+  for (int col = 0; col < m->n_mhinge_colours; col++) {
+    const int first = m->mhinge_colour_off[col];
+    warm_hinge(c->x, c->p, m->mhinge, c->hlambda, first, m->mhinge_colour_off[col + 1] - first);
+  }
+  for (int col = 0; col < m->n_memb_colours; col++) {
+    const int first = m->memb_colour_off[col];
+    warm_membrane(c->x, c->p, m->memb, c->mlambda, first, m->memb_colour_off[col + 1] - first);
+  }
+  cpu_warm_distance(c->x, c->p, c->cons, c->lambda, 0, m->colour_off[m->n_colours]);
   return DRAPE_OK;
 }
 static int cpu_tethers_stage(drape_sim *s, drape_err *e) {
@@ -231,7 +280,7 @@ static void cpu_destroy(drape_sim *s) {
   cpu_state *c = ST(s);
   if (!c) return;
   free(c->x); free(c->p); free(c->v); free(c->n); free(c->tri_force);
-  free(c->cons); free(c->lambda); free(c->bend_lambda); free(c->tris); free(c->mat); free(c->sph); free(c->kin);
+  free(c->cons); free(c->lambda); free(c->bend_lambda); free(c->mlambda); free(c->hlambda); free(c->tris); free(c->mat); free(c->sph); free(c->kin);
   free(c->sp_off); free(c->sp_j); free(c->sp_prm); free(c->vn);
   if (c->has_sc) selfcol_cpu_destroy(&c->sc);
   free(c);
@@ -276,6 +325,9 @@ const sim_backend dr_backend_cpu = {
     .drive = cpu_drive,
     .project = cpu_project,
     .project_bend = cpu_project_bend,
+    .project_membrane = cpu_project_membrane,
+    .project_hinge = cpu_project_hinge,
+    .warm_start = cpu_warm_start,
     .tethers = cpu_tethers_stage,
     .self_collision = cpu_self_collision,
     .collide = cpu_collide_stage,

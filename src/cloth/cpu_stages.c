@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "dihedral.cl" /* kernels/: edge_unit1, the kernel's own code */
+#include "membrane.cl" /* kernels/: the material cloths' kernels, as C */
 
 void cpu_predict(dr_float4 *x, dr_float4 *p, const dr_float4 *v, const dr_int *obj,
                  const dr_object *objects, const dr_step_params *sp) {
@@ -274,5 +275,35 @@ void cpu_tear_triangles(const dr_distance *c, dr_uint *tri, const dr_int *tri_ed
       tri[3 * t + 1] = i0;
       tri[3 * t + 2] = i0;
     }
+  }
+}
+
+/* kernels/membrane.cl's warm_dihedral and warm_distance over the host's
+ * dr_distance records: the same loop bodies. */
+void cpu_warm_dihedral(dr_float4 *x, const dr_float4 *p, const dr_dihedral *bend,
+                       const dr_distance *cons, const float *blambda, const float *dlambda,
+                       int first, int count) {
+  for (int k = first; k < first + count; k++) {
+    const dr_dihedral q = bend[k];
+    const float comp = cons[q.edge].compliance;
+    if (!(comp >= 0.0f)) continue;
+    dr_float4 a = x[q.a], b = x[q.b];
+    if (q.c >= 0) {
+      dr_float4 c = x[q.c], d = x[q.d];
+      drm_warm_hinge(p[q.a], p[q.b], p[q.c], p[q.d], &a, &b, &c, &d, blambda[k]);
+      x[q.c] = c, x[q.d] = d;
+    }
+    drm_warm_link(p[q.a], p[q.b], &a, &b, comp, dlambda[q.edge]);
+    x[q.a] = a, x[q.b] = b;
+  }
+}
+
+void cpu_warm_distance(dr_float4 *x, const dr_float4 *p, const dr_distance *cons,
+                       const float *lambda, int first, int count) {
+  for (int q = first; q < first + count; q++) {
+    const dr_distance d = cons[q];
+    dr_float4 a = x[d.a], b = x[d.b];
+    drm_warm_link(p[d.a], p[d.b], &a, &b, d.compliance, lambda[q]);
+    x[d.a] = a, x[d.b] = b;
   }
 }

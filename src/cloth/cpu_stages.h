@@ -22,6 +22,25 @@ void cpu_project_distance(dr_float4 *x, const dr_distance *c, float *lambda, int
 void cpu_project_dihedral(dr_float4 *x, const dr_dihedral *bend, const dr_distance *cons,
                           float *blambda, float *dlambda, int first, int count, float inv_h2,
                           int lambda_mode);
+/* kernels/membrane.cl, compiled as C: the same functions the kernels are
+ * (one colour [first, first + count) each; see that file). */
+void project_membrane(dr_float4 *x, const dr_membrane *mem, dr_float4 *mlambda, int first,
+                      int count, float inv_h2, int lambda_mode);
+void warm_membrane(dr_float4 *x, const dr_float4 *p, const dr_membrane *mem,
+                   const dr_float4 *mlambda, int first, int count);
+void warm_distance(dr_float4 *x, const dr_float4 *p, const int *ca, const int *cb,
+                   const float *ccomp, const float *lambda, int first, int count);
+void warm_dihedral(dr_float4 *x, const dr_float4 *p, const dr_dihedral *bend, const float *ccomp,
+                   const float *blambda, const float *dlambda, int first, int count);
+void project_hinge(dr_float4 *x, const dr_dihedral *hinge, float *hlambda, int first, int count,
+                   float inv_h2, int lambda_mode);
+void warm_hinge(dr_float4 *x, const dr_float4 *p, const dr_dihedral *hinge, const float *hlambda,
+                int first, int count);
+void cpu_warm_dihedral(dr_float4 *x, const dr_float4 *p, const dr_dihedral *bend,
+                       const dr_distance *cons, const float *blambda, const float *dlambda,
+                       int first, int count);
+void cpu_warm_distance(dr_float4 *x, const dr_float4 *p, const dr_distance *cons,
+                       const float *lambda, int first, int count);
 /* kernels/tethers.cl */
 void cpu_tethers(dr_float4 *x, const dr_int *pin, const float *rest, int slots, int n);
 /* kernels/collide.cl */

@@ -69,6 +69,12 @@ typedef struct sim_backend {
   int (*project)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
   /* One colour of the mesh cloths' edge units (kernels/dihedral.cl). */
   int (*project_bend)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
+  /* Material cloths (kernels/membrane.cl): one colour of membrane
+   * triangles, of hinges; and the warm start of every family's
+   * multipliers (all colours, before a substep's iterations). */
+  int (*project_membrane)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
+  int (*project_hinge)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
+  int (*warm_start)(drape_sim *s, drape_err *e);
   int (*tethers)(drape_sim *s, drape_err *e);
   /* Self-collision (selfcol.h): clamp, hashes, particle and vertex-triangle
    * passes on x, with p the start of the substep; t_end as for collide. */

@@ -179,8 +179,20 @@ static int substep_xpbd(drape_sim *s, frame_plan *f, int k, drape_err *e) {
   if (!f->predicted) STAGE(DRAPE_STAGE_PREDICT, be->predict(s, e));
   f->predicted = 0;
   if (f->drive) STAGE(DRAPE_STAGE_DRIVE, be->drive(s, (float)(k + 1) / (float)S, e));
+  /* A scene with a material keeps every multiplier across substeps and
+   * applies it first (kernels/membrane.cl, "Warm start"); the iterations
+   * then solve for the change. */
+  if (s->m.warm) STAGE(DRAPE_STAGE_WARM_START, be->warm_start(s, e));
   for (int it = 0; it < I; it++) {
-    const int mode = I == 1 ? DR_LAMBDA_NONE : it == 0 ? DR_LAMBDA_FIRST : DR_LAMBDA_KEEP;
+    const int mode = s->m.warm ? DR_LAMBDA_KEEP
+                     : I == 1  ? DR_LAMBDA_NONE
+                     : it == 0 ? DR_LAMBDA_FIRST
+                               : DR_LAMBDA_KEEP;
+    /* material cloths: hinges, then the membranes that carry the load */
+    for (int c = 0; c < s->m.n_mhinge_colours; c++)
+      STAGE(DRAPE_STAGE_PROJECT, be->project_hinge(s, c, mode, e));
+    for (int c = 0; c < s->m.n_memb_colours; c++)
+      STAGE(DRAPE_STAGE_PROJECT, be->project_membrane(s, c, mode, e));
     /* the mesh cloths' edge units (each edge's hinge, then its link)
      * first, then the distance colours (grids, ropes, stitches), so the
      * sweep ends with the links that carry the load */
@@ -290,7 +302,8 @@ int drape_sim_step(drape_sim *s, drape_err *e) {
   f.contacts = s->n_spheres > 0 || s->has_floor;
   f.tear = pr->tearing_enabled && s->any_tear;
   f.drive = s->n_kin > 0;
-  f.per_iteration = (uint64_t)s->m.n_cons + (uint64_t)s->m.n_hinges + (f.tethers ? (uint64_t)s->m.n_tethers : 0);
+  f.per_iteration = (uint64_t)s->m.n_cons + (uint64_t)s->m.n_hinges + (f.tethers ? (uint64_t)s->m.n_tethers : 0) +
+                    3 * (uint64_t)s->m.n_memb + (uint64_t)s->m.n_mhinge;
   /* Which per-particle stages join update_fused (pr->fuse_stages): the
    * last iteration's tethers unless self-collision or the colliders' stage
    * runs between them, the

@@ -439,6 +439,8 @@ void dr_model_free(dr_model *m) {
   free(m->tether_pin); free(m->tether_rest);
   free(m->stitch_con); free(m->stitch_rest0); free(m->stitch_close);
   free(m->bend); free(m->bend_obj); free(m->bend_colour_off);
+  free(m->memb); free(m->memb_obj); free(m->memb_colour_off);
+  free(m->mhinge); free(m->mhinge_obj); free(m->mhinge_colour_off);
   free(m->info); free(m->mat); free(m->damping_rate); free(m->strain_off); free(m->strain_idx);
   free(m->perm); free(m->iperm);
   for (int i = 0; i < m->n_paths; i++) free(m->paths[i].keys);
@@ -725,10 +727,239 @@ done:
   return rc;
 }
 
+/* Links whose strain the statistics report. */
+static int is_strain_link(int type) {
+  return type == DR_C_STRETCH || type == DR_C_ROPE || type == DR_C_MEASURE;
+}
+
+/* Greedy colouring of n items of k particles each (parts[k i + j]): each
+ * takes the lowest colour none of the items already coloured at any of
+ * its particles has, in the order built (which follows the vertex order,
+ * so it is the same every run). */
+static int colour_items(const int *parts, int k, int n, int np, int *col, int *nk, drape_err *e) {
+  uint64_t *used = calloc((size_t)(np > 0 ? np : 1) * UNIT_WORDS, sizeof *used);
+  if (!used) return drape_fail(e, DRAPE_ENOMEM, "out of memory colouring %d constraints", n);
+  *nk = 0;
+  for (int i = 0; i < n; i++) {
+    const int *p = parts + (size_t)k * i;
+    int c = UNIT_MAX_COLOURS;
+    for (int w = 0; w < UNIT_WORDS && c == UNIT_MAX_COLOURS; w++) {
+      uint64_t busy = 0;
+      for (int q = 0; q < k; q++) busy |= used[(size_t)p[q] * UNIT_WORDS + w];
+      if (busy != UINT64_MAX) {
+        int b = 0;
+        while (busy >> b & 1ULL) b++;
+        c = 64 * w + b;
+      }
+    }
+    if (c == UNIT_MAX_COLOURS) {
+      free(used);
+      return drape_fail(e, DRAPE_EINVAL,
+                        "a material cloth's triangles need more than %d colours: a vertex has "
+                        "more than %d triangles (allowed: up to %d)",
+                        UNIT_MAX_COLOURS, UNIT_MAX_COLOURS / 2, UNIT_MAX_COLOURS / 2);
+    }
+    col[i] = c;
+    if (c + 1 > *nk) *nk = c + 1;
+    for (int q = 0; q < k; q++) used[(size_t)p[q] * UNIT_WORDS + c / 64] |= 1ULL << (c % 64);
+  }
+  free(used);
+  return DRAPE_OK;
+}
+
+/* Sorts n records of `size` bytes (and their objects) by colour, stable;
+ * fills off[0 .. nk]. */
+static int sort_by_colour(void *rec, int *obj, size_t size, int n, const int *col, int nk,
+                          int **off, drape_err *e) {
+  *off = calloc((size_t)nk + 1, sizeof **off);
+  char *tmp = malloc(size * (size_t)(n > 0 ? n : 1));
+  int *tobj = malloc(sizeof *tobj * (size_t)(n > 0 ? n : 1));
+  int *fill = calloc((size_t)nk + 1, sizeof *fill);
+  if (!*off || !tmp || !tobj || !fill) {
+    free(tmp), free(tobj), free(fill);
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  }
+  for (int i = 0; i < n; i++) (*off)[col[i] + 1]++;
+  for (int c = 0; c < nk; c++) (*off)[c + 1] += (*off)[c];
+  for (int i = 0; i < n; i++) {
+    const int at = (*off)[col[i]] + fill[col[i]]++;
+    memcpy(tmp + size * (size_t)at, (char *)rec + size * (size_t)i, size);
+    tobj[at] = obj[i];
+  }
+  memcpy(rec, tmp, size * (size_t)n);
+  memcpy(obj, tobj, sizeof *obj * (size_t)n);
+  free(tmp), free(tobj), free(fill);
+  return DRAPE_OK;
+}
+
+/* The material cloths' membranes and hinges, each family coloured apart. */
+static int colour_material(dr_model *m, drape_err *e) {
+  const int n = m->n_memb > m->n_mhinge ? m->n_memb : m->n_mhinge;
+  int *parts = malloc(sizeof *parts * 4 * (size_t)(n > 0 ? n : 1));
+  int *col = malloc(sizeof *col * (size_t)(n > 0 ? n : 1));
+  int rc = DRAPE_OK;
+  if (!parts || !col) {
+    rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    goto out;
+  }
+  for (int i = 0; i < m->n_memb; i++)
+    parts[3 * i] = m->memb[i].a, parts[3 * i + 1] = m->memb[i].b, parts[3 * i + 2] = m->memb[i].c;
+  if ((rc = colour_items(parts, 3, m->n_memb, m->n_particles, col, &m->n_memb_colours, e)) ||
+      (rc = sort_by_colour(m->memb, m->memb_obj, sizeof *m->memb, m->n_memb, col,
+                           m->n_memb_colours, &m->memb_colour_off, e)))
+    goto out;
+  for (int i = 0; i < m->n_mhinge; i++) {
+    const dr_dihedral *d = &m->mhinge[i];
+    parts[4 * i] = d->a, parts[4 * i + 1] = d->b, parts[4 * i + 2] = d->c, parts[4 * i + 3] = d->d;
+  }
+  if ((rc = colour_items(parts, 4, m->n_mhinge, m->n_particles, col, &m->n_mhinge_colours, e)) ||
+      (rc = sort_by_colour(m->mhinge, m->mhinge_obj, sizeof *m->mhinge, m->n_mhinge, col,
+                           m->n_mhinge_colours, &m->mhinge_colour_off, e)))
+    goto out;
+out:
+  free(parts), free(col);
+  return rc;
+}
+
 /* ---- mesh cloths (docs/solver.md "Mesh cloths") ---- */
 
 static double dist3(const double *a, const double *b) {
   return sqrt((a[0] - b[0]) * (a[0] - b[0]) + (a[1] - b[1]) * (a[1] - b[1]) + (a[2] - b[2]) * (a[2] - b[2]));
+}
+
+/* ---- material cloths (docs/solver.md "Materials") ---- */
+
+static void sub3(const double *a, const double *b, double *o) {
+  o[0] = a[0] - b[0], o[1] = a[1] - b[1], o[2] = a[2] - b[2];
+}
+static void cross3(const double *a, const double *b, double *o) {
+  o[0] = a[1] * b[2] - a[2] * b[1], o[1] = a[2] * b[0] - a[0] * b[2], o[2] = a[0] * b[1] - a[1] * b[0];
+}
+static double norm3(const double *a) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+/* The fabric's frame on triangle tri: unit warp du and weft dv in its
+ * plane. Warp is the direction in which the texture coordinate u grows
+ * (a grid's UVs are (col, row), so warp runs along its rows); without UVs,
+ * or where they are degenerate, the world x axis projected into the
+ * triangle (z where x is nearly normal to it). Returns the area (m^2). */
+static double fabric_frame(const drape_cloth_mesh *me, int tri, double du[3], double dv[3]) {
+  const int *v = me->tris + 3 * tri;
+  const double *xa = me->vertices + 3 * v[0], *xb = me->vertices + 3 * v[1], *xc = me->vertices + 3 * v[2];
+  double e1[3], e2[3], n[3];
+  sub3(xb, xa, e1), sub3(xc, xa, e2), cross3(e1, e2, n);
+  const double n2 = norm3(n);
+  if (!(n2 > 0)) return 0;
+  for (int k = 0; k < 3; k++) n[k] /= n2;
+  double tu[3] = {0, 0, 0}, tv[3] = {0, 0, 0};
+  int have = 0;
+  if (me->tri_uv || me->uv) {
+    float uv[3][2];
+    for (int q = 0; q < 3; q++)
+      for (int j = 0; j < 2; j++) uv[q][j] = me->tri_uv ? me->tri_uv[6 * tri + 2 * q + j] : me->uv[2 * v[q] + j];
+    const double u1 = uv[1][0] - uv[0][0], v1 = uv[1][1] - uv[0][1];
+    const double u2 = uv[2][0] - uv[0][0], v2 = uv[2][1] - uv[0][1];
+    const double det = u1 * v2 - u2 * v1;
+    if (fabs(det) > 1e-12 * (fabs(u1 * v2) + fabs(u2 * v1) + 1e-30)) {
+      /* [e1 e2] = [T_u T_v] [[u1 u2] [v1 v2]]: the tangents of u and v */
+      for (int k = 0; k < 3; k++) tu[k] = (e1[k] * v2 - e2[k] * v1) / det, tv[k] = (e2[k] * u1 - e1[k] * u2) / det;
+      have = 1;
+    }
+  }
+  if (!have) {
+    const double X[3] = {1, 0, 0}, Z[3] = {0, 0, 1};
+    const double *w = fabs(n[0]) < 0.9 ? X : Z;
+    for (int k = 0; k < 3; k++) tu[k] = w[k];
+  }
+  const double tn = tu[0] * n[0] + tu[1] * n[1] + tu[2] * n[2];
+  for (int k = 0; k < 3; k++) du[k] = tu[k] - tn * n[k];
+  const double l = norm3(du);
+  for (int k = 0; k < 3; k++) du[k] /= l;
+  cross3(n, du, dv);
+  if (have && dv[0] * tv[0] + dv[1] * tv[1] + dv[2] * tv[2] < 0)
+    for (int k = 0; k < 3; k++) dv[k] = -dv[k];
+  return 0.5 * n2;
+}
+
+/* What a material cloth is built of (the particles are already made):
+ * each edge as a measured link (strain statistics; never projected), a
+ * membrane triangle per triangle and a hinge per edge of two triangles.
+ * Membrane: compliance 1/(A k) per strain component (membrane.cl).
+ * Bending: discrete shells (Grinspun, Hirani, Desbrun and Schröder 2003),
+ * the hinge energy B_e |e|^2 / (A_1 + A_2) theta^2 / 2 with A_1, A_2 the two
+ * triangles' areas, which is the plate's B kappa^2 / 2 per area when a
+ * regular grid bends about its rows or columns (theta = kappa x the distance
+ * across the hinge); B_e is the rigidity for curvature across the edge,
+ * B_warp t_v^2 + B_weft t_u^2 for the edge's unit direction (t_u, t_v) in
+ * the fabric frame. The rest angle is 0: a fabric is flat at rest, whatever
+ * shape its mesh starts in. */
+static int build_material_cloth(const drape_cloth_def *c, int oi, const dr_mesh_topo *t,
+                                dr_model *m, int first, int *pi, int *ci, int *ti) {
+  const drape_cloth_mesh *me = &c->mesh;
+  const drape_material_def *mt = &c->material;
+  const int first_c = *ci;
+  int n = 0;
+  for (int ed = 0; ed < t->n_edges; ed++) {
+    const int a = t->edge[ed][0], b = t->edge[ed][1];
+    put(m->cons + first_c, m->cons_type + first_c, &n, first + a, first + b,
+        dist3(me->vertices + 3 * a, me->vertices + 3 * b), 0.0, DR_C_MEASURE);
+  }
+  for (int j = 0; j < n; j++) m->cons_obj[first_c + j] = oi;
+  for (int tri = 0; tri < me->n_tris; tri++) {
+    const int *v = me->tris + 3 * tri;
+    double du[3], dv[3], eb[3], ec[3];
+    const double A = fabric_frame(me, tri, du, dv);
+    dr_membrane *q = &m->memb[m->n_memb];
+    memset(q, 0, sizeof *q);
+    q->a = first + v[0], q->b = first + v[1], q->c = first + v[2];
+    q->comp_u = q->comp_v = q->comp_s = -1.0f; /* off */
+    m->memb_obj[m->n_memb++] = oi;
+    if (!(A > 0)) continue;
+    sub3(me->vertices + 3 * v[1], me->vertices + 3 * v[0], eb);
+    sub3(me->vertices + 3 * v[2], me->vertices + 3 * v[0], ec);
+    const double bu = eb[0] * du[0] + eb[1] * du[1] + eb[2] * du[2], bv = eb[0] * dv[0] + eb[1] * dv[1] + eb[2] * dv[2];
+    const double cu = ec[0] * du[0] + ec[1] * du[1] + ec[2] * du[2], cv = ec[0] * dv[0] + ec[1] * dv[1] + ec[2] * dv[2];
+    const double det = bu * cv - cu * bv;
+    /* F e_u and F e_v from the rest shape's inverse in the fabric frame */
+    q->cub = (float)(cv / det), q->cuc = (float)(-bv / det);
+    q->cvb = (float)(-cu / det), q->cvc = (float)(bu / det);
+    q->comp_u = (float)(1.0 / (A * mt->stretch[0]));
+    q->comp_v = (float)(1.0 / (A * mt->stretch[1]));
+    q->comp_s = mt->shear > 0 ? (float)(1.0 / (A * mt->shear)) : -1.0f;
+  }
+  for (int ed = 0; ed < t->n_edges; ed++) {
+    if (t->edge_n_tris[ed] != 2) continue;
+    const int t0 = t->edge_tri[ed][0], t1 = t->edge_tri[ed][1];
+    int a = t->edge[ed][0], b = t->edge[ed][1];
+    for (int q = 0; q < 3; q++)
+      if (me->tris[3 * t0 + q] == b && me->tris[3 * t0 + (q + 1) % 3] == a) { a = b, b = t->edge[ed][0]; break; }
+    const int p = dr_mesh_opposite(me->tris, t0, a, b), r = dr_mesh_opposite(me->tris, t1, a, b);
+    if (p == r) continue; /* a doubled face: nothing to bend */
+    double du[3], dv[3], e[3], du1[3], dv1[3];
+    const double A1 = fabric_frame(me, t1, du1, dv1), A0 = fabric_frame(me, t0, du, dv);
+    sub3(me->vertices + 3 * b, me->vertices + 3 * a, e);
+    const double el = norm3(e);
+    if (!(el > 0) || !(A0 + A1 > 0)) continue;
+    const double tu = (e[0] * du[0] + e[1] * du[1] + e[2] * du[2]) / el;
+    const double tv = (e[0] * dv[0] + e[1] * dv[1] + e[2] * dv[2]) / el;
+    const double B = mt->bend[0] * tv * tv + mt->bend[1] * tu * tu;
+    if (!(B > 0)) continue;
+    dr_dihedral *d = &m->mhinge[m->n_mhinge];
+    d->a = first + a, d->b = first + b, d->c = first + p, d->d = first + r;
+    d->rest = 0.0f;
+    d->compliance = (float)((A0 + A1) / (B * el * el));
+    d->edge = -1;
+    d->weight = 0.0f;
+    m->mhinge_obj[m->n_mhinge++] = oi;
+  }
+  *ci += n;
+  for (int tri = 0; tri < me->n_tris; tri++)
+    for (int q = 0; q < 3; q++) {
+      m->tris[3 * (*ti + tri) + q] = (dr_uint)(first + me->tris[3 * tri + q]);
+      m->tri_edge[3 * (*ti + tri) + q] = first_c + t->tri_edge[3 * tri + q];
+    }
+  *ti += me->n_tris;
+  *pi += me->n_vertices;
+  return DRAPE_OK;
 }
 
 /* One mesh cloth: particles (mass lumped a third of each triangle's area
@@ -753,7 +984,9 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
   m->mat[oi].thickness = (float)c->thickness;
   m->mat[oi].tear_ratio = (float)c->tear_ratio;
   m->mat[oi].kind = DR_OBJ_CLOTH;
-  m->damping_rate[oi] = c->damping;
+  const drape_material_def *mt = c->material.set ? &c->material : NULL;
+  m->damping_rate[oi] = mt && mt->damping >= 0 ? mt->damping : c->damping;
+  const double mass_per_area = mt ? mt->density : c->mass_per_area;
   double *area = calloc((size_t)nv, sizeof *area);
   if (!area) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   for (int tri = 0; tri < me->n_tris; tri++) {
@@ -767,7 +1000,7 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
   }
   for (int v = 0; v < nv; v++) {
     const int i = first + v;
-    const double mass = c->particle_mass > 0 ? c->particle_mass : c->mass_per_area * area[v];
+    const double mass = c->particle_mass > 0 ? c->particle_mass : mass_per_area * area[v];
     if (!mass_ok(mass)) {
       const int by_pm = c->particle_mass > 0;
       const double av = area[v];
@@ -810,6 +1043,7 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
     memcpy(mp->keys, pp->keys, (size_t)pp->n_keys * sizeof *mp->keys);
     m->x0[mp->particle].w = 0;
   }
+  if (mt) return build_material_cloth(c, oi, t, m, first, pi, ci, ti);
   /* Jakobsen (seeds 002/004): full-strength projections, no compliance */
   const int jak = c->solver == DRAPE_SOLVER_JAKOBSEN;
   const double cs = jak ? 0 : c->compliance_stretch, cb = jak ? 0 : c->compliance_bend;
@@ -1024,6 +1258,55 @@ static void reordered_free(drape_cloth_def *c) {
   free(c->mesh.vertices), free(c->mesh.tris), free(c->pin_vertices), free(c->pin_paths);
 }
 
+/* A grid cloth with a material as the mesh it is (docs/solver.md
+ * "Materials"): particle (row r, col c) is vertex r cols + c, the grid's
+ * triangles, texture coordinates (c, r) so that warp runs along the rows,
+ * and the grid's pins and pin paths on those vertices. */
+static int grid_as_mesh(const drape_cloth_def *c, drape_cloth_def *out) {
+  *out = *c;
+  const int nv = c->rows * c->cols, nt = 2 * (c->rows - 1) * (c->cols - 1);
+  drape_cloth_mesh *me = &out->mesh;
+  memset(me, 0, sizeof *me);
+  me->scale = 1;
+  me->n_vertices = nv, me->n_tris = nt;
+  me->vertices = malloc(sizeof(double) * 3 * (size_t)nv);
+  me->uv = malloc(sizeof(float) * 2 * (size_t)nv);
+  me->tris = malloc(sizeof(int) * 3 * (size_t)(nt > 0 ? nt : 1));
+  out->pin_vertices = malloc(sizeof(int) * (size_t)(c->n_pins + 1));
+  out->pin_paths = malloc(sizeof *out->pin_paths * (size_t)(c->n_pin_paths + 1));
+  if (!me->vertices || !me->uv || !me->tris || !out->pin_vertices || !out->pin_paths) return DRAPE_ENOMEM;
+  double U[3], V[3];
+  grid_axes(c->plane, U, V);
+  for (int r = 0; r < c->rows; r++)
+    for (int col = 0; col < c->cols; col++) {
+      const int i = r * c->cols + col;
+      for (int q = 0; q < 3; q++) me->vertices[3 * i + q] = c->origin[q] + col * c->spacing * U[q] + r * c->spacing * V[q];
+      me->uv[2 * i] = (float)col, me->uv[2 * i + 1] = (float)r;
+    }
+  int t = 0;
+  for (int r = 0; r + 1 < c->rows; r++)
+    for (int col = 0; col + 1 < c->cols; col++) {
+      const int i = r * c->cols + col, w = c->cols;
+      const int tri[6] = {i, i + w, i + w + 1, i, i + w + 1, i + 1};
+      memcpy(me->tris + 3 * t, tri, sizeof tri);
+      t += 2;
+    }
+  out->has_mesh = 1;
+  out->n_pin_vertices = c->n_pins;
+  for (int q = 0; q < c->n_pins; q++) out->pin_vertices[q] = c->pins[q][0] * c->cols + c->pins[q][1];
+  out->n_pins = 0, out->pins = NULL;
+  for (int q = 0; q < c->n_pin_paths; q++) {
+    out->pin_paths[q] = c->pin_paths[q];
+    out->pin_paths[q].vertex = c->pin_paths[q].row * c->cols + c->pin_paths[q].col;
+  }
+  out->has_pin_box = 0;
+  return DRAPE_OK;
+}
+
+static void grid_mesh_free(drape_cloth_def *c) {
+  free(c->mesh.vertices), free(c->mesh.uv), free(c->mesh.tris), free(c->pin_vertices), free(c->pin_paths);
+}
+
 static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err *e);
 
 int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
@@ -1037,8 +1320,16 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   }
   int any = 0;
+  unsigned char *gridmesh = calloc((size_t)(s->n_cloth > 0 ? s->n_cloth : 1), 1);
+  if (!gridmesh) rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
   for (int k = 0; k < s->n_cloth && !rc; k++) {
     cl[k] = s->cloth[k];
+    if (!s->cloth[k].has_mesh && s->cloth[k].material.set) {
+      if (grid_as_mesh(&s->cloth[k], &cl[k]))
+        rc = drape_fail(e, DRAPE_ENOMEM, "out of memory making cloth[%d]'s triangles", k);
+      gridmesh[k] = 1;
+      continue;
+    }
     if (!s->cloth[k].has_mesh || !(rank[k] = mesh_order(&s->cloth[k].mesh))) continue;
     any = 1;
     if (reordered_cloth(&s->cloth[k], rank[k], &cl[k]))
@@ -1049,6 +1340,8 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
     s2.cloth = cl;
     rc = build(&s2, rank, m, e);
   }
+  for (int k = 0; !rc && k < s->n_cloth; k++) /* still a grid to its users */
+    if (gridmesh[k]) m->info[k].rows = s->cloth[k].rows, m->info[k].cols = s->cloth[k].cols;
   /* perm: user slot (first particle + the loader's number) -> particle */
   if (!rc && any) {
     m->perm = malloc(sizeof *m->perm * (size_t)(m->n_particles > 0 ? m->n_particles : 1));
@@ -1066,9 +1359,11 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
       for (int i = 0; i < m->n_particles; i++) m->iperm[m->perm[i]] = i;
     }
   }
-  for (int k = 0; k < s->n_cloth; k++)
+  for (int k = 0; k < s->n_cloth; k++) {
     if (rank[k]) reordered_free(&cl[k]), free(rank[k]);
-  free(rank), free(cl);
+    if (gridmesh && gridmesh[k]) grid_mesh_free(&cl[k]);
+  }
+  free(rank), free(cl), free(gridmesh);
   return rc;
 }
 
@@ -1081,7 +1376,7 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   if (rc || (rc = check_supported(s, e))) return rc;
 
   /* sizes (and the edges of mesh cloths) */
-  long long np = 0, nc = 0, nt = 0, nl = 0, npaths = 0, nbend = 0;
+  long long np = 0, nc = 0, nt = 0, nl = 0, npaths = 0, nbend = 0, nmemb = 0, nmhinge = 0;
   dr_mesh_topo *topo = calloc((size_t)(s->n_cloth > 0 ? s->n_cloth : 1), sizeof *topo);
   if (!topo) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   for (int i = 0; i < s->n_cloth; i++) {
@@ -1095,7 +1390,12 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
       }
       np += c->mesh.n_vertices;
       nc += topo[i].n_edges;
-      nbend += topo[i].n_edges; /* an edge unit per edge (colour_bends) */
+      if (c->material.set) { /* membranes and hinges instead of edge units */
+        nmemb += c->mesh.n_tris;
+        nmhinge += topo[i].n_edges;
+      } else {
+        nbend += topo[i].n_edges; /* an edge unit per edge (colour_bends) */
+      }
       nt += c->mesh.n_tris;
       npaths += c->n_pin_paths;
       continue;
@@ -1132,6 +1432,10 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   ALLOC(m->strain_off, m->n_objects + 1); ALLOC(m->paths, npaths);
   m->n_bend = (int)nbend;
   ALLOC(m->bend, nbend); ALLOC(m->bend_obj, nbend);
+  ALLOC(m->memb, nmemb); ALLOC(m->memb_obj, nmemb);
+  ALLOC(m->mhinge, nmhinge); ALLOC(m->mhinge_obj, nmhinge);
+  for (int i = 0; i < s->n_cloth; i++) m->warm |= s->cloth[i].material.set;
+  for (int i = 0; i < s->n_rope; i++) m->warm |= s->rope[i].material.set;
   m->n_stitch = (int)nst;
   ALLOC(m->stitch_con, nst); ALLOC(m->stitch_rest0, nst); ALLOC(m->stitch_close, nst);
   int *new_index = NULL, *colour = NULL;
@@ -1140,7 +1444,8 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   if (!m->x0 || !m->mass || !m->obj || !m->cons || !m->cons_type || !m->cons_obj || !m->tris ||
       !m->tri_edge || !m->lines || !m->vt_off || !m->vt_list || !m->info || !m->mat ||
       !m->damping_rate || !m->strain_off || !m->paths || !new_index || !colour ||
-      !m->stitch_con || !m->stitch_rest0 || !m->stitch_close || !m->bend || !m->bend_obj) {
+      !m->stitch_con || !m->stitch_rest0 || !m->stitch_close || !m->bend || !m->bend_obj ||
+      !m->memb || !m->memb_obj || !m->mhinge || !m->mhinge_obj) {
     free(new_index); free(colour);
     for (int j = 0; j < s->n_cloth; j++) dr_mesh_topo_free(&topo[j]);
     free(topo);
@@ -1258,9 +1563,10 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
     inf->thickness = r->thickness;
     m->mat[oi].thickness = (float)r->thickness;
     m->mat[oi].kind = DR_OBJ_ROPE;
-    m->damping_rate[oi] = r->damping;
+    const drape_material_def *rm = r->material.set ? &r->material : NULL;
+    m->damping_rate[oi] = rm && rm->damping >= 0 ? rm->damping : r->damping;
     const double rest = r->length / r->segments;
-    const double link_mass = r->mass_per_length * rest;
+    const double link_mass = (rm ? rm->density : r->mass_per_length) * rest;
     double *start = malloc(sizeof *start * 3 * ((size_t)r->segments + 1));
     if (!start) { rc = drape_fail(e, DRAPE_ENOMEM, "out of memory"); goto fail; }
     dr_rope_start(r, k, s->gravity, start);
@@ -1285,7 +1591,10 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
     free(start);
     if (r->pin_start) m->x0[pi].w = 0;
     if (r->pin_end) m->x0[pi + r->segments].w = 0;
-    const double rcomp = r->solver == DRAPE_SOLVER_JAKOBSEN ? 0.0 : r->compliance;
+    /* a rope's material: a link of rest length l is a spring EA / l */
+    const double rcomp = r->solver == DRAPE_SOLVER_JAKOBSEN ? 0.0
+                         : rm                              ? rest / rm->stretch[0]
+                                                           : r->compliance;
     int made = dr_rope_constraints(r->segments, rest, rcomp, pi, m->cons + ci,
                                       m->cons_type + ci);
     for (int q = 0; q < made; q++) m->cons_obj[ci + q] = oi;
@@ -1348,6 +1657,7 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
       goto fail;
     }
     for (int i = 0; i < m->n_bend; i++) owned[m->bend[i].edge] = 1;
+    for (int i = 0; i < m->n_cons; i++) owned[i] |= m->cons_type[i] == DR_C_MEASURE;
     int n_free = 0;
     for (int j = 0; j < m->n_cons; j++)
       if (!owned[order[j]]) order[n_free++] = order[j];
@@ -1386,12 +1696,13 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   for (int i = 0; i < m->n_stitch; i++) m->stitch_con[i] = new_index[m->stitch_con[i]];
   for (int i = 0; i < m->n_bend; i++) m->bend[i].edge = new_index[m->bend[i].edge];
   if ((rc = colour_bends(m, e))) goto fail;
+  if ((rc = colour_material(m, e))) goto fail;
   /* The edges' trailing bucket in the units' order: unit k's link at
    * colour_off[n_colours] + k, so that a launch of one unit colour reads
    * the links' rest lengths, compliances and multipliers as runs, not
    * scattered over the whole bucket (on the 65k-vertex mesh the scattered
    * reads doubled the kernel's time on PoCL). */
-  if (m->n_bend > 0) {
+  if (m->n_bend > 0 && m->n_cons > m->colour_off[m->n_colours]) {
     const int off = m->colour_off[m->n_colours];
     dr_distance *tc = malloc(sizeof *tc * (size_t)m->n_bend);
     unsigned char *tt = malloc((size_t)m->n_bend);
@@ -1402,16 +1713,34 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
       rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
       goto fail;
     }
+    /* the bucket also holds the material cloths' measured edges, which
+     * no unit owns: they follow the units' links in their own order */
+    const int nb = m->n_cons - off;
+    free(tc), free(tt), free(to);
+    tc = malloc(sizeof *tc * (size_t)nb), tt = malloc((size_t)nb), to = malloc(sizeof *to * (size_t)nb);
+    unsigned char *unit_link = calloc((size_t)nb, 1);
+    if (!tc || !tt || !to || !unit_link) {
+      free(tc), free(tt), free(to), free(moved), free(unit_link);
+      rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+      goto fail;
+    }
     for (int i = 0; i < m->n_cons; i++) moved[i] = i;
     for (int k = 0; k < m->n_bend; k++) {
       const int old = m->bend[k].edge;
       tc[k] = m->cons[old], tt[k] = m->cons_type[old], to[k] = m->cons_obj[old];
+      unit_link[old - off] = 1;
       moved[old] = off + k;
       m->bend[k].edge = off + k;
     }
-    memcpy(m->cons + off, tc, sizeof *tc * (size_t)m->n_bend);
-    memcpy(m->cons_type + off, tt, (size_t)m->n_bend);
-    memcpy(m->cons_obj + off, to, sizeof *to * (size_t)m->n_bend);
+    for (int j = 0, k = m->n_bend; j < nb; j++) {
+      if (unit_link[j]) continue;
+      tc[k] = m->cons[off + j], tt[k] = m->cons_type[off + j], to[k] = m->cons_obj[off + j];
+      moved[off + j] = off + k++;
+    }
+    free(unit_link);
+    memcpy(m->cons + off, tc, sizeof *tc * (size_t)nb);
+    memcpy(m->cons_type + off, tt, (size_t)nb);
+    memcpy(m->cons_obj + off, to, sizeof *to * (size_t)nb);
     for (int i = 0; i < 3 * m->n_tris; i++) m->tri_edge[i] = moved[m->tri_edge[i]];
     for (int i = 0; i < m->n_stitch; i++) m->stitch_con[i] = moved[m->stitch_con[i]];
     free(tc), free(tt), free(to), free(moved);
@@ -1421,12 +1750,12 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   {
     int n_str = 0;
     for (int i = 0; i < m->n_cons; i++)
-      if (m->cons_type[i] == DR_C_STRETCH || m->cons_type[i] == DR_C_ROPE) m->strain_off[m->cons_obj[i] + 1]++, n_str++;
+      if (is_strain_link(m->cons_type[i])) m->strain_off[m->cons_obj[i] + 1]++, n_str++;
     for (int o = 0; o < m->n_objects; o++) m->strain_off[o + 1] += m->strain_off[o];
     int *fill = calloc((size_t)m->n_objects + 1, sizeof *fill);
     if (!ALLOC(m->strain_idx, n_str) || !fill) { free(fill); rc = drape_fail(e, DRAPE_ENOMEM, "out of memory"); goto fail; }
     for (int i = 0; i < m->n_cons; i++)
-      if (m->cons_type[i] == DR_C_STRETCH || m->cons_type[i] == DR_C_ROPE) {
+      if (is_strain_link(m->cons_type[i])) {
         int o = m->cons_obj[i];
         m->strain_idx[m->strain_off[o] + fill[o]++] = i;
       }

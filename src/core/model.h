@@ -12,6 +12,9 @@
  * the sim shrinks each frame (sim.c). Host only: to the kernels it is a
  * tension-only link (negative rest, drape_types.h). */
 #define DR_C_STITCH 5
+/* The edges of a material cloth: measured (strain, tearing off), never
+ * projected; its membrane triangles carry the stretch. */
+#define DR_C_MEASURE 6
 
 /* Most pins one particle is tethered to (the nearest ones along the cloth). */
 #define DRAPE_TETHER_MAX_SLOTS 4
@@ -47,6 +50,23 @@ typedef struct dr_model {
   int *bend_obj;            /* object of each (sorted) one                   */
   int n_bend_colours;
   int *bend_colour_off;     /* n_bend_colours + 1                            */
+
+  /* Material cloths (docs/solver.md "Materials"): membrane triangles and
+   * hinges of their own, each family coloured apart (no two items of a
+   * colour share a particle), projected with multipliers kept across
+   * substeps and warm-started (kernels/membrane.cl). */
+  int n_memb;
+  dr_membrane *memb;        /* sorted by colour                             */
+  int *memb_obj;
+  int n_memb_colours;
+  int *memb_colour_off;     /* n_memb_colours + 1                           */
+  int n_mhinge;
+  dr_dihedral *mhinge;      /* sorted by colour; edge -1 (no link)          */
+  int *mhinge_obj;
+  int n_mhinge_colours;
+  int *mhinge_colour_off;   /* n_mhinge_colours + 1                         */
+  int warm;                 /* 1: every multiplier is kept across substeps
+                               and warm-started (a scene with a material)  */
 
   int n_tris;
   dr_uint *tris;            /* 3 per triangle                               */

@@ -1,0 +1,348 @@
+/* membrane.cl — material cloths (docs/solver.md, "Materials"): the
+ * membrane triangles' projection, and the warm start of every constraint
+ * family's multipliers at the start of a substep.
+ *
+ * One source for the device and the CPU reference, as dihedral.cl (which
+ * comes before this file in the program and in the C includes, and gives
+ * __global, __kernel and DRD_SQRT): src/cloth/cpu_stages.c includes this
+ * file as C. Scalar code, explicit component sums in a fixed order, no
+ * FMA contraction (drape_types.h).
+ *
+ * The membrane (drape_types.h, dr_membrane) is the constant-strain
+ * triangle written as three XPBD constraints in the fabric's own frame:
+ * the warp strain C_u = |f_u| - 1, the weft strain C_v = |f_v| - 1 and the
+ * shear C_s = f_u.f_v / (|f_u| |f_v|), where f_u = F e_u and f_v = F e_v
+ * are the deformation gradient's columns along warp and weft (Müller,
+ * Chentanez, Kim and Macklin 2014, "Strain based dynamics", constraints on
+ * the strain's components; XPBD compliance as Macklin, Müller and
+ * Chentanez 2016). Their compliance 1/(A k) makes the energy the
+ * material's A k C^2 / 2 on any triangle of any size: a uniform strain is
+ * represented exactly on every triangulation (the patch test), so the
+ * same fabric stretches the same at every resolution. Projected one after
+ * the other in one work item (Gauss-Seidel over the three), each
+ *   dlambda = (-C - alpha~ lambda) / (sum_i w_i |g_i|^2 + alpha~),
+ *   x_i += w_i g_i dlambda,  lambda += dlambda.
+ *
+ * Warm start (docs/solver.md, "Convergence"). Plain XPBD starts every
+ * substep from lambda = 0, so one sweep must rebuild the whole internal
+ * force of the cloth from nothing; on a large or soft-per-element cloth it
+ * cannot, and the cloth hangs longer than its material allows (the error
+ * of a link grows as w h^2 / alpha, the square of the element's frequency
+ * times h). Material scenes keep each multiplier from the last substep
+ * instead, apply it first as a known impulse along the constraint's
+ * gradient at the substep's start positions p (one pass per colour, the
+ * kernels warm_* below), and let the sweep solve only for the change:
+ * iterative impulses with temporal coherence (Catto 2005, "Iterative
+ * dynamics with temporal coherence"), here on XPBD's multipliers, which
+ * are h^2 times the constraint forces. If a sweep converged this is the
+ * same implicit step as XPBD's; when it does not, the error is carried to
+ * the next substep rather than lost, and a cloth at rest is at its exact
+ * static equilibrium (C + alpha lambda = 0 with the forces balancing
+ * gravity), whatever its size. The gradients come from p, not from the
+ * positions being moved, so the impulses of all colours are one linear
+ * map of p and the static state is a fixed point to rounding. */
+
+#ifdef __OPENCL_VERSION__
+#define DRM_ZERO4 ((float4)(0.0f))
+#else
+#define DRM_ZERO4 ((dr_float4){0.0f, 0.0f, 0.0f, 0.0f})
+#ifndef __global
+#define __global
+#endif
+#ifndef __kernel
+#define __kernel
+#endif
+#endif
+
+/* The warp and weft tangents f_u, f_v of triangle q at positions a, b, c. */
+typedef struct drm_tangents {
+  float ux, uy, uz, vx, vy, vz;
+} drm_tangents;
+
+static inline drm_tangents drm_tangents_at(const dr_membrane q, const dr_float4 a,
+                                           const dr_float4 b, const dr_float4 c) {
+  const float bx = b.x - a.x, by = b.y - a.y, bz = b.z - a.z;
+  const float cx = c.x - a.x, cy = c.y - a.y, cz = c.z - a.z;
+  drm_tangents t;
+  t.ux = q.cub * bx + q.cuc * cx, t.uy = q.cub * by + q.cuc * cy, t.uz = q.cub * bz + q.cuc * cz;
+  t.vx = q.cvb * bx + q.cvc * cx, t.vy = q.cvb * by + q.cvc * cy, t.vz = q.cvb * bz + q.cvc * cz;
+  return t;
+}
+
+/* One scalar constraint with gradient g_a, g_b, g_c (3 floats each) and
+ * value C: the XPBD step on a, b, c; returns dlambda (0 where the
+ * denominator is 0: every corner pinned and no compliance). */
+static inline float drm_step(dr_float4 *a, dr_float4 *b, dr_float4 *c, const float *ga,
+                             const float *gb, const float *gc, const float C, const float alpha,
+                             const float lam) {
+  const float denom = (*a).w * (ga[0] * ga[0] + ga[1] * ga[1] + ga[2] * ga[2]) +
+                      (*b).w * (gb[0] * gb[0] + gb[1] * gb[1] + gb[2] * gb[2]) +
+                      (*c).w * (gc[0] * gc[0] + gc[1] * gc[1] + gc[2] * gc[2]) + alpha;
+  if (!(denom > 0.0f)) return 0.0f;
+  const float dl = (-C - alpha * lam) / denom;
+  const float sa = (*a).w * dl, sb = (*b).w * dl, sc = (*c).w * dl;
+  (*a).x = (*a).x + sa * ga[0], (*a).y = (*a).y + sa * ga[1], (*a).z = (*a).z + sa * ga[2];
+  (*b).x = (*b).x + sb * gb[0], (*b).y = (*b).y + sb * gb[1], (*b).z = (*b).z + sb * gb[2];
+  (*c).x = (*c).x + sc * gc[0], (*c).y = (*c).y + sc * gc[1], (*c).z = (*c).z + sc * gc[2];
+  return dl;
+}
+
+/* The unit direction of f (3 floats) and its length; 0 for f = 0. */
+static inline float drm_unit(const float fx, const float fy, const float fz, float *n) {
+  const float l = DRD_SQRT(fx * fx + fy * fy + fz * fz);
+  const float il = l > 0.0f ? 1.0f / l : 0.0f;
+  n[0] = fx * il, n[1] = fy * il, n[2] = fz * il;
+  return l;
+}
+
+/* Gradients of the three constraints at tangents t: gu, gv (the stretch
+ * ones, per unit coefficient: g_i = c_i n) and the shear's dC/df_u, dC/df_v.
+ * Returns the shear value C_s; *lu, *lv the tangents' lengths. */
+static inline float drm_frame(const drm_tangents t, float *nu, float *nv, float *du, float *dv,
+                              float *lu, float *lv) {
+  *lu = drm_unit(t.ux, t.uy, t.uz, nu);
+  *lv = drm_unit(t.vx, t.vy, t.vz, nv);
+  const float cs = nu[0] * nv[0] + nu[1] * nv[1] + nu[2] * nv[2];
+  const float iu = *lu > 0.0f ? 1.0f / *lu : 0.0f, iv = *lv > 0.0f ? 1.0f / *lv : 0.0f;
+  for (int k = 0; k < 3; k++) {
+    du[k] = (nv[k] - cs * nu[k]) * iu;
+    dv[k] = (nu[k] - cs * nv[k]) * iv;
+  }
+  return cs;
+}
+
+/* Projects membrane triangle q (warp, then weft, then shear) on the
+ * corners a, b, c; lam holds its three multipliers (x, y, z), updated. */
+static inline void drm_project(const dr_membrane q, dr_float4 *a, dr_float4 *b, dr_float4 *c,
+                               dr_float4 *lam, const float inv_h2) {
+  const float cua = -(q.cub + q.cuc), cva = -(q.cvb + q.cvc);
+  float n[3], ga[3], gb[3], gc[3];
+  /* warp */
+  {
+    const drm_tangents t = drm_tangents_at(q, *a, *b, *c);
+    const float l = drm_unit(t.ux, t.uy, t.uz, n);
+    for (int k = 0; k < 3; k++) ga[k] = cua * n[k], gb[k] = q.cub * n[k], gc[k] = q.cuc * n[k];
+    if (l > 0.0f) (*lam).x = (*lam).x + drm_step(a, b, c, ga, gb, gc, l - 1.0f, q.comp_u * inv_h2, (*lam).x);
+  }
+  /* weft */
+  {
+    const drm_tangents t = drm_tangents_at(q, *a, *b, *c);
+    const float l = drm_unit(t.vx, t.vy, t.vz, n);
+    for (int k = 0; k < 3; k++) ga[k] = cva * n[k], gb[k] = q.cvb * n[k], gc[k] = q.cvc * n[k];
+    if (l > 0.0f) (*lam).y = (*lam).y + drm_step(a, b, c, ga, gb, gc, l - 1.0f, q.comp_v * inv_h2, (*lam).y);
+  }
+  /* shear */
+  {
+    const drm_tangents t = drm_tangents_at(q, *a, *b, *c);
+    float nu[3], nv[3], du[3], dv[3], lu, lv;
+    const float cs = drm_frame(t, nu, nv, du, dv, &lu, &lv);
+    for (int k = 0; k < 3; k++) {
+      ga[k] = cua * du[k] + cva * dv[k];
+      gb[k] = q.cub * du[k] + q.cvb * dv[k];
+      gc[k] = q.cuc * du[k] + q.cvc * dv[k];
+    }
+    if (lu > 0.0f && lv > 0.0f)
+      (*lam).z = (*lam).z + drm_step(a, b, c, ga, gb, gc, cs, q.comp_s * inv_h2, (*lam).z);
+  }
+}
+
+/* The warm start of triangle q: its multipliers lam applied along its
+ * gradients at the substep's start positions pa, pb, pc, to a, b, c. */
+static inline void drm_warm(const dr_membrane q, const dr_float4 pa, const dr_float4 pb,
+                            const dr_float4 pc, dr_float4 *a, dr_float4 *b, dr_float4 *c,
+                            const dr_float4 lam) {
+  const float cua = -(q.cub + q.cuc), cva = -(q.cvb + q.cvc);
+  const drm_tangents t = drm_tangents_at(q, pa, pb, pc);
+  float nu[3], nv[3], du[3], dv[3], lu, lv;
+  drm_frame(t, nu, nv, du, dv, &lu, &lv);
+  float d[3][3]; /* the displacement per unit inverse mass of a, b, c */
+  for (int k = 0; k < 3; k++) {
+    const float su = lam.x * nu[k], sv = lam.y * nv[k];
+    const float shu = lam.z * du[k], shv = lam.z * dv[k];
+    d[0][k] = (cua * su + cva * sv) + (cua * shu + cva * shv);
+    d[1][k] = (q.cub * su + q.cvb * sv) + (q.cub * shu + q.cvb * shv);
+    d[2][k] = (q.cuc * su + q.cvc * sv) + (q.cuc * shu + q.cvc * shv);
+  }
+  (*a).x = (*a).x + (*a).w * d[0][0], (*a).y = (*a).y + (*a).w * d[0][1], (*a).z = (*a).z + (*a).w * d[0][2];
+  (*b).x = (*b).x + (*b).w * d[1][0], (*b).y = (*b).y + (*b).w * d[1][1], (*b).z = (*b).z + (*b).w * d[1][2];
+  (*c).x = (*c).x + (*c).w * d[2][0], (*c).y = (*c).y + (*c).w * d[2][1], (*c).z = (*c).z + (*c).w * d[2][2];
+}
+
+/* A distance constraint's warm start: lambda along (p_a - p_b)/|p_a - p_b|
+ * (project.cl's sign: x_a += w_a dlambda n). Torn links (compliance < 0)
+ * and zero-length ones are skipped. */
+static inline void drm_warm_link(const dr_float4 pa, const dr_float4 pb, dr_float4 *a,
+                                 dr_float4 *b, const float comp, const float lam) {
+  if (!(comp >= 0.0f) || lam == 0.0f) return;
+  float n[3];
+  const float l = drm_unit(pa.x - pb.x, pa.y - pb.y, pa.z - pb.z, n);
+  if (!(l > 0.0f)) return;
+  const float sa = (*a).w * lam, sb = (*b).w * lam;
+  (*a).x = (*a).x + sa * n[0], (*a).y = (*a).y + sa * n[1], (*a).z = (*a).z + sa * n[2];
+  (*b).x = (*b).x - sb * n[0], (*b).y = (*b).y - sb * n[1], (*b).z = (*b).z - sb * n[2];
+}
+
+/* A hinge's warm start: lambda along the dihedral angle's gradient
+ * (dihedral.cl's g_a .. g_d) at the start positions. */
+static inline void drm_warm_hinge(const dr_float4 pa, const dr_float4 pb, const dr_float4 pc,
+                                  const dr_float4 pd, dr_float4 *a, dr_float4 *b, dr_float4 *c,
+                                  dr_float4 *d, const float lam) {
+  if (lam == 0.0f) return;
+  const drd_frame1 f = drd_angle1(pa.x, pa.y, pa.z, pb.x, pb.y, pb.z, pc.x, pc.y, pc.z, pd.x,
+                                  pd.y, pd.z);
+  const float l1 = f.n1x * f.n1x + f.n1y * f.n1y + f.n1z * f.n1z;
+  const float l2 = f.n2x * f.n2x + f.n2y * f.n2y + f.n2z * f.n2z;
+  if (!(f.el2 > 0.0f) || !(l1 > 0.0f) || !(l2 > 0.0f)) return;
+  const float il1 = 1.0f / l1, il2 = 1.0f / l2, iel = 1.0f / f.el;
+  const float m1[3] = {f.n1x * il1, f.n1y * il1, f.n1z * il1};
+  const float m2[3] = {f.n2x * il2, f.n2y * il2, f.n2z * il2};
+  const float pca = ((pc.x - pa.x) * f.ex + (pc.y - pa.y) * f.ey + (pc.z - pa.z) * f.ez) * iel;
+  const float pcb = ((pc.x - pb.x) * f.ex + (pc.y - pb.y) * f.ey + (pc.z - pb.z) * f.ez) * iel;
+  const float pda = ((pd.x - pa.x) * f.ex + (pd.y - pa.y) * f.ey + (pd.z - pa.z) * f.ez) * iel;
+  const float pdb = ((pd.x - pb.x) * f.ex + (pd.y - pb.y) * f.ey + (pd.z - pb.z) * f.ez) * iel;
+  float g[4][3];
+  for (int k = 0; k < 3; k++) {
+    g[0][k] = pcb * m1[k] + pdb * m2[k];
+    g[1][k] = -(pca * m1[k] + pda * m2[k]);
+    g[2][k] = f.el * m1[k];
+    g[3][k] = f.el * m2[k];
+  }
+  dr_float4 *q[4] = {a, b, c, d};
+  for (int j = 0; j < 4; j++) {
+    const float s = (*q[j]).w * lam;
+    (*q[j]).x = (*q[j]).x + s * g[j][0], (*q[j]).y = (*q[j]).y + s * g[j][1], (*q[j]).z = (*q[j]).z + s * g[j][2];
+  }
+}
+
+/* ---- kernels: one triangle, link or edge unit per work item; a colour's
+ * items share no particle (src/core/model.c colours them) ---- */
+
+__kernel void project_membrane(__global dr_float4 *x, __global const dr_membrane *mem,
+                               __global dr_float4 *mlambda, const int first, const int count,
+                               const float inv_h2, const int lambda_mode) {
+#ifdef __OPENCL_VERSION__
+  const int k = get_global_id(0);
+  if (k >= count) return;
+#else
+  for (int k = 0; k < count; k++)
+#endif
+  {
+    const dr_membrane q = mem[first + k];
+    dr_float4 a = x[q.a], b = x[q.b], c = x[q.c];
+    dr_float4 lam = DRM_ZERO4;
+    if (lambda_mode == DR_LAMBDA_KEEP) lam = mlambda[first + k];
+    drm_project(q, &a, &b, &c, &lam, inv_h2);
+    if (lambda_mode != DR_LAMBDA_NONE) mlambda[first + k] = lam;
+    x[q.a] = a, x[q.b] = b, x[q.c] = c;
+  }
+}
+
+__kernel void warm_membrane(__global dr_float4 *x, __global const dr_float4 *p,
+                            __global const dr_membrane *mem, __global const dr_float4 *mlambda,
+                            const int first, const int count) {
+#ifdef __OPENCL_VERSION__
+  const int k = get_global_id(0);
+  if (k >= count) return;
+#else
+  for (int k = 0; k < count; k++)
+#endif
+  {
+    const dr_membrane q = mem[first + k];
+    dr_float4 a = x[q.a], b = x[q.b], c = x[q.c];
+    drm_warm(q, p[q.a], p[q.b], p[q.c], &a, &b, &c, mlambda[first + k]);
+    x[q.a] = a, x[q.b] = b, x[q.c] = c;
+  }
+}
+
+__kernel void warm_distance(__global dr_float4 *x, __global const dr_float4 *p,
+                            __global const int *ca, __global const int *cb,
+                            __global const float *ccomp, __global const float *lambda,
+                            const int first, const int count) {
+#ifdef __OPENCL_VERSION__
+  const int k = get_global_id(0);
+  if (k >= count) return;
+#else
+  for (int k = 0; k < count; k++)
+#endif
+  {
+    const int q = first + k, ia = ca[q], ib = cb[q];
+    dr_float4 a = x[ia], b = x[ib];
+    drm_warm_link(p[ia], p[ib], &a, &b, ccomp[q], lambda[q]);
+    x[ia] = a, x[ib] = b;
+  }
+}
+
+/* An edge unit (dihedral.cl): its hinge, if it has one and its link is
+ * not torn, then its link. */
+__kernel void warm_dihedral(__global dr_float4 *x, __global const dr_float4 *p,
+                            __global const dr_dihedral *bend, __global const float *ccomp,
+                            __global const float *blambda, __global const float *dlambda,
+                            const int first, const int count) {
+#ifdef __OPENCL_VERSION__
+  const int k = get_global_id(0);
+  if (k >= count) return;
+#else
+  for (int k = 0; k < count; k++)
+#endif
+  {
+    const dr_dihedral q = bend[first + k];
+    const float comp = ccomp[q.edge];
+    if (comp >= 0.0f) {
+      dr_float4 a = x[q.a], b = x[q.b];
+      if (q.c >= 0) {
+        dr_float4 c = x[q.c], d = x[q.d];
+        drm_warm_hinge(p[q.a], p[q.b], p[q.c], p[q.d], &a, &b, &c, &d, blambda[first + k]);
+        x[q.c] = c, x[q.d] = d;
+      }
+      drm_warm_link(p[q.a], p[q.b], &a, &b, comp, dlambda[q.edge]);
+      x[q.a] = a, x[q.b] = b;
+    }
+  }
+}
+
+/* A material cloth's hinge (dr_dihedral with edge -1): dihedral.cl's XPBD
+ * step on its own, no link. */
+__kernel void project_hinge(__global dr_float4 *x, __global const dr_dihedral *hinge,
+                            __global float *hlambda, const int first, const int count,
+                            const float inv_h2, const int lambda_mode) {
+#ifdef __OPENCL_VERSION__
+  const int k = get_global_id(0);
+  if (k >= count) return;
+#else
+  for (int k = 0; k < count; k++)
+#endif
+  {
+    const dr_dihedral q = hinge[first + k];
+    const dr_float4 xa = x[q.a], xb = x[q.b], xc = x[q.c], xd = x[q.d];
+    float ax = xa.x, ay = xa.y, az = xa.z, bx = xb.x, by = xb.y, bz = xb.z;
+    float cx = xc.x, cy = xc.y, cz = xc.z, dx = xd.x, dy = xd.y, dz = xd.z;
+    const float lam = lambda_mode == DR_LAMBDA_KEEP ? hlambda[first + k] : 0.0f;
+    int act;
+    const float dl = drd_solve1(&ax, &ay, &az, xa.w, &bx, &by, &bz, xb.w, &cx, &cy, &cz, xc.w, &dx,
+                                &dy, &dz, xd.w, q.rest, q.compliance * inv_h2, lam, 1, &act);
+    if (act) {
+      if (lambda_mode != DR_LAMBDA_NONE) hlambda[first + k] = lam + dl;
+      x[q.a].x = ax, x[q.a].y = ay, x[q.a].z = az;
+      x[q.b].x = bx, x[q.b].y = by, x[q.b].z = bz;
+      x[q.c].x = cx, x[q.c].y = cy, x[q.c].z = cz;
+      x[q.d].x = dx, x[q.d].y = dy, x[q.d].z = dz;
+    }
+  }
+}
+
+__kernel void warm_hinge(__global dr_float4 *x, __global const dr_float4 *p,
+                         __global const dr_dihedral *hinge, __global const float *hlambda,
+                         const int first, const int count) {
+#ifdef __OPENCL_VERSION__
+  const int k = get_global_id(0);
+  if (k >= count) return;
+#else
+  for (int k = 0; k < count; k++)
+#endif
+  {
+    const dr_dihedral q = hinge[first + k];
+    dr_float4 a = x[q.a], b = x[q.b], c = x[q.c], d = x[q.d];
+    drm_warm_hinge(p[q.a], p[q.b], p[q.c], p[q.d], &a, &b, &c, &d, hlambda[first + k]);
+    x[q.a] = a, x[q.b] = b, x[q.c] = c, x[q.d] = d;
+  }
+}
