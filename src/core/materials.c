@@ -13,9 +13,12 @@
  *  - KES-F pure bending tester: B, gf cm^2/cm -> N m (bending moment per
  *    unit width per unit curvature): x 9.80665e-5.
  *  - areal density W, mg/cm^2 -> kg/m^2: x 0.01; g/m^2 -> kg/m^2: x 0.001.
- * Warp is the first of each pair. damping is -1 everywhere: a preset says
- * what the fabric is, not how much air or numerical damping a scene wants,
- * so the object's own "damping" key applies. */
+ * Warp is the first of each pair. Only denim is one measured sample; the
+ * others are typical values of their class on the KES-F scales (Kawabata
+ * 1980, "The Standardization and Analysis of Hand Evaluation"), to be
+ * replaced by a measured fabric's where one is wanted. damping is -1
+ * everywhere: a preset says what the fabric is, not how much air or
+ * numerical damping a scene wants, so the object's own "damping" applies. */
 #include <stddef.h>
 #include <string.h>
 
