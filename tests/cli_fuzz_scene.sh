@@ -27,11 +27,12 @@ fi
 # the string solver (drape_string_params_default), which needs banded.c;
 # mesh_load.c reads mesh cloths' files through Assimp (-lassimp);
 # collider_defs.c parses and checks the capsule and collider keys;
+# materials.c holds the material presets ("material": "denim");
 # render_def.c keeps the colours (presentation). A new source the parser
 # calls must be added here: the target then fails to link, loudly.
 # --gc-sections drops the solver code the target never calls.
 src=(fuzz/fuzz_scene.c src/core/scene.c src/core/validate.c src/core/scene_defs.c src/core/render_def.c src/core/base.c src/core/util.c src/core/mesh_load.c src/core/collider_defs.c
-     src/string/string.c src/string/string_step.c src/core/banded.c)
+     src/core/materials.c src/string/string.c src/string/string_step.c src/core/banded.c)
 exe=$B/fuzz_scene
 (cd "$S" && "$CC" -g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L -DDRAPE_VERSION='"fuzz"' \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

@@ -48,6 +48,8 @@ static const struct {
     C(DRAPE_MAX_STRING_MODULUS), C(DRAPE_MAX_STRING_H), C(DRAPE_MAX_SPHERE_RADIUS),
     C(DRAPE_MAX_SPHERE_SPEED), C(DRAPE_MAX_CLOTH_SPEED), C(DRAPE_MAX_COLLIDER_TRIS), C(DRAPE_MAX_COLLIDER_KEYS),
     C(DRAPE_MAX_SEQUENCE_FRAMES), C(DRAPE_MAX_SEQUENCE_FPS), C(DRAPE_MAX_SEQUENCE_FIRST),
+    C(DRAPE_MAX_MATERIAL_STIFFNESS), C(DRAPE_MAX_MATERIAL_BEND), C(DRAPE_MAX_ROPE_EA),
+    C(DRAPE_MAX_ROPE_EI),
 };
 #undef C
 #define N_CONSTS (sizeof CONSTS / sizeof CONSTS[0])
@@ -166,6 +168,31 @@ SET(set_tear, cloth0(s)->tear_ratio = v)
 SET(set_stiffness, cloth0(s)->stiffness = v)
 SET(set_spring_damping, cloth0(s)->spring_damping = v)
 SET(set_bend_stiffness, cloth0(s)->bend_stiffness = v)
+/* a cloth or rope material, as the loader leaves it (density copied into
+ * the mass key) */
+static drape_cloth_def *cloth_mat(drape_scene *s) {
+  drape_cloth_def *c = cloth0(s);
+  c->material = *drape_material_preset("denim");
+  c->mass_per_area = c->material.density;
+  return c;
+}
+static drape_rope_def *rope_mat(drape_scene *s) {
+  drape_rope_def *r = rope0(s);
+  r->material.set = 1;
+  r->material.density = r->mass_per_length = 0.05;
+  r->material.stretch[0] = 2000;
+  r->material.damping = -1;
+  return r;
+}
+SET(set_m_density, (cloth_mat(s)->material.density = v, cloth0(s)->mass_per_area = v))
+SET(set_m_stretch, cloth_mat(s)->material.stretch[0] = v)
+SET(set_m_shear, cloth_mat(s)->material.shear = v)
+SET(set_m_bend, cloth_mat(s)->material.bend[0] = v)
+SET(set_m_damping, cloth_mat(s)->material.damping = v)
+SET(set_rm_density, (rope_mat(s)->material.density = v, rope0(s)->mass_per_length = v))
+SET(set_rm_stretch, rope_mat(s)->material.stretch[0] = v)
+SET(set_rm_bend, rope_mat(s)->material.bend[0] = v)
+SET(set_rm_damping, rope_mat(s)->material.damping = v)
 SET(set_segments, (rope0(s)->segments = (int)v, rope0(s)->start[0] = rope0(s)->end[0] = 0,
                    rope0(s)->start[1] = rope0(s)->end[1] = 0))
 SET(set_rope_start, (rope0(s)->length = 1000, rope0(s)->start[0] = v))
@@ -284,6 +311,16 @@ static const key_case KEYS[] = {
     {"cloth[].stiffness", "cloth[0].stiffness", 0, "{\"cloth\": [{\"stiffness\": %s}]}", set_stiffness, 0},
     {"cloth[].spring_damping", "cloth[0].spring_damping", 0, "{\"cloth\": [{\"spring_damping\": %s}]}", set_spring_damping, 0},
     {"cloth[].bend_stiffness", "cloth[0].bend_stiffness", 0, "{\"cloth\": [{\"bend_stiffness\": %s}]}", set_bend_stiffness, 0},
+    {"cloth[].material.density", "cloth[0].material.density", 0,
+     "{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"density\": %s}}]}", set_m_density, 0},
+    {"cloth[].material.stretch[i]", "cloth[0].material.stretch[0]", 0,
+     "{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"stretch\": [%s, 8890.3]}}]}", set_m_stretch, 0},
+    {"cloth[].material.shear", "cloth[0].material.shear", 0,
+     "{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"shear\": %s}}]}", set_m_shear, 0},
+    {"cloth[].material.bend[i]", "cloth[0].material.bend[0]", 0,
+     "{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"bend\": [%s, 1.6867e-05]}}]}", set_m_bend, 0},
+    {"cloth[].material.damping", "cloth[0].material.damping", 0,
+     "{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"damping\": %s}}]}", set_m_damping, 0},
     {"cloth[].pin_paths[].keys[i][0]", "cloth[0].pin_paths[0].keys[0][0]", 0,
      "{\"cloth\": [{\"pin_paths\": [{\"pin\": [0, 0], \"keys\": [[%s, 0, 0, 0]]}]}]}", set_key_time, 0},
     {"rope[].segments", "rope[0].segments", 1,
@@ -296,6 +333,15 @@ static const key_case KEYS[] = {
     {"rope[].compliance", "rope[0].compliance", 0, "{\"rope\": [{\"compliance\": %s}]}", set_r_compliance, 0},
     {"rope[].damping", "rope[0].damping", 0, "{\"rope\": [{\"damping\": %s}]}", set_r_damping, 0},
     {"rope[].thickness", "rope[0].thickness", 0, "{\"rope\": [{\"thickness\": %s}]}", set_r_thickness, 0},
+    {"rope[].material.density", "rope[0].material.density", 0,
+     "{\"rope\": [{\"material\": {\"density\": %s, \"stretch\": 2000}}]}", set_rm_density, 0},
+    {"rope[].material.stretch", "rope[0].material.stretch", 0,
+     "{\"rope\": [{\"material\": {\"density\": 0.05, \"stretch\": %s}}]}", set_rm_stretch, 0},
+    {"rope[].material.bend", "rope[0].material.bend", 0,
+     "{\"rope\": [{\"material\": {\"density\": 0.05, \"stretch\": 2000, \"bend\": %s}}]}", set_rm_bend, 0},
+    {"rope[].material.damping", "rope[0].material.damping", 0,
+     "{\"rope\": [{\"material\": {\"density\": 0.05, \"stretch\": 2000, \"damping\": %s}}]}",
+     set_rm_damping, 0},
     {"rope[].ym", "rope[0].ym", 0, "{\"rope\": [{\"ym\": %s}]}", set_ym, 0},
     {"string[].nodes", "string[0].nodes", 1, "{\"string\": [{\"nodes\": %s}]}", set_nodes, 0},
     {"string[].length", "string[0].length", 0, "{\"string\": [{\"length\": %s}]}", set_s_length, 0},

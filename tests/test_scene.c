@@ -691,6 +691,92 @@ static const bad_case BAD[] = {
     {"{\"cloth\": [{\"grid\": {\"cols\": 4, \"cols\": 5}}]}", {"cloth[0].grid.cols: duplicate key"}},
     {"[1, 2]", {"scene = [1, 2]", "JSON object"}},
     {"42", {"scene = 42", "JSON object"}},
+    /* material (docs/scenes.md "Material") */
+    {"{\"cloth\": [{\"material\": \"densim\"}]}",
+     {"cloth[0].material = \"densim\"", "unknown material preset", "\"denim\", \"silk\""}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"velvet\"}}]}",
+     {"cloth[0].material.preset = \"velvet\"", "unknown material preset", "\"cotton_shirting\""}},
+    {"{\"cloth\": [{\"material\": 5}]}", {"cloth[0].material = 5", "expected a preset name or an object"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"twist\": 1}}]}",
+     {"cloth[0].material.twist", "unknown key (allowed: preset, density, stretch, shear, bend, damping)"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"preset\": \"silk\"}}]}",
+     {"cloth[0].material.preset: duplicate key"}},
+    {"{\"cloth\": [{\"material\": {\"density\": 0.2, \"stretch\": 5000, \"bend\": 1e-5}}]}",
+     {"cloth[0].material.shear: missing", "without \"preset\""}},
+    {"{\"cloth\": [{\"material\": {\"stretch\": 5000, \"shear\": 50, \"bend\": 1e-5}}]}",
+     {"cloth[0].material.density: missing"}},
+    {"{\"cloth\": [{\"material\": {\"density\": 0.2, \"shear\": 50, \"bend\": 1e-5}}]}",
+     {"cloth[0].material.stretch: missing"}},
+    {"{\"cloth\": [{\"material\": {\"density\": 0.2, \"stretch\": 5000, \"shear\": 50}}]}",
+     {"cloth[0].material.bend: missing"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"stretch\": [5000, 6000, 7000]}}]}",
+     {"cloth[0].material.stretch = [5000, 6000, 7000]", "[warp, weft] in N/m"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"bend\": \"stiff\"}}]}",
+     {"cloth[0].material.bend = \"stiff\"", "[warp, weft] in N m"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"density\": -0.3}}]}",
+     {"cloth[0].material.density = -0.3", "must be > 0 and <= 10000"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"density\": 2e4}}]}",
+     {"cloth[0].material.density = 20000", "<= 10000"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"stretch\": [5000, -1]}}]}",
+     {"cloth[0].material.stretch[1] = -1", "must be > 0 and <= 1000000000"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"stretch\": 0}}]}",
+     {"cloth[0].material.stretch[0] = 0", "must be > 0"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"stretch\": 1e999}}]}",
+     {"cloth[0].material.stretch = inf", "finite"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"stretch\": [1, -1e999]}}]}",
+     {"cloth[0].material.stretch[1] = -inf", "finite"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"shear\": -5}}]}",
+     {"cloth[0].material.shear = -5", "must be >= 0 and <= 1000000000"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"bend\": [1e-5, -1e-6]}}]}",
+     {"cloth[0].material.bend[1] = -1e-06", "must be >= 0 and <= 1000"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"bend\": 5000}}]}",
+     {"cloth[0].material.bend[0] = 5000", "<= 1000"}},
+    {"{\"cloth\": [{\"material\": {\"preset\": \"denim\", \"damping\": 2e6}}]}",
+     {"cloth[0].material.damping = 2000000", "must be < 0", "<= 1000000"}},
+    {"{\"cloth\": [{\"material\": \"denim\", \"compliance\": {\"bend\": 1e-3}}]}",
+     {"cloth[0].compliance = {\"bend\": 0.001}", "not with cloth[0].material"}},
+    {"{\"cloth\": [{\"compliance\": {\"bend\": 1e-3}, \"material\": \"denim\"}]}",
+     {"cloth[0].compliance", "not with cloth[0].material"}},
+    {"{\"cloth\": [{\"material\": \"denim\", \"mass_per_area\": 0.3}]}",
+     {"cloth[0].mass_per_area = 0.3", "not with cloth[0].material"}},
+    {"{\"cloth\": [{\"material\": \"denim\", \"particle_mass\": 0.5}]}",
+     {"cloth[0].particle_mass = 0.5", "not with cloth[0].material"}},
+    {"{\"cloth\": [{\"material\": \"denim\", \"solver\": \"jakobsen\"}]}",
+     {"cloth[0].solver = \"jakobsen\"", "not with cloth[0].material", "\"xpbd\""}},
+    {"{\"cloth\": [{\"solver\": \"springs\", \"material\": \"silk\"}]}",
+     {"cloth[0].solver = \"springs\"", "not with cloth[0].material"}},
+    {"{\"cloth\": [{\"material\": \"denim\", \"tear_ratio\": 1.5}]}",
+     {"cloth[0].tear_ratio = 1.5", "not with cloth[0].material"}},
+    {"{\"cloth\": [{}, {}, {\"material\": {\"preset\": \"silk\", \"stretch\": [3000, -2]}}]}",
+     {"cloth[2].material.stretch[1] = -2", "must be > 0"}},
+    {"{\"rope\": [{\"material\": {\"density\": 0.05, \"stretch\": 2000, \"shear\": 3}}]}",
+     {"rope[0].material.shear = 3", "a rope has no shear"}},
+    {"{\"rope\": [{\"material\": \"denim\"}]}", {"rope[0].material = \"denim\"", "cloth materials"}},
+    {"{\"rope\": [{\"material\": {\"preset\": \"denim\"}}]}",
+     {"rope[0].material.preset = \"denim\"", "cloth materials"}},
+    {"{\"rope\": [{\"material\": {\"density\": 0.05, \"stretch\": [1, 2]}}]}",
+     {"rope[0].material.stretch = [1, 2]", "one number", "no warp and weft"}},
+    {"{\"rope\": [{\"material\": {\"density\": 0.05, \"stretch\": 10, \"bend\": [1, 2]}}]}",
+     {"rope[0].material.bend = [1, 2]", "one number"}},
+    {"{\"rope\": [{\"material\": {\"density\": 0.05}}]}",
+     {"rope[0].material.stretch: missing", "EA"}},
+    {"{\"rope\": [{\"material\": {\"stretch\": 10}}]}", {"rope[0].material.density: missing"}},
+    {"{\"rope\": [{\"material\": {\"density\": 0.05, \"stretch\": 10, \"twist\": 1}}]}",
+     {"rope[0].material.twist", "unknown key (allowed: density, stretch, bend, damping)"}},
+    {"{\"rope\": [{\"material\": {\"density\": -1, \"stretch\": 10}}]}",
+     {"rope[0].material.density = -1", "must be > 0 and <= 1000000"}},
+    {"{\"rope\": [{\"material\": {\"density\": 1, \"stretch\": 0}}]}",
+     {"rope[0].material.stretch = 0", "must be > 0 and <= 10000000000"}},
+    {"{\"rope\": [{\"material\": {\"density\": 1, \"stretch\": 10, \"bend\": -1}}]}",
+     {"rope[0].material.bend = -1", "must be >= 0 and <= 10000000"}},
+    {"{\"rope\": [{\"material\": {\"density\": 1, \"stretch\": 10}, \"compliance\": 0}]}",
+     {"rope[0].compliance = 0", "not with rope[0].material"}},
+    {"{\"rope\": [{\"mass_per_length\": 1, \"material\": {\"density\": 1, \"stretch\": 10}}]}",
+     {"rope[0].mass_per_length = 1", "not with rope[0].material"}},
+    {"{\"rope\": [{\"material\": {\"density\": 1, \"stretch\": 10}, \"solver\": \"implicit\"}]}",
+     {"rope[0].solver = \"implicit\"", "not with rope[0].material"}},
+    {"{\"rope\": [{\"material\": {\"density\": 1, \"stretch\": 10}, \"solver\": \"jakobsen\"}]}",
+     {"rope[0].solver = \"jakobsen\"", "not with rope[0].material"}},
 };
 
 static void test_bad_inputs(void **state) {
@@ -1243,6 +1329,235 @@ static void test_render_def(void **state) {
   assert_memory_equal(&v, &d, sizeof d);
 }
 
+/* ---- materials ------------------------------------------------------------ */
+
+static const drape_material_def *preset_or_fail(const char *name) {
+  const drape_material_def *m = drape_material_preset(name);
+  if (!m) fprintf(stderr, "no preset \"%s\"\n", name);
+  assert_non_null(m);
+  return m;
+}
+
+/* The loaded material of cloth[0] equals `want` field by field. */
+static void material_eq(const drape_material_def *got, const drape_material_def *want) {
+  assert_int_equal(got->set, 1);
+  assert_string_equal(got->preset, want->preset);
+  assert_near(got->density, want->density, 0);
+  assert_near(got->stretch[0], want->stretch[0], 0);
+  assert_near(got->stretch[1], want->stretch[1], 0);
+  assert_near(got->shear, want->shear, 0);
+  assert_near(got->bend[0], want->bend[0], 0);
+  assert_near(got->bend[1], want->bend[1], 0);
+  assert_near(got->damping, want->damping, 0);
+}
+
+typedef struct material_case {
+  const char *json;              /* the value of cloth[0].material         */
+  const char *preset;            /* starts from this preset (NULL: none)   */
+  double density, stretch[2], shear, bend[2], damping; /* else these, or NAN = the preset's */
+} material_case;
+
+#define KEEP NAN
+static const material_case MATERIALS[] = {
+    {"\"denim\"", "denim", KEEP, {KEEP, KEEP}, KEEP, {KEEP, KEEP}, KEEP},
+    {"\"silk\"", "silk", KEEP, {KEEP, KEEP}, KEEP, {KEEP, KEEP}, KEEP},
+    {"{\"preset\": \"denim\"}", "denim", KEEP, {KEEP, KEEP}, KEEP, {KEEP, KEEP}, KEEP},
+    {"{\"preset\": \"denim\", \"bend\": 2e-5}", "denim", KEEP, {KEEP, KEEP}, KEEP, {2e-5, 2e-5}, KEEP},
+    {"{\"bend\": [2e-5, 1e-5], \"preset\": \"wool_suiting\"}", "wool_suiting", KEEP, {KEEP, KEEP}, KEEP,
+     {2e-5, 1e-5}, KEEP},
+    {"{\"preset\": \"canvas\", \"density\": 0.5, \"stretch\": [20000, 15000], \"shear\": 0,"
+     " \"damping\": 0.3}", "canvas", 0.5, {20000, 15000}, 0, {KEEP, KEEP}, 0.3},
+    {"{\"preset\": \"chiffon\", \"stretch\": 4000}", "chiffon", KEEP, {4000, 4000}, KEEP, {KEEP, KEEP},
+     KEEP},
+    {"{\"density\": 0.25, \"stretch\": 12000, \"shear\": 40, \"bend\": 8e-6}", NULL, 0.25,
+     {12000, 12000}, 40, {8e-6, 8e-6}, -1},
+    {"{\"density\": 0.15, \"stretch\": [2500, 1200], \"shear\": 17, \"bend\": [3e-6, 2e-6],"
+     " \"damping\": 0}", NULL, 0.15, {2500, 1200}, 17, {3e-6, 2e-6}, 0},
+};
+
+static double pick(double v, double preset) { return isnan(v) ? preset : v; }
+
+static void test_material_keys(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof MATERIALS / sizeof MATERIALS[0]; i++) {
+    const material_case *mc = &MATERIALS[i];
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"cloth\": [{\"grid\": {\"cols\": 8, \"rows\": 8, \"spacing\": 0.05}, \"material\": %s}]}",
+             mc->json);
+    drape_scene s;
+    if (parse_ok(json, &s)) fprintf(stderr, "case %zu: %s\n", i, json);
+    assert_int_equal(s.n_cloth, 1);
+    drape_material_def want = {0};
+    if (mc->preset) want = *preset_or_fail(mc->preset);
+    want.set = 1;
+    if (!mc->preset) want.damping = -1;
+    want.density = pick(mc->density, want.density);
+    for (int k = 0; k < 2; k++) {
+      want.stretch[k] = pick(mc->stretch[k], want.stretch[k]);
+      want.bend[k] = pick(mc->bend[k], want.bend[k]);
+    }
+    want.shear = pick(mc->shear, want.shear);
+    want.damping = pick(mc->damping, want.damping);
+    material_eq(&s.cloth[0].material, &want);
+    /* the mass every reader of mass_per_area sees */
+    assert_near(s.cloth[0].mass_per_area, want.density, 0);
+    drape_scene_free(&s);
+  }
+
+  /* a rope: density kg/m, EA, EI; bend defaults to 0 */
+  drape_scene s;
+  assert_int_equal(parse_ok("{\"rope\": [{\"material\": {\"density\": 0.05, \"stretch\": 2000,"
+                            " \"bend\": 1e-4, \"damping\": 0.2}},"
+                            " {\"material\": {\"stretch\": 500, \"density\": 0.02}}]}",
+                            &s),
+                   0);
+  const drape_material_def *m = &s.rope[0].material;
+  assert_int_equal(m->set, 1);
+  assert_string_equal(m->preset, "");
+  assert_near(m->density, 0.05, 0);
+  assert_near(m->stretch[0], 2000, 0);
+  assert_near(m->bend[0], 1e-4, 0);
+  assert_near(m->damping, 0.2, 0);
+  assert_near(s.rope[0].mass_per_length, 0.05, 0);
+  m = &s.rope[1].material;
+  assert_near(m->density, 0.02, 0);
+  assert_near(m->stretch[0], 500, 0);
+  assert_near(m->bend[0], 0, 0);
+  assert_near(m->damping, -1, 0);
+  assert_near(s.rope[1].mass_per_length, 0.02, 0);
+  drape_scene_free(&s);
+
+  /* without "material" nothing is set: the per-constraint keys apply */
+  assert_int_equal(parse_ok("{\"cloth\": [{}], \"rope\": [{}]}", &s), 0);
+  assert_int_equal(s.cloth[0].material.set, 0);
+  assert_int_equal(s.rope[0].material.set, 0);
+  drape_scene_free(&s);
+}
+
+/* Every preset: listed once, named, in the documented ranges (the
+ * validator passes it), stiffness as the header promises, damping left to
+ * the object. */
+static void test_material_presets(void **state) {
+  (void)state;
+  const int n = drape_material_preset_count();
+  assert_true(n >= 8);
+  assert_null(drape_material_preset_at(-1));
+  assert_null(drape_material_preset_at(n));
+  assert_null(drape_material_preset("no_such_fabric"));
+  assert_null(drape_material_preset(NULL));
+  static const char *const required[] = {"cotton_shirting", "denim", "silk", "wool_suiting",
+                                         "polyester_jersey", "canvas", "chiffon", "leather"};
+  for (size_t i = 0; i < sizeof required / sizeof required[0]; i++) preset_or_fail(required[i]);
+  for (int k = 0; k < n; k++) {
+    const drape_material_def *m = drape_material_preset_at(k);
+    assert_non_null(m);
+    assert_int_equal(m->set, 1);
+    assert_true(m->preset[0] != '\0');
+    assert_ptr_equal(drape_material_preset(m->preset), m);
+    for (int j = 0; j < k; j++) assert_string_not_equal(drape_material_preset_at(j)->preset, m->preset);
+    /* the magnitudes of published woven and knitted fabrics: a preset
+     * outside them is a unit slip */
+    assert_true(m->density >= 0.02 && m->density <= 1.2);
+    for (int d = 0; d < 2; d++) {
+      assert_true(m->stretch[d] >= 500 && m->stretch[d] <= 30000);
+      assert_true(m->bend[d] >= 1e-7 && m->bend[d] <= 1e-3);
+    }
+    assert_true(m->shear >= 5 && m->shear <= 500);
+    assert_true(m->damping < 0);
+
+    /* as a cloth's and through the scene's validator */
+    drape_cloth_def c = drape_cloth_def_default();
+    snprintf(c.name, sizeof c.name, "%s", m->preset);
+    c.material = *m;
+    c.mass_per_area = m->density;
+    drape_err e = {0};
+    if (drape_cloth_def_validate(&c, 0, &e)) fprintf(stderr, "%s: %s\n", m->preset, e.msg);
+    assert_int_equal(drape_cloth_def_validate(&c, 0, &e), 0);
+    drape_scene s;
+    drape_scene_init(&s);
+    assert_non_null(drape_scene_add_cloth(&s, &c));
+    assert_int_equal(drape_scene_validate(&s, &e), 0);
+    drape_scene_free(&s);
+    /* and by name from a scene file */
+    char json[256];
+    snprintf(json, sizeof json, "{\"cloth\": [{\"material\": \"%s\"}]}", m->preset);
+    assert_int_equal(parse_ok(json, &s), 0);
+    material_eq(&s.cloth[0].material, m);
+    drape_scene_free(&s);
+  }
+}
+
+/* Defs built in code get the loader's checks: the solver, tearing,
+ * particle_mass, the ranges, with the key path. */
+static void test_material_in_code(void **state) {
+  (void)state;
+  drape_err e = {0};
+  drape_cloth_def c = drape_cloth_def_default();
+  snprintf(c.name, sizeof c.name, "jeans");
+  c.material = *preset_or_fail("denim");
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), 0);
+  /* mass_per_area left at its default: the float checks use the density */
+  c.solver = DRAPE_SOLVER_JAKOBSEN;
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[3].solver = \"jakobsen\": not with cloth[3].material"));
+  c.solver = DRAPE_SOLVER_SPRINGS;
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[3].solver = \"springs\""));
+  c.solver = DRAPE_SOLVER_XPBD;
+  c.tear_ratio = 2;
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[3].tear_ratio = 2: not with cloth[3].material"));
+  c.tear_ratio = 0;
+  c.particle_mass = 0.5;
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[3].particle_mass = 0.5: not with cloth[3].material"));
+  c.particle_mass = 0;
+  c.material.stretch[1] = NAN;
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[3].material.stretch[1] = nan: must be a finite number"));
+  c.material.stretch[1] = 1e10;
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[3].material.stretch[1] = 10000000000: must be > 0 and <= 1000000000"));
+  c.material.stretch[1] = 5000;
+  c.material.bend[0] = -INFINITY;
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[3].material.bend[0] = -inf"));
+  c.material.bend[0] = 1e-5;
+  c.material.damping = INFINITY;
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[3].material.damping = inf"));
+  c.material.damping = -5; /* any negative: the cloth's own damping */
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), 0);
+  c.material.density = 0;
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "cloth[3].material.density = 0: must be > 0"));
+  /* set = 0: the material is not looked at */
+  c.material.set = 0;
+  assert_int_equal(drape_cloth_def_validate(&c, 3, &e), 0);
+
+  drape_rope_def r = drape_rope_def_default();
+  snprintf(r.name, sizeof r.name, "cord");
+  r.material.set = 1;
+  r.material.density = 0.05;
+  r.material.stretch[0] = 2000;
+  assert_int_equal(drape_rope_def_validate(&r, 1, &e), 0);
+  r.solver = DRAPE_SOLVER_IMPLICIT;
+  assert_int_equal(drape_rope_def_validate(&r, 1, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "rope[1].solver = \"implicit\": not with rope[1].material"));
+  r.solver = DRAPE_SOLVER_JAKOBSEN;
+  assert_int_equal(drape_rope_def_validate(&r, 1, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "rope[1].solver = \"jakobsen\""));
+  r.solver = DRAPE_SOLVER_XPBD;
+  r.material.stretch[0] = -3;
+  assert_int_equal(drape_rope_def_validate(&r, 1, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "rope[1].material.stretch = -3: must be > 0"));
+  r.material.stretch[0] = 3;
+  r.material.bend[0] = NAN;
+  assert_int_equal(drape_rope_def_validate(&r, 1, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "rope[1].material.bend = nan"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_design_example),
@@ -1263,6 +1578,9 @@ int main(void) {
       cmocka_unit_test(test_strict_json),
       cmocka_unit_test(test_non_regular_files),
       cmocka_unit_test(test_render_def),
+      cmocka_unit_test(test_material_keys),
+      cmocka_unit_test(test_material_presets),
+      cmocka_unit_test(test_material_in_code),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

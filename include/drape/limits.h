@@ -66,6 +66,11 @@
 #define DRAPE_MAX_TEAR_RATIO 100.0  /* stretch ratio at which a link breaks   */
 #define DRAPE_MAX_STIFFNESS 1e12    /* N/m, springs solver (and bend_stiffness) */
 #define DRAPE_MAX_SPRING_DAMPING 1e9 /* N s/m, springs solver                 */
+/* A cloth material (cloth[].material): stretch and shear in N/m (a 1 mm
+ * steel sheet, E t = 2e8; woven fabrics 1e3..3e4), bend in N m per unit
+ * width (1 mm steel, E t^3 / 12 = 17; fabrics 1e-7..1e-3). */
+#define DRAPE_MAX_MATERIAL_STIFFNESS 1e9
+#define DRAPE_MAX_MATERIAL_BEND 1e3
 /* Self-collision (src/cloth/selfcol.h explains the measurements): with
  * self_collision on, a cloth's thickness is at most DRAPE_SELFCOL_MAX_OWN x
  * its grid spacing (beyond it its own rest mesh is in contact), and the
@@ -83,6 +88,10 @@
 #define DRAPE_MAX_ROPE_LENGTH 1e5   /* m                                      */
 #define DRAPE_MAX_MASS_PER_LENGTH 1e6 /* kg/m                                 */
 #define DRAPE_MAX_YM 1e12           /* implicit solver's ym (k = ym / l0^2)   */
+/* A rope material (rope[].material): EA in N (a 10 cm steel bar: 1.6e9),
+ * EI in N m^2 (the same bar: 1e6). */
+#define DRAPE_MAX_ROPE_EA 1e10
+#define DRAPE_MAX_ROPE_EI 1e7
 
 /* ---- string (seed 000) ----------------------------------------------- */
 #define DRAPE_MIN_STRING_NODES 2    /* links N                                */

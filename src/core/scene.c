@@ -276,7 +276,137 @@ static const char *const CLOTH_KEYS[] = {
     "name", "grid", "mesh", "mass_per_area", "particle_mass", "compliance", "damping",
     "thickness", "self_collision", "self_friction", "self_collision_mode", "self_collision_bounds", "tethers",
     "tear_ratio", "solver", "stiffness", "spring_damping", "bend_stiffness", "pins",
-    "pin_vertices", "pin_box", "pin_paths", "velocity", "color_front", "color_back", NULL};
+    "pin_vertices", "pin_box", "pin_paths", "velocity", "material", "color_front", "color_back",
+    NULL};
+static const char *const CLOTH_MATERIAL_KEYS[] = {"preset", "density", "stretch", "shear", "bend",
+                                                  "damping", NULL};
+static const char *const ROPE_MATERIAL_KEYS[] = {"density", "stretch", "bend", "damping", NULL};
+
+/* "a", "b", ... of every preset, for messages. */
+static void preset_names(char *buf, size_t cap) {
+  buf[0] = '\0';
+  for (int k = 0; k < drape_material_preset_count(); k++) {
+    if (k) strncat(buf, ", ", cap - strlen(buf) - 1);
+    strncat(buf, "\"", cap - strlen(buf) - 1);
+    strncat(buf, drape_material_preset_at(k)->preset, cap - strlen(buf) - 1);
+    strncat(buf, "\"", cap - strlen(buf) - 1);
+  }
+}
+
+static int get_preset(drape_err *e, const char *path, const cJSON *v, drape_material_def *m) {
+  char names[512];
+  preset_names(names, sizeof names);
+  if (!cJSON_IsString(v)) return failv(e, path, v, "expected a preset name, one of %s", names);
+  const drape_material_def *p = drape_material_preset(v->valuestring);
+  if (!p) return failv(e, path, v, "unknown material preset (allowed: %s)", names);
+  *m = *p;
+  return 0;
+}
+
+/* A cloth's stretch or bend: one number (warp and weft alike) or
+ * [warp, weft]. */
+static int get_pair(drape_err *e, const char *path, const cJSON *v, double out[2], const char *unit) {
+  if (cJSON_IsNumber(v)) {
+    if (get_num(e, path, v, &out[0])) return DRAPE_EINVAL;
+    out[1] = out[0];
+    return 0;
+  }
+  char what[96];
+  dr_pathf(what, sizeof what, "[warp, weft] in %s (or one number for both)", unit);
+  return get_vec(e, path, v, out, 2, what);
+}
+
+/* "material" of a cloth or a rope (docs/scenes.md "Material"): a preset
+ * name, or an object that starts from "preset" and overrides some fields,
+ * or gives them all. Ranges are drape_*_def_validate's (pass 2); here only
+ * the shape of the JSON. Presets are cloth materials (kg/m^2, N/m), so a
+ * rope has none: its fields are in other units. */
+static int parse_material(drape_err *e, const char *path, const cJSON *k, int rope,
+                          drape_material_def *m) {
+  char q[256];
+  if (cJSON_IsString(k)) {
+    if (rope)
+      return failv(e, path, k, "a rope's material is an object {\"density\": kg/m, \"stretch\": "
+                   "EA N, \"bend\": EI N m^2, \"damping\": 1/s} (the presets are cloth materials)");
+    return get_preset(e, path, k, m);
+  }
+  if (!cJSON_IsObject(k))
+    return failv(e, path, k, rope ? "expected an object {\"density\": kg/m, \"stretch\": EA N, ...}"
+                                  : "expected a preset name or an object {\"preset\": name, ...} or "
+                                    "{\"density\", \"stretch\", \"shear\", \"bend\"}");
+  if (rope) {
+    /* Named here rather than as an unknown key: they are cloth keys. */
+    static const char *const cloth_only[] = {"shear", "preset"};
+    for (int i = 0; i < 2; i++) {
+      const cJSON *g = cJSON_GetObjectItemCaseSensitive(k, cloth_only[i]);
+      if (!g) continue;
+      SUB(q, path, cloth_only[i]);
+      return failv(e, q, g, i == 0 ? "a rope has no shear (its keys: density kg/m, stretch EA N, bend "
+                                     "EI N m^2, damping 1/s)"
+                                   : "the presets are cloth materials (kg/m^2, N/m); a rope gives "
+                                     "density kg/m, stretch EA N, bend EI N m^2");
+    }
+  }
+  if (check_keys(e, path, k, rope ? ROPE_MATERIAL_KEYS : CLOTH_MATERIAL_KEYS)) return DRAPE_EINVAL;
+  const cJSON *preset = cJSON_GetObjectItemCaseSensitive(k, "preset");
+  if (preset) {
+    SUB(q, path, "preset");
+    if (get_preset(e, q, preset, m)) return DRAPE_EINVAL;
+  } else {
+    memset(m, 0, sizeof *m);
+    m->set = 1;
+    m->damping = -1;
+  }
+  int r = 0;
+  for (const cJSON *g = k->child; g && !r; g = g->next) {
+    SUB(q, path, g->string);
+    if (strcmp(g->string, "density") == 0) r = get_num(e, q, g, &m->density);
+    else if (strcmp(g->string, "shear") == 0) r = get_num(e, q, g, &m->shear);
+    else if (strcmp(g->string, "damping") == 0) r = get_num(e, q, g, &m->damping);
+    else if (strcmp(g->string, "stretch") == 0 || strcmp(g->string, "bend") == 0) {
+      const int bend = g->string[0] == 'b';
+      double *out = bend ? m->bend : m->stretch;
+      if (rope) {
+        if (cJSON_IsArray(g))
+          return failv(e, q, g, "expected one number in %s (a rope has no warp and weft)",
+                       bend ? "N m^2 (EI)" : "N (EA)");
+        r = get_num(e, q, g, &out[0]);
+      } else {
+        r = get_pair(e, q, g, out, bend ? "N m" : "N/m");
+      }
+    }
+  }
+  if (r || preset) return r;
+  /* Without a preset nothing would say what a missing field is. */
+  static const char *const need_cloth[] = {"density", "stretch", "shear", "bend", NULL};
+  static const char *const need_rope[] = {"density", "stretch", NULL};
+  const char *const *need = rope ? need_rope : need_cloth;
+  for (int i = 0; need[i]; i++)
+    if (!cJSON_GetObjectItemCaseSensitive(k, need[i])) {
+      SUB(q, path, need[i]);
+      if (rope)
+        return drape_fail(e, DRAPE_EINVAL, "%s: missing (a rope's material gives density kg/m and "
+                          "stretch EA N; bend EI N m^2 defaults to 0)", q);
+      return drape_fail(e, DRAPE_EINVAL, "%s: missing (a material without \"preset\" gives density "
+                        "kg/m^2, stretch N/m, shear N/m and bend N m)", q);
+    }
+  return 0;
+}
+
+/* A material says what the object's mass and stiffness are, so the
+ * per-constraint keys would say it a second time, differently. `keys`:
+ * NULL-terminated. */
+static int material_conflict(drape_err *e, const char *path, const cJSON *o,
+                             const char *const *keys, const char *why) {
+  char p[256];
+  for (int i = 0; keys[i]; i++) {
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, keys[i]);
+    if (!g) continue;
+    SUB(p, path, keys[i]);
+    return failv(e, p, g, "not with %s.material: %s", path, why);
+  }
+  return 0;
+}
 
 /* An array of integers (may be empty) into *out (malloc'd, NULL when
  * empty) and *n; `what` says what they are. */
@@ -438,6 +568,8 @@ static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_clo
       r = get_bool(e, p, k, &c->self_collision_bounds);
     } else if (KEY("velocity")) {
       r = get_vec3(e, p, k, c->velocity);
+    } else if (KEY("material")) {
+      r = parse_material(e, p, k, 0, &c->material);
     } else if (KEY("tethers")) {
       r = get_bool(e, p, k, &c->tethers);
     } else if (KEY("tear_ratio")) {
@@ -490,6 +622,15 @@ static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_clo
     }
     /* color_front, color_back: presentation, read by parse_looks */
   }
+  if (!r && cJSON_GetObjectItemCaseSensitive(o, "material")) {
+    static const char *const clash[] = {"compliance", "mass_per_area", "particle_mass", NULL};
+    r = material_conflict(e, path, o, clash,
+                          "the material gives the cloth's mass (density) and stiffness in SI "
+                          "units for any spacing; give one or the other");
+    /* code reading mass_per_area (the float checks, tools) sees the
+     * material's mass */
+    if (!r) c->mass_per_area = c->material.density;
+  }
   return r;
 }
 
@@ -500,7 +641,7 @@ static const enum_name ROPE_STARTS[] = {{"auto", DRAPE_ROPE_START_AUTO},
 static const char *const ROPE_KEYS[] = {
     "name", "segments", "start", "end", "length", "mass_per_length", "compliance", "damping",
     "thickness", "pin_start", "pin_end", "start_shape", "tension_only", "solver", "ym", "points",
-    "color", NULL};
+    "material", "color", NULL};
 
 static int parse_rope(drape_err *e, const char *path, const cJSON *o, drape_rope_def *d) {
   if (check_keys(e, path, o, ROPE_KEYS)) return DRAPE_EINVAL;
@@ -533,6 +674,7 @@ static int parse_rope(drape_err *e, const char *path, const cJSON *o, drape_rope
                      "\"jakobsen\", \"implicit\")");
       if (!(r = get_enum(e, p, k, ROPE_SOLVERS, &tmp))) d->solver = (drape_solver_kind)tmp;
     } else if (KEY("ym")) r = get_num(e, p, k, &d->ym);
+    else if (KEY("material")) r = parse_material(e, p, k, 1, &d->material);
     else if (KEY("points")) {
       if (!cJSON_IsArray(k) || cJSON_GetArraySize(k) < 2)
         return failv(e, p, k, "expected an array of segments + 1 (at least 2) [x, y, z] points");
@@ -549,6 +691,13 @@ static int parse_rope(drape_err *e, const char *path, const cJSON *o, drape_rope
       }
     }
     /* color: presentation, read by parse_looks */
+  }
+  if (!r && cJSON_GetObjectItemCaseSensitive(o, "material")) {
+    static const char *const clash[] = {"compliance", "mass_per_length", NULL};
+    r = material_conflict(e, path, o, clash,
+                          "the material gives the rope's mass (density) and stiffness (EA, EI) in "
+                          "SI units for any segment count; give one or the other");
+    if (!r) d->mass_per_length = d->material.density;
   }
   return r;
 }

@@ -430,6 +430,42 @@ static int mesh_check(const drape_cloth_def *c, int i, drape_err *e) {
   return 0;
 }
 
+/* An object's material (docs/scenes.md "Material"), set = 1: its fields
+ * against drape/limits.h, and what it cannot go with. `obj` is "cloth" or
+ * "rope"; a rope uses density, stretch[0] (EA), bend[0] (EI), damping. The
+ * solver turns the material into per-element compliances, which only the
+ * xpbd solver has; the other solvers' stiffness keys are per constraint
+ * or per spring. */
+static int material_check(const drape_material_def *m, const char *obj, int i,
+                          drape_solver_kind solver, drape_err *e) {
+  char p[256];
+  const int rope = obj[0] == 'r';
+  if (solver != DRAPE_SOLVER_XPBD)
+    return drape_fail(e, DRAPE_EINVAL,
+                      "%s[%d].solver = \"%s\": not with %s[%d].material, which is for the \"xpbd\" "
+                      "solver (the %s solver takes per-constraint keys: drop \"material\" or use "
+                      "\"xpbd\")", obj, i, drape_solver_name(solver), obj, i, drape_solver_name(solver));
+  CHK(P("%s[%d].material.density", obj, i), m->density, 0, 0,
+      rope ? DRAPE_MAX_MASS_PER_LENGTH : DRAPE_MAX_MASS_PER_AREA, 1);
+  if (rope) {
+    CHK(P("rope[%d].material.stretch", i), m->stretch[0], 0, 0, DRAPE_MAX_ROPE_EA, 1);
+    CHK(P("rope[%d].material.bend", i), m->bend[0], 0, 1, DRAPE_MAX_ROPE_EI, 1);
+  } else {
+    for (int k = 0; k < 2; k++)
+      CHK(P("cloth[%d].material.stretch[%d]", i, k), m->stretch[k], 0, 0,
+          DRAPE_MAX_MATERIAL_STIFFNESS, 1);
+    CHK(P("cloth[%d].material.shear", i), m->shear, 0, 1, DRAPE_MAX_MATERIAL_STIFFNESS, 1);
+    for (int k = 0; k < 2; k++)
+      CHK(P("cloth[%d].material.bend[%d]", i, k), m->bend[k], 0, 1, DRAPE_MAX_MATERIAL_BEND, 1);
+  }
+  /* < 0 means "the object's damping key applies" */
+  if (!isfinite(m->damping) || m->damping > DRAPE_MAX_DAMPING)
+    return faild(e, P("%s[%d].material.damping", obj, i), m->damping,
+                 "must be < 0 (the %s's own damping applies) or >= 0 and <= %s (1/s)", obj,
+                 dr_num(DRAPE_MAX_DAMPING));
+  return 0;
+}
+
 /* h > 0: also compliance / h^2 (drape_scene_validate knows h). */
 static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) {
   char p[256];
@@ -455,8 +491,28 @@ static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) 
   }
   if (chk_vec(e, P("cloth[%d].velocity", i), c->velocity, 3, DRAPE_MAX_CLOTH_SPEED))
     return DRAPE_EINVAL;
+  /* The material first: the loader copies its density into mass_per_area,
+   * and a bad density is to be named as the key the file gave. */
+  if (c->material.set && material_check(&c->material, "cloth", i, c->solver, e))
+    return DRAPE_EINVAL;
   CHK(P("cloth[%d].mass_per_area", i), c->mass_per_area, 0, 0, DRAPE_MAX_MASS_PER_AREA, 1);
   CHK(P("cloth[%d].particle_mass", i), c->particle_mass, 0, 1, DRAPE_MAX_PARTICLE_MASS, 1);
+  /* With a material its density is the mass the solver uses, so the float
+   * checks below look at it (a def built in code may have left
+   * mass_per_area at its default). */
+  drape_cloth_def mass_view;
+  if (c->material.set) {
+    if (c->particle_mass > 0)
+      return faild(e, P("cloth[%d].particle_mass", i), c->particle_mass,
+                   "not with cloth[%d].material, whose density gives the mass (set 0)", i);
+    if (c->tear_ratio != 0)
+      return faild(e, P("cloth[%d].tear_ratio", i), c->tear_ratio,
+                   "not with cloth[%d].material: tearing breaks per-constraint links, a material "
+                   "cloth has per-element ones (set 0, or drop \"material\")", i);
+    mass_view = *c; /* shallow: only read */
+    mass_view.mass_per_area = c->material.density;
+    c = &mass_view;
+  }
   if (c->has_mesh) {
     if (c->particle_mass > 0 && chk_normal(e, P("cloth[%d].particle_mass", i), c->particle_mass, 1))
       return DRAPE_EINVAL;
@@ -577,7 +633,17 @@ static int rope_check(const drape_rope_def *r, int i, double h, drape_err *e) {
         return DRAPE_EINVAL;
   }
   CHK(P("rope[%d].length", i), r->length, 0, 0, DRAPE_MAX_ROPE_LENGTH, 1);
+  /* as for cloth: the material first, and its density is the mass the
+   * float checks see */
+  if (r->material.set && material_check(&r->material, "rope", i, r->solver, e))
+    return DRAPE_EINVAL;
   CHK(P("rope[%d].mass_per_length", i), r->mass_per_length, 0, 0, DRAPE_MAX_MASS_PER_LENGTH, 1);
+  drape_rope_def mass_view;
+  if (r->material.set) {
+    mass_view = *r; /* shallow: only read */
+    mass_view.mass_per_length = r->material.density;
+    r = &mass_view;
+  }
   if (chk_rope_float(e, i, r)) return DRAPE_EINVAL;
   CHK(P("rope[%d].compliance", i), r->compliance, 0, 1, DRAPE_MAX_COMPLIANCE, 1);
   if (r->solver == DRAPE_SOLVER_XPBD) { /* jakobsen zeroes it; implicit has none */
