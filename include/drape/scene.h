@@ -240,6 +240,13 @@ typedef struct drape_scene {
   double dt;                       /* s per frame (> 0), default 1/60         */
   int substeps;                    /* >= 1, default 20                        */
   int iterations;                  /* >= 1, default 1                         */
+  int warm_start;                  /* 1: constraint multipliers are kept across
+                                      substeps and applied first each substep
+                                      (docs/solver.md "Warm start"): exact
+                                      static equilibrium at any size, stable
+                                      while every element's w h^2 / alpha is at
+                                      most DRAPE_WARM_START_MAX_RATIO (checked);
+                                      default 0                               */
   double wind[3];                  /* m/s air velocity, default 0             */
   double wind_drag;                /* N s/m^3 per area (air density-ish), 1.2 */
   int has_floor;

@@ -170,6 +170,11 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   drape_sim *s = calloc(1, sizeof *s);
   if (!s) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   if ((rc = dr_model_build(sc, &s->m, e))) { free(s); return rc; }
+  if ((rc = dr_model_check_warm(&s->m, sc->dt / sc->substeps, e))) {
+    dr_model_free(&s->m);
+    free(s);
+    return rc;
+  }
   if ((rc = dr_colliders_create(sc, &s->col, e))) { /* colliders.c */
     dr_model_free(&s->m);
     free(s);
@@ -375,7 +380,7 @@ void drape_sim_get_params(const drape_sim *s, drape_sim_params *out) { *out = s-
 
 int drape_sim_set_params(drape_sim *s, const drape_sim_params *p, drape_err *e) {
   int rc = drape_sim_params_validate(p, s->dt, e);
-  if (rc) return rc;
+  if (rc || (rc = dr_model_check_warm(&s->m, s->dt / p->substeps, e))) return rc;
   if (p->substeps != s->params.substeps) s->need_h_update = 1;
   s->params = *p;
   return s->be->ensure(s, e);

@@ -727,6 +727,49 @@ done:
   return rc;
 }
 
+/* m->warm_k: the largest sum_i w_i |g_i|^2 / alpha over the projected
+ * links and membrane components (a rigid one, alpha 0, is infinite);
+ * hinges are left out (bending is orders of magnitude softer). */
+static void warm_stiffness(dr_model *m) {
+  double k = 0;
+  int ob = 0;
+  for (int i = 0; i < m->colour_off[m->n_colours]; i++) {
+    const dr_distance *d = &m->cons[i];
+    if (!(d->compliance >= 0)) continue;
+    const double w = (double)m->x0[d->a].w + m->x0[d->b].w;
+    if (w == 0) continue;
+    const double r = d->compliance > 0 ? w / d->compliance : INFINITY;
+    if (r > k) k = r, ob = m->cons_obj[i];
+  }
+  for (int i = 0; i < m->n_memb; i++) {
+    const dr_membrane *q = &m->memb[i];
+    const double wa = m->x0[q->a].w, wb = m->x0[q->b].w, wc = m->x0[q->c].w;
+    const double cu[3] = {-(q->cub + q->cuc), q->cub, q->cuc}, cv[3] = {-(q->cvb + q->cvc), q->cvb, q->cvc};
+    const double su = wa * cu[0] * cu[0] + wb * cu[1] * cu[1] + wc * cu[2] * cu[2];
+    const double sv = wa * cv[0] * cv[0] + wb * cv[1] * cv[1] + wc * cv[2] * cv[2];
+    if (q->comp_u > 0 && su / q->comp_u > k) k = su / q->comp_u, ob = m->memb_obj[i];
+    if (q->comp_v > 0 && sv / q->comp_v > k) k = sv / q->comp_v, ob = m->memb_obj[i];
+  }
+  m->warm_k = k, m->warm_k_obj = ob;
+}
+
+int dr_model_check_warm(const dr_model *m, double h, drape_err *e) {
+  if (!m->warm || m->warm_k * h * h <= DRAPE_WARM_START_MAX_RATIO) return DRAPE_OK;
+  const char *name = m->n_objects > 0 ? m->info[m->warm_k_obj].name : "?";
+  if (!isfinite(m->warm_k))
+    return drape_fail(e, DRAPE_EINVAL,
+                      "warm_start = true: \"%s\" has a rigid constraint (compliance 0), which a warm "
+                      "start cannot keep stable; give it a material or a compliance > 0",
+                      name);
+  const double h_max = sqrt(DRAPE_WARM_START_MAX_RATIO / m->warm_k);
+  return drape_fail(e, DRAPE_EINVAL,
+                    "warm_start = true: \"%s\" is too stiff for the substep h = %s s (w h^2 / alpha "
+                    "= %s, allowed at most %s): it needs h <= %s s, that is dt / substeps with more "
+                    "substeps, a softer material or a coarser mesh",
+                    name, dr_num(h), dr_num(m->warm_k * h * h), dr_num(DRAPE_WARM_START_MAX_RATIO),
+                    dr_num(h_max));
+}
+
 /* Links whose strain the statistics report. */
 static int is_strain_link(int type) {
   return type == DR_C_STRETCH || type == DR_C_ROPE || type == DR_C_MEASURE;
@@ -1434,8 +1477,7 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   ALLOC(m->bend, nbend); ALLOC(m->bend_obj, nbend);
   ALLOC(m->memb, nmemb); ALLOC(m->memb_obj, nmemb);
   ALLOC(m->mhinge, nmhinge); ALLOC(m->mhinge_obj, nmhinge);
-  for (int i = 0; i < s->n_cloth; i++) m->warm |= s->cloth[i].material.set;
-  for (int i = 0; i < s->n_rope; i++) m->warm |= s->rope[i].material.set;
+  m->warm = s->warm_start;
   m->n_stitch = (int)nst;
   ALLOC(m->stitch_con, nst); ALLOC(m->stitch_rest0, nst); ALLOC(m->stitch_close, nst);
   int *new_index = NULL, *colour = NULL;
@@ -1697,6 +1739,7 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   for (int i = 0; i < m->n_bend; i++) m->bend[i].edge = new_index[m->bend[i].edge];
   if ((rc = colour_bends(m, e))) goto fail;
   if ((rc = colour_material(m, e))) goto fail;
+  warm_stiffness(m);
   /* The edges' trailing bucket in the units' order: unit k's link at
    * colour_off[n_colours] + k, so that a launch of one unit colour reads
    * the links' rest lengths, compliances and multipliers as runs, not

@@ -66,7 +66,11 @@ typedef struct dr_model {
   int n_mhinge_colours;
   int *mhinge_colour_off;   /* n_mhinge_colours + 1                         */
   int warm;                 /* 1: every multiplier is kept across substeps
-                               and warm-started (a scene with a material)  */
+                               and warm-started (drape_scene.warm_start)   */
+  double warm_k;            /* the stiffest element's sum_i w_i |g_i|^2 /
+                               alpha (1/s^2): warm start is stable while
+                               warm_k h^2 <= DRAPE_WARM_START_MAX_RATIO   */
+  int warm_k_obj;           /* its object, for messages                     */
 
   int n_tris;
   dr_uint *tris;            /* 3 per triangle                               */
@@ -115,6 +119,9 @@ static inline float dr_hinge_compliance(double compliance_bend, float weight) {
 static inline int dr_model_particle(const dr_model *m, int u) { return m->perm ? m->perm[u] : u; }
 static inline int dr_model_slot(const dr_model *m, int p) { return m->iperm ? m->iperm[p] : p; }
 void dr_model_free(dr_model *m);
+/* DRAPE_EINVAL naming the stiffest element's object and the substeps it
+ * needs when a warm-started model is not stable with substep h (s). */
+int dr_model_check_warm(const dr_model *m, double h, drape_err *e);
 
 /* Grid constraints of one cloth (seed 002): structural, shear, bending.
  * DRAPE_GRID_BY_FAMILY emits each family and direction in turn, row by

@@ -1,0 +1,181 @@
+/* Materials in SI units (docs/solver.md "Materials"): a cloth built from
+ * a material hangs as its continuum does (the hanging strip's elongation
+ * rho g L^2 / (2 k) at two spacings, with the warm start that makes the
+ * static state exact), the OpenCL kernels give the CPU reference's bits
+ * (membranes, hinges, warm start), every preset drapes, and warm_start
+ * refuses a substep too long for the stiffest element. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cloth_util.h"
+#include "support.h"
+
+/* A 10 cm x 1 m strip hanging from its top edge, density 0.2 kg/m^2,
+ * stretch 100 N/m, in the xy plane (rows go down), segs rows of links. */
+static void scene_strip(drape_scene *s, int segs, int substeps, int warm) {
+  const double L = 1.0, W = 0.1, sp = L / segs;
+  drape_scene_init(s);
+  s->substeps = substeps;
+  s->warm_start = warm;
+  drape_cloth_def c = drape_cloth_def_default();
+  snprintf(c.name, sizeof c.name, "strip");
+  c.rows = segs + 1;
+  c.cols = (int)lround(W / sp) + 1;
+  c.spacing = sp;
+  c.plane = DRAPE_PLANE_XY;
+  c.origin[1] = 2.0;
+  c.tethers = 0;
+  c.damping = 2.0;
+  c.material.set = 1;
+  c.material.density = 0.2;
+  c.mass_per_area = 0.2;
+  c.material.stretch[0] = c.material.stretch[1] = 100;
+  c.material.shear = 10;
+  c.material.bend[0] = c.material.bend[1] = 1e-6;
+  c.material.damping = -1;
+  c.n_pins = c.cols;
+  c.pins = malloc(sizeof *c.pins * (size_t)c.cols);
+  for (int k = 0; k < c.cols; k++) c.pins[k][0] = 0, c.pins[k][1] = k;
+  drape_scene_add_cloth(s, &c);
+}
+
+/* The mean drop of the bottom row below its rest place, averaged over the
+ * last second of `seconds` (the strip still sways a little). */
+static double strip_elongation(int segs, int substeps, double seconds) {
+  drape_scene s;
+  scene_strip(&s, segs, substeps, 1);
+  drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CPU);
+  const drape_mesh *m = drape_sim_mesh(sim);
+  const int cols = s.cloth[0].cols, rows = s.cloth[0].rows, frames = (int)lround(seconds * 60);
+  double sum = 0;
+  int n = 0;
+  float *x = malloc(sizeof *x * 4 * (size_t)m->n_particles);
+  drape_err e = {0};
+  for (int f = 0; f < frames; f++) {
+    assert_int_equal(drape_sim_step(sim, &e), 0);
+    if (f < frames - 60) continue;
+    assert_int_equal(drape_sim_read_positions(sim, x, &e), 0);
+    double y = 0;
+    for (int k = 0; k < cols; k++) y += x[4 * ((rows - 1) * cols + k) + 1];
+    sum += (2.0 - y / cols) - 1.0;
+    n++;
+  }
+  free(x);
+  drape_sim_destroy(sim);
+  drape_scene_free(&s);
+  return sum / n;
+}
+
+/* rho g L^2 / (2 k) = 0.2 * 9.81 / 200 = 9.81 mm, within 3 %, at L/32 and
+ * L/64 (the same keys; substeps so that the warm start is stable). */
+static void test_hanging_strip(void **state) {
+  (void)state;
+  const double want = 0.2 * 9.81 * 1.0 / (2 * 100);
+  const int segs[2] = {32, 64}, subs[2] = {20, 40};
+  for (int i = 0; i < 2; i++) {
+    const double got = strip_elongation(segs[i], subs[i], 8.0);
+    print_message("hanging strip L/%d: elongation %.3f mm (analytic %.3f mm)\n", segs[i], 1e3 * got,
+                  1e3 * want);
+    assert_true(fabs(got - want) <= 0.03 * want);
+  }
+}
+
+/* A material sheet (membranes, hinges) dropped on a sphere: OpenCL in both
+ * kernel forms gives the CPU reference's bits, warm-started or not. */
+static void test_cl_equals_cpu(void **state) {
+  (void)state;
+  for (int warm = 0; warm < 2; warm++) {
+    drape_scene s;
+    scene_sphere_drop(&s, 16, 1.0);
+    const drape_material_def *d = drape_material_preset("denim");
+    assert_non_null(d);
+    s.cloth[0].material = *d;
+    /* soft enough for the warm start at 40 substeps (w h^2 / alpha ~ 0.5) */
+    s.cloth[0].material.stretch[0] = s.cloth[0].material.stretch[1] = 500;
+    s.cloth[0].mass_per_area = d->density;
+    s.cloth[0].spacing = 0.05;
+    s.substeps = 40;
+    s.warm_start = warm;
+    float *ref = NULL;
+    for (int form = 0; form < 3; form++) {
+      drape_sim_opts o = drape_sim_opts_default();
+      o.backend = form == 0 ? DRAPE_BACKEND_CPU : DRAPE_BACKEND_CL;
+      o.kernel_form = form == 1 ? DRAPE_KERNEL_FORM_GPU : DRAPE_KERNEL_FORM_CPU;
+      drape_sim *sim = NULL;
+      drape_err e = {0};
+      if (drape_sim_create(&s, &o, &sim, &e)) {
+        print_error("%s\n", e.msg);
+        fail();
+      }
+      step_frames(sim, 20);
+      float *x = read_x(sim);
+      if (!ref) {
+        ref = x;
+      } else {
+        assert_memory_equal(ref, x, sizeof *x * 4 * 256);
+        free(x);
+      }
+      drape_sim_destroy(sim);
+    }
+    free(ref);
+    drape_scene_free(&s);
+  }
+}
+
+/* Every preset drapes a 32 x 32 sheet over the sphere for a second: no
+ * divergence, and its mean stretch stays under 5 %. */
+static void test_presets_drape(void **state) {
+  (void)state;
+  for (int k = 0; k < drape_material_preset_count(); k++) {
+    const drape_material_def *d = drape_material_preset_at(k);
+    drape_scene s;
+    scene_sphere_drop(&s, 32, 1.0);
+    s.cloth[0].material = *d;
+    s.cloth[0].mass_per_area = d->density;
+    s.cloth[0].spacing = 0.04;
+    s.cloth[0].origin[0] = s.cloth[0].origin[2] = -0.02 * 31;
+    drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CL);
+    step_frames(sim, 60);
+    drape_stats st;
+    drape_err e = {0};
+    assert_int_equal(drape_sim_stats(sim, &st, &e), 0);
+    print_message("%-18s mean stretch %.4f, max %.4f\n", d->preset, st.objects[0].mean_strain,
+                  st.objects[0].max_strain);
+    assert_true(st.objects[0].mean_strain < 0.05);
+    drape_sim_destroy(sim);
+    drape_scene_free(&s);
+  }
+}
+
+/* warm_start with a substep too long for the stiffest element is refused,
+ * naming the cloth and the substep it needs; a legacy cloth with a rigid
+ * link (compliance 0) too. */
+static void test_warm_start_refused(void **state) {
+  (void)state;
+  drape_scene s;
+  scene_strip(&s, 64, 10, 1);
+  drape_sim_opts o = drape_sim_opts_default();
+  o.backend = DRAPE_BACKEND_CPU;
+  drape_sim *sim = NULL;
+  drape_err e = {0};
+  assert_int_equal(drape_sim_create(&s, &o, &sim, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "\"strip\" is too stiff"));
+  assert_non_null(strstr(e.msg, "needs h <="));
+  drape_scene_free(&s);
+  scene_sphere_drop(&s, 8, 1.0);
+  s.warm_start = 1;
+  assert_int_equal(drape_sim_create(&s, &o, &sim, &e), DRAPE_EINVAL);
+  assert_non_null(strstr(e.msg, "rigid constraint"));
+  drape_scene_free(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_hanging_strip),
+      cmocka_unit_test(test_cl_equals_cpu),
+      cmocka_unit_test(test_presets_drape),
+      cmocka_unit_test(test_warm_start_refused),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
