@@ -69,11 +69,6 @@
 /* A cloth material (cloth[].material): stretch and shear in N/m (a 1 mm
  * steel sheet, E t = 2e8; woven fabrics 1e3..3e4), bend in N m per unit
  * width (1 mm steel, E t^3 / 12 = 17; fabrics 1e-7..1e-3). */
-/* warm_start (docs/solver.md "Warm start") is stable while every element's
- * w h^2 / alpha (its inverse mass over compliance, times the substep
- * squared) is at most this; measured on a hanging chain: stable at 1.07,
- * diverging at 1.42. */
-#define DRAPE_WARM_START_MAX_RATIO 1.5
 #define DRAPE_MAX_MATERIAL_STIFFNESS 1e9
 #define DRAPE_MAX_MATERIAL_BEND 1e3
 /* Self-collision (src/cloth/selfcol.h explains the measurements): with

@@ -245,7 +245,7 @@ typedef struct drape_scene {
                                       (docs/solver.md "Warm start"): exact
                                       static equilibrium at any size, stable
                                       while every element's w h^2 / alpha is at
-                                      most DRAPE_WARM_START_MAX_RATIO (checked);
+                                      most 1.5 (checked at create);      
                                       default 0                               */
   double wind[3];                  /* m/s air velocity, default 0             */
   double wind_drag;                /* N s/m^3 per area (air density-ish), 1.2 */

@@ -432,6 +432,13 @@ int drape_sim_set_compliance(drape_sim *s, int object, drape_compliance_kind kin
     return drape_fail(e, DRAPE_EINVAL, "compliance kind %d: expected stretch, shear or bend",
                       (int)kind);
   if ((rc = vd_compliance(e, "compliance", compliance, s->dt / s->params.substeps))) return rc;
+  /* a material object's compliances are its material's, per element */
+  for (int ob = 0; ob < s->m.n_objects; ob++)
+    if ((object < 0 || ob == object) && s->m.obj_material[ob])
+      return drape_fail(e, DRAPE_EINVAL,
+                        "\"%s\" is made of a material: its compliances follow from the material "
+                        "and each element's size, not from one per-constraint value",
+                        s->m.info[ob].name);
   size_t bytes = (size_t)s->m.n_cons * sizeof(dr_distance);
   if (!s->hcons && !(s->hcons = malloc(bytes ? bytes : 1)))
     return drape_fail(e, DRAPE_ENOMEM, "out of memory");

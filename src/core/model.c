@@ -439,7 +439,7 @@ void dr_model_free(dr_model *m) {
   free(m->tether_pin); free(m->tether_rest);
   free(m->stitch_con); free(m->stitch_rest0); free(m->stitch_close);
   free(m->bend); free(m->bend_obj); free(m->bend_colour_off);
-  free(m->memb); free(m->memb_obj); free(m->memb_colour_off);
+  free(m->memb); free(m->memb_obj); free(m->memb_colour_off); free(m->obj_material);
   free(m->mhinge); free(m->mhinge_obj); free(m->mhinge_colour_off);
   free(m->info); free(m->mat); free(m->damping_rate); free(m->strain_off); free(m->strain_idx);
   free(m->perm); free(m->iperm);
@@ -1478,6 +1478,10 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   ALLOC(m->memb, nmemb); ALLOC(m->memb_obj, nmemb);
   ALLOC(m->mhinge, nmhinge); ALLOC(m->mhinge_obj, nmhinge);
   m->warm = s->warm_start;
+  ALLOC(m->obj_material, m->n_objects);
+  for (int i = 0; m->obj_material && i < s->n_cloth; i++) m->obj_material[i] = (unsigned char)s->cloth[i].material.set;
+  for (int i = 0; m->obj_material && i < s->n_rope; i++)
+    m->obj_material[s->n_cloth + i] = (unsigned char)s->rope[i].material.set;
   m->n_stitch = (int)nst;
   ALLOC(m->stitch_con, nst); ALLOC(m->stitch_rest0, nst); ALLOC(m->stitch_close, nst);
   int *new_index = NULL, *colour = NULL;
@@ -1487,7 +1491,7 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
       !m->tri_edge || !m->lines || !m->vt_off || !m->vt_list || !m->info || !m->mat ||
       !m->damping_rate || !m->strain_off || !m->paths || !new_index || !colour ||
       !m->stitch_con || !m->stitch_rest0 || !m->stitch_close || !m->bend || !m->bend_obj ||
-      !m->memb || !m->memb_obj || !m->mhinge || !m->mhinge_obj) {
+      !m->memb || !m->memb_obj || !m->mhinge || !m->mhinge_obj || !m->obj_material) {
     free(new_index); free(colour);
     for (int j = 0; j < s->n_cloth; j++) dr_mesh_topo_free(&topo[j]);
     free(topo);
