@@ -185,6 +185,16 @@ typedef enum {
  * docs/scenes.md), each hinge taking its share as the builder gave it. */
 int drape_sim_set_compliance(drape_sim *sim, int object, drape_compliance_kind kind,
                              double compliance, drape_err *e);
+/* The material of an object built from one (docs/scenes.md "Material"):
+ * drape_sim_get_material reads the one in use (DRAPE_EINVAL for an object
+ * without a material); drape_sim_set_material replaces it, checked as the
+ * scene's "material" key is, and derives every element's compliance again
+ * from its rest geometry, as the builder does. The masses stay: density
+ * must be the object's own. A cloth built with bend 0 has no hinges to
+ * stiffen, and damping < 0 keeps the object's damping. */
+int drape_sim_get_material(const drape_sim *sim, int object, drape_material_def *out);
+int drape_sim_set_material(drape_sim *sim, int object, const drape_material_def *mat,
+                           drape_err *e);
 /* Damping rate in 1/s (0..DRAPE_MAX_DAMPING): v *= exp(-rate h) each substep. */
 int drape_sim_set_damping(drape_sim *sim, int object, double rate, drape_err *e);
 
@@ -328,6 +338,11 @@ typedef struct drape_object_stats {
   double mean_abs_strain; /* mean of |e|: stretch and compression           */
   double min_strain;      /* min e (the most compressed link)               */
   int torn;               /* constraints of this object torn so far         */
+  double lowest;          /* m: the lowest y of its particles               */
+  double covered_area;    /* m^2: its shadow on the horizontal (x-z) plane,
+                             folds counted once (cloths; 0 for ropes): the
+                             footprint of a drape, and with a disk's area
+                             the Cusick drape coefficient (docs/cli.md)  */
   double elastic_energy;  /* J stored in its springs, sum of k/2 (|x_a - x_b|
                              - rest)^2 (the springs solver, seed 001); 0
                              where constraints, not springs, hold it      */

@@ -175,6 +175,10 @@ typedef struct drape_world_object_stats {
   /* stretch links, e = |x_a - x_b| / rest - 1 (cloth.h); strings: 0 */
   double max_strain, mean_strain, mean_abs_strain, min_strain;
   int torn;                /* constraints torn so far (cloth)               */
+  double lowest;           /* m: lowest y of its particles (cloth, rope;
+                              NAN for strings and cables)                   */
+  double covered_area;     /* m^2: a cloth's shadow on the x-z plane
+                              (drape_object_stats.covered_area); 0 else      */
   double elastic_energy;   /* J stored in springs (springs solver) or in a
                               cable; 0 where constraints hold the shape    */
   /* cables only (NAN otherwise): */

@@ -59,6 +59,7 @@ typedef struct bench_opts {
   int peer;                         /* time Bullet too (when built in) */
   int fuse;                         /* drape_sim_params.fuse_stages */
   double max_mean_strain;
+  const drape_material_def *material; /* --material: the cloth's preset  */
   const char *out_dir;
   /* --mesh: the cloth as the cases use it (loaded, placed, pinned) */
   const char *mesh_path;
@@ -99,7 +100,8 @@ static const char *usage_text =
     "usage: drape bench [--sizes 64,128,256,512,1024] [--settings 20x1,5x4]\n"
     "                   [--self off,on] [--devices all|cpu|K,K,...] [--frames N]\n"
     "                   [--warmup N] [--peer on|off] [--fuse on|off]\n"
-    "                   [--max-mean-strain S] [--mesh FILE] [--out DIR]\n"
+    "                   [--max-mean-strain S] [--mesh FILE] [--material NAME]\n"
+    "                   [--out DIR]\n"
     "       drape bench --scene FILE [--frames N] [--warmup N] [--backend cl|cpu]\n"
     "                   (one scene's stages; colliders against the cloth solve)\n";
 
@@ -128,6 +130,9 @@ static void help(void) {
          "                     two vertices nearest the grid's pinned corners) beside the\n"
          "                     grid of the same particle count, for each setting,\n"
          "                     self-collision mode and backend\n"
+         "  --material NAME    the cloth is made of this preset (docs/scenes.md\n"
+         "                     \"Material presets\") instead of the per-constraint\n"
+         "                     compliances (default none)\n"
          "  --out DIR          bench.csv, bench.json and bench.png go here\n"
          "                     (default bench/results/latest)\n"
          "\nTable on stdout; exit 1 when a case fails its physics check or the plot\n"
@@ -269,6 +274,10 @@ static int parse_args(int argc, char **argv, bench_opts *o) {
         if (*p == '\0') break;
         p++; /* the comma; an empty entry after it fails above */
       }
+    } else if (!strcmp(a, "--material")) {
+      if (strcmp(v, "none") && !(o->material = drape_material_preset(v)))
+        return bad(a, v, "expected a preset name (docs/scenes.md \"Material presets\") or none");
+      if (!strcmp(v, "none")) o->material = NULL;
     } else if (!strcmp(a, "--self")) {
       o->n_self = 0;
       for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
@@ -372,13 +381,17 @@ static int copy_mesh_def(const drape_cloth_def *from, drape_cloth_def *to, drape
  * pinned at (0, 0) and (0, n-1), above a sphere of radius 0.4 m; or, with
  * `mesh`, that cloth (prepare_mesh) in the grid's place. */
 static int bench_scene(drape_scene *s, int n, setting st, int self, const drape_cloth_def *mesh,
-                       drape_err *e) {
+                       const drape_material_def *material, drape_err *e) {
   drape_scene_init(s);
   s->dt = 1.0 / 60.0;
   s->substeps = st.substeps;
   s->iterations = st.iterations;
   drape_cloth_def c = drape_cloth_def_default();
   if (mesh && copy_mesh_def(mesh, &c, e)) return e->code;
+  if (material) {
+    c.material = *material;
+    c.mass_per_area = material->density;
+  }
   if (mesh) {
     c.self_collision = self;
     drape_scene_add_cloth(s, &c);
@@ -426,11 +439,14 @@ typedef struct case_pass {
   uint64_t list0[3], list1[3]; /* list counters at the warm-up's end, at the end */
 } case_pass;
 
+/* --material, for every case of the run (set once after the arguments) */
+static const drape_material_def *bench_material;
+
 static int simulate(const backend_sel *b, int n, setting st, int self, const drape_cloth_def *md,
                     int fuse, int profiling, int warmup, int frames, case_pass *p, bench_row *row,
                     drape_err *e) {
   drape_scene scene;
-  if (bench_scene(&scene, n, st, self, md, e)) {
+  if (bench_scene(&scene, n, st, self, md, bench_material, e)) {
     drape_scene_free(&scene);
     return e->code;
   }
@@ -946,6 +962,7 @@ int cmd_bench(dr_app *app, int argc, char **argv) {
   if (prc < 0) return 0;
   if (prc) return prc;
   bench_kernel_form = app->kernel_form;
+  bench_material = o.material;
   {
     drape_err e = {0};
     if (check_out(&o, &e)) return drape_app_report(&e);

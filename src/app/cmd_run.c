@@ -300,6 +300,10 @@ static int stats_frame(run_ctx *r, drape_err *e) {
     json_field(f, "mean_abs_strain", os->mean_abs_strain);
     json_field(f, "min_strain", os->min_strain);
     fprintf(f, ", \"torn\": %d", os->torn);
+    if (o.kind == DRAPE_WORLD_CLOTH) {
+      json_field(f, "lowest", os->lowest);
+      json_field(f, "covered_area", os->covered_area);
+    }
     if (o.kind == DRAPE_WORLD_CABLE) { /* the seed 003 cable's own figures */
       json_field(f, "sag", os->sag);
       json_field(f, "kinetic_energy", os->kinetic_energy);

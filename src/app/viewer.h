@@ -260,6 +260,9 @@ typedef struct viewer {
   /* ---- parameters ---- */
   int sel_param;
   double compliance[3], damping, wind_speed, wind_dir[3];
+  int material_mode;        /* the first object is made of a material: the
+                               stretch, shear and bend parameters are its
+                               stiffnesses (N/m, N/m, N m) in compliance[] */
   int wind_on, tearing_on;
 
   /* ---- overlay ---- */

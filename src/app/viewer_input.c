@@ -61,6 +61,14 @@ void vw_params_from_scene(viewer *v) {
     v->compliance[0] = s->rope[0].compliance;
     v->damping = s->rope[0].damping;
   }
+  /* a material: its stiffnesses in SI units instead of compliances */
+  drape_material_def md;
+  v->material_mode = v->sim && drape_sim_get_material(v->sim, 0, &md) == DRAPE_OK;
+  if (v->material_mode) {
+    v->compliance[0] = md.stretch[0];
+    v->compliance[1] = md.shear;
+    v->compliance[2] = md.bend[0];
+  }
   double w = sqrt(s->wind[0] * s->wind[0] + s->wind[1] * s->wind[1] + s->wind[2] * s->wind[2]);
   if (w > 0) {
     v->wind_speed = w;
@@ -109,7 +117,13 @@ void vw_param_text(const viewer *v, int p, char *buf, size_t cap) {
   case VW_P_SHEAR:
   case VW_P_BEND:
     fmt_num(n, sizeof n, v->compliance[p - VW_P_STRETCH]);
-    snprintf(buf, cap, "%-18s %s m/N", PARAM_NAMES[p], n);
+    if (v->material_mode) {
+      static const char *const names[3] = {"stretch (warp)", "shear", "bend (warp)"};
+      static const char *const units[3] = {"N/m", "N/m", "N m"};
+      snprintf(buf, cap, "%-18s %s %s", names[p - VW_P_STRETCH], n, units[p - VW_P_STRETCH]);
+    } else {
+      snprintf(buf, cap, "%-18s %s m/N", PARAM_NAMES[p], n);
+    }
     return;
   case VW_P_DAMPING:
     fmt_num(n, sizeof n, v->damping);
@@ -173,6 +187,22 @@ int vw_param_step(viewer *v, int p, int dir, int big, drape_err *e) {
   case VW_P_SHEAR:
   case VW_P_BEND: {
     int k = p - VW_P_STRETCH;
+    if (v->material_mode) { /* every material object, scaled alike */
+      const double f = dir > 0 ? (big ? 10.0 : 2.0) : (big ? 0.1 : 0.5);
+      const drape_mesh *mesh = drape_sim_mesh(v->sim);
+      for (int ob = 0; ob < mesh->n_objects && !rc; ob++) {
+        drape_material_def md;
+        if (drape_sim_get_material(v->sim, ob, &md)) continue;
+        if (k == 0) md.stretch[0] *= f, md.stretch[1] *= f;
+        else if (k == 1) md.shear *= f;
+        else md.bend[0] *= f, md.bend[1] *= f;
+        rc = drape_sim_set_material(v->sim, ob, &md, e);
+      }
+      drape_material_def md0;
+      if (!drape_sim_get_material(v->sim, 0, &md0))
+        v->compliance[k] = k == 0 ? md0.stretch[0] : k == 1 ? md0.shear : md0.bend[0];
+      break;
+    }
     double c = step_log(v->compliance[k], dir, big ? 100 : 10, 1e-10);
     if (c > 1) c = 1;
     rc = drape_sim_set_compliance(v->sim, -1, (drape_compliance_kind)k, c, e);

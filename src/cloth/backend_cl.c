@@ -524,6 +524,8 @@ static cl_mem buf_of(cl_state *c, sim_buf b) {
     case SIM_BUF_SPHERES: return c->sph;
     case SIM_BUF_KIN: return c->kin;
     case SIM_BUF_BEND: return c->bend;
+    case SIM_BUF_MEMB: return c->memb;
+    case SIM_BUF_MHINGE: return c->mhinge;
   }
   return NULL;
 }

@@ -256,7 +256,9 @@ static void *buf_ptr(cpu_state *c, sim_buf b) {
     case SIM_BUF_MAT: return c->mat;
     case SIM_BUF_SPHERES: return c->sph;
     case SIM_BUF_KIN: return c->kin;
-    case SIM_BUF_BEND: return NULL; /* the model's own: see below */
+    case SIM_BUF_BEND:
+    case SIM_BUF_MEMB:
+    case SIM_BUF_MHINGE: return NULL; /* the model's own: see below */
   }
   return NULL;
 }
@@ -264,7 +266,10 @@ static void *buf_ptr(cpu_state *c, sim_buf b) {
 /* The edge units are read from the model itself (s->m.bend), which is
  * what the sim edits, so a write of them from there has nothing to copy. */
 static void *buf_at(drape_sim *s, sim_buf b) {
-  return b == SIM_BUF_BEND ? (void *)s->m.bend : buf_ptr(ST(s), b);
+  return b == SIM_BUF_BEND     ? (void *)s->m.bend
+         : b == SIM_BUF_MEMB   ? (void *)s->m.memb
+         : b == SIM_BUF_MHINGE ? (void *)s->m.mhinge
+                               : buf_ptr(ST(s), b);
 }
 static int cpu_read(drape_sim *s, sim_buf b, size_t off, size_t bytes, void *dst, drape_err *e) {
   if (bytes) memmove(dst, (char *)buf_at(s, b) + off, bytes);

@@ -8,9 +8,11 @@
 #include <unistd.h>
 
 #include "cloth/colliders.h"
+#include "cloth/footprint.h"
 #include "cloth/sim.h"
 #include "cloth/solver_variants.h"
 #include "core/obj.h"
+#include "core/util.h"
 #include "core/validate.h"
 
 int dr_backend_cpu_init(drape_sim *s, drape_err *e);
@@ -424,6 +426,88 @@ static int check_object(const drape_sim *s, int object, drape_err *e) {
   return DRAPE_OK;
 }
 
+int drape_sim_get_material(const drape_sim *s, int object, drape_material_def *out) {
+  if (object < 0 || object >= s->m.n_objects || !s->m.obj_material[object]) return DRAPE_EINVAL;
+  *out = s->m.obj_mat[object];
+  return DRAPE_OK;
+}
+
+int drape_sim_set_material(drape_sim *s, int object, const drape_material_def *mat,
+                           drape_err *e) {
+  int rc = check_object(s, object, e);
+  if (rc) return rc;
+  const dr_model *m = &s->m;
+  if (object < 0 || !m->obj_material[object])
+    return drape_fail(e, DRAPE_EINVAL, "object %d (\"%s\") was not built from a material", object,
+                      object >= 0 ? m->info[object].name : "?");
+  const int rope = m->info[object].kind == DRAPE_OBJ_ROPE;
+  int n_cloth = 0;
+  for (int ob = 0; ob < m->n_objects; ob++) n_cloth += m->info[ob].kind == DRAPE_OBJ_CLOTH;
+  const int index = rope ? object - n_cloth : object; /* the scene's key path */
+  drape_material_def nm = *mat;
+  nm.set = 1;
+  if ((rc = vd_material(&nm, rope ? "rope" : "cloth", index, e))) return rc;
+  const drape_material_def *old = &m->obj_mat[object];
+  if (nm.density != old->density)
+    return drape_fail(e, DRAPE_EINVAL,
+                      "\"%s\": material.density = %s: an edit keeps the masses, so it must stay %s",
+                      m->info[object].name, dr_num(nm.density), dr_num(old->density));
+  int has_hinge = 0;
+  for (int k = 0; k < m->n_mhinge; k++) has_hinge |= m->mhinge_obj[k] == object;
+  if (!rope && !has_hinge && (nm.bend[0] > 0 || nm.bend[1] > 0))
+    return drape_fail(e, DRAPE_EINVAL,
+                      "\"%s\": material.bend: the cloth was built with bend 0, so it has no hinges "
+                      "to stiffen (build it with a bend > 0)", m->info[object].name);
+  if (!rope && has_hinge && !(nm.bend[0] > 0 && nm.bend[1] > 0))
+    return drape_fail(e, DRAPE_EINVAL,
+                      "\"%s\": material.bend must stay > 0 in both directions (its hinges were "
+                      "built for a bending fabric)", m->info[object].name);
+  if (rope) {
+    size_t bytes = (size_t)m->n_cons * sizeof(dr_distance);
+    if (!s->hcons && !(s->hcons = malloc(bytes ? bytes : 1)))
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    if ((rc = s->be->read(s, SIM_BUF_CONS, 0, bytes, s->hcons, e))) return rc;
+    for (int i = 0; i < m->n_cons; i++) {
+      if (m->cons_obj[i] != object || m->cons_type[i] != DR_C_ROPE) continue;
+      const float c = (float)(fabs((double)m->cons[i].rest) / nm.stretch[0]);
+      s->m.cons[i].compliance = c;
+      if (s->hcons[i].compliance >= 0) s->hcons[i].compliance = c;
+    }
+    if ((rc = s->be->write(s, SIM_BUF_CONS, 0, bytes, s->hcons, e))) return rc;
+  } else {
+    for (int k = 0; k < m->n_memb; k++) {
+      dr_membrane *q = &s->m.memb[k];
+      const double A = m->memb_area[q->pad];
+      if (m->memb_obj[k] != object || !(A > 0)) continue;
+      q->comp_u = (float)(1.0 / (A * nm.stretch[0]));
+      q->comp_v = (float)(1.0 / (A * nm.stretch[1]));
+      q->comp_s = nm.shear > 0 ? (float)(1.0 / (A * nm.shear)) : -1.0f;
+    }
+    for (int k = 0; k < m->n_mhinge; k++) {
+      dr_dihedral *d = &s->m.mhinge[k];
+      if (m->mhinge_obj[k] != object) continue;
+      d->compliance = (float)(1.0 / (nm.bend[0] * m->mhinge_kw[d->edge] + nm.bend[1] * m->mhinge_kf[d->edge]));
+    }
+    if ((m->n_memb && (rc = s->be->write(s, SIM_BUF_MEMB, 0, sizeof(dr_membrane) * (size_t)m->n_memb,
+                                         s->m.memb, e))) ||
+        (m->n_mhinge && (rc = s->be->write(s, SIM_BUF_MHINGE, 0,
+                                           sizeof(dr_dihedral) * (size_t)m->n_mhinge, s->m.mhinge, e))))
+      return rc;
+  }
+  const drape_material_def before = *old;
+  s->m.obj_mat[object] = nm;
+  /* a stiffer material may need a shorter substep under warm_start: then
+   * the edit is undone, with the check's message */
+  dr_model_warm_stiffness(&s->m);
+  if ((rc = dr_model_check_warm(&s->m, s->dt / s->params.substeps, e))) {
+    drape_err ignore = {0};
+    drape_sim_set_material(s, object, &before, &ignore);
+    return rc;
+  }
+  if (nm.damping >= 0 && (rc = drape_sim_set_damping(s, object, nm.damping, e))) return rc;
+  return DRAPE_OK;
+}
+
 int drape_sim_set_compliance(drape_sim *s, int object, drape_compliance_kind kind,
                              double compliance, drape_err *e) {
   int rc = check_object(s, object, e);
@@ -673,6 +757,16 @@ int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {
     os->min_strain = n ? mn : 0;
     os->mean_strain = n ? sum / n : 0;
     os->mean_abs_strain = n ? sum_abs / n : 0;
+    const drape_object_info *inf = &m->info[ob];
+    os->lowest = INFINITY;
+    for (int i = inf->first_particle; i < inf->first_particle + inf->n_particles; i++)
+      os->lowest = fmin(os->lowest, x[4 * i + 1]);
+    if (inf->kind == DRAPE_OBJ_CLOTH && inf->n_tris > 0) {
+      /* the current triangles: torn ones are degenerate and cover nothing */
+      const uint32_t *tris = dr_sim_triangles(s, e);
+      if (!tris) return e ? e->code : DRAPE_ENOMEM;
+      os->covered_area = dr_footprint_area(x, tris, inf->first_tri, inf->n_tris);
+    }
     if (s->any_tear)
       for (int i = 0; i < m->n_cons; i++) os->torn += m->cons_obj[i] == ob && cons[i].compliance < 0;
   }

@@ -39,7 +39,9 @@ typedef enum {
   SIM_BUF_MAT,    /* dr_object x n_objects */
   SIM_BUF_SPHERES,/* dr_sphere x n_spheres */
   SIM_BUF_KIN,    /* dr_kinematic x n_kin */
-  SIM_BUF_BEND    /* dr_dihedral x n_bend (edge units; writes only) */
+  SIM_BUF_BEND,   /* dr_dihedral x n_bend (edge units; writes only) */
+  SIM_BUF_MEMB,   /* dr_membrane x n_memb (writes only)            */
+  SIM_BUF_MHINGE  /* dr_dihedral x n_mhinge (writes only)          */
 } sim_buf;
 
 /* The springs of the "springs" solver, per particle in CSR form (built by

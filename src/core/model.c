@@ -414,6 +414,13 @@ static double up5(double x) {
  * each particle's mass as it is stored. */
 static int check_supported(const drape_scene *s, drape_err *e) {
   for (int i = 0; i < s->n_rope; i++)
+    if (s->rope[i].material.set && s->rope[i].material.bend[0] > 0)
+      return drape_fail(e, DRAPE_EINVAL,
+                        "rope[%d].material.bend = %s: the cloth and rope solver has no rope "
+                        "bending yet (a rope's links are its stretch only); give 0, or use a "
+                        "\"string\" object, whose model bends (docs/strings.md)",
+                        i, dr_num(s->rope[i].material.bend[0]));
+  for (int i = 0; i < s->n_rope; i++)
     if (s->rope[i].solver == DRAPE_SOLVER_IMPLICIT)
       return drape_fail(e, DRAPE_EINVAL,
                         "rope[%d].solver = \"%s\": implicit ropes are the seed 003 cable, solved on "
@@ -440,6 +447,7 @@ void dr_model_free(dr_model *m) {
   free(m->stitch_con); free(m->stitch_rest0); free(m->stitch_close);
   free(m->bend); free(m->bend_obj); free(m->bend_colour_off);
   free(m->memb); free(m->memb_obj); free(m->memb_colour_off); free(m->obj_material);
+  free(m->obj_mat); free(m->memb_area); free(m->mhinge_kw); free(m->mhinge_kf);
   free(m->mhinge); free(m->mhinge_obj); free(m->mhinge_colour_off);
   free(m->info); free(m->mat); free(m->damping_rate); free(m->strain_off); free(m->strain_idx);
   free(m->perm); free(m->iperm);
@@ -730,7 +738,7 @@ done:
 /* m->warm_k: the largest sum_i w_i |g_i|^2 / alpha over the projected
  * links and membrane components (a rigid one, alpha 0, is infinite);
  * hinges are left out (bending is orders of magnitude softer). */
-static void warm_stiffness(dr_model *m) {
+void dr_model_warm_stiffness(dr_model *m) {
   double k = 0;
   int ob = 0;
   for (int i = 0; i < m->colour_off[m->n_colours]; i++) {
@@ -955,6 +963,8 @@ static int build_material_cloth(const drape_cloth_def *c, int oi, const dr_mesh_
     memset(q, 0, sizeof *q);
     q->a = first + v[0], q->b = first + v[1], q->c = first + v[2];
     q->comp_u = q->comp_v = q->comp_s = -1.0f; /* off */
+    q->pad = m->n_memb;
+    m->memb_area[m->n_memb] = A > 0 ? A : 0;
     m->memb_obj[m->n_memb++] = oi;
     if (!(A > 0)) continue;
     sub3(me->vertices + 3 * v[1], me->vertices + 3 * v[0], eb);
@@ -990,8 +1000,10 @@ static int build_material_cloth(const drape_cloth_def *c, int oi, const dr_mesh_
     d->a = first + a, d->b = first + b, d->c = first + p, d->d = first + r;
     d->rest = 0.0f;
     d->compliance = (float)((A0 + A1) / (B * el * el));
-    d->edge = -1;
+    d->edge = m->n_mhinge; /* its slot; a material hinge has no link */
     d->weight = 0.0f;
+    m->mhinge_kw[m->n_mhinge] = tv * tv * el * el / (A0 + A1);
+    m->mhinge_kf[m->n_mhinge] = tu * tu * el * el / (A0 + A1);
     m->mhinge_obj[m->n_mhinge++] = oi;
   }
   *ci += n;
@@ -1479,6 +1491,10 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   ALLOC(m->mhinge, nmhinge); ALLOC(m->mhinge_obj, nmhinge);
   m->warm = s->warm_start;
   ALLOC(m->obj_material, m->n_objects);
+  ALLOC(m->obj_mat, m->n_objects);
+  ALLOC(m->memb_area, nmemb); ALLOC(m->mhinge_kw, nmhinge); ALLOC(m->mhinge_kf, nmhinge);
+  for (int i = 0; m->obj_mat && i < s->n_cloth; i++) m->obj_mat[i] = s->cloth[i].material;
+  for (int i = 0; m->obj_mat && i < s->n_rope; i++) m->obj_mat[s->n_cloth + i] = s->rope[i].material;
   for (int i = 0; m->obj_material && i < s->n_cloth; i++) m->obj_material[i] = (unsigned char)s->cloth[i].material.set;
   for (int i = 0; m->obj_material && i < s->n_rope; i++)
     m->obj_material[s->n_cloth + i] = (unsigned char)s->rope[i].material.set;
@@ -1491,7 +1507,8 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
       !m->tri_edge || !m->lines || !m->vt_off || !m->vt_list || !m->info || !m->mat ||
       !m->damping_rate || !m->strain_off || !m->paths || !new_index || !colour ||
       !m->stitch_con || !m->stitch_rest0 || !m->stitch_close || !m->bend || !m->bend_obj ||
-      !m->memb || !m->memb_obj || !m->mhinge || !m->mhinge_obj || !m->obj_material) {
+      !m->memb || !m->memb_obj || !m->mhinge || !m->mhinge_obj || !m->obj_material ||
+      !m->obj_mat || !m->memb_area || !m->mhinge_kw || !m->mhinge_kf) {
     free(new_index); free(colour);
     for (int j = 0; j < s->n_cloth; j++) dr_mesh_topo_free(&topo[j]);
     free(topo);
@@ -1743,7 +1760,7 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   for (int i = 0; i < m->n_bend; i++) m->bend[i].edge = new_index[m->bend[i].edge];
   if ((rc = colour_bends(m, e))) goto fail;
   if ((rc = colour_material(m, e))) goto fail;
-  warm_stiffness(m);
+  dr_model_warm_stiffness(m);
   /* The edges' trailing bucket in the units' order: unit k's link at
    * colour_off[n_colours] + k, so that a launch of one unit colour reads
    * the links' rest lengths, compliances and multipliers as runs, not

@@ -66,6 +66,11 @@ typedef struct dr_model {
   int n_mhinge_colours;
   int *mhinge_colour_off;   /* n_mhinge_colours + 1                         */
   unsigned char *obj_material; /* per object: 1 when built from a material */
+  drape_material_def *obj_mat;  /* per object: that material               */
+  /* What an edit of the material needs (drape_sim_set_material), in build
+   * order (a membrane's pad and a material hinge's edge hold its slot): a
+   * membrane's rest area (m^2), a hinge's K = B_warp kw + B_weft kf. */
+  double *memb_area, *mhinge_kw, *mhinge_kf;
   int warm;                 /* 1: every multiplier is kept across substeps
                                and warm-started (drape_scene.warm_start)   */
   double warm_k;            /* the stiffest element's sum_i w_i |g_i|^2 /
@@ -126,6 +131,8 @@ void dr_model_free(dr_model *m);
  * diverging at 1.42, and the check takes the stiffest element (a corner's,
  * whose particles carry the least mass), which is on the safe side. */
 #define DRAPE_WARM_START_MAX_RATIO 1.5
+/* Sets m->warm_k and m->warm_k_obj from the compliances as they are now. */
+void dr_model_warm_stiffness(dr_model *m);
 /* DRAPE_EINVAL naming the stiffest element's object and the substeps it
  * needs when a warm-started model is not stable with substep h (s). */
 int dr_model_check_warm(const dr_model *m, double h, drape_err *e);

@@ -466,6 +466,10 @@ static int material_check(const drape_material_def *m, const char *obj, int i,
   return 0;
 }
 
+int vd_material(const drape_material_def *m, const char *obj, int index, drape_err *e) {
+  return material_check(m, obj, index, DRAPE_SOLVER_XPBD, e);
+}
+
 /* h > 0: also compliance / h^2 (drape_scene_validate knows h). */
 static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) {
   char p[256];

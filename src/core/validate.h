@@ -15,6 +15,9 @@ int vd_range(drape_err *e, const char *path, double v, double lo, int lo_incl, d
  * DRAPE_MAX_COMPLIANCE, and compliance / h^2 finite in float at the substep
  * h (> 0). */
 int vd_compliance(drape_err *e, const char *path, double c, double h);
+/* A material's fields as a scene's "material" key is checked (`obj`
+ * "cloth" or "rope", index for the key path). */
+int vd_material(const drape_material_def *m, const char *obj, int index, drape_err *e);
 /* A cloth's "spacing" for the self-collision rules: the grid spacing, or a
  * mesh's shortest edge (0 for a mesh with no valid edge). */
 double dr_cloth_spacing(const drape_cloth_def *c);
