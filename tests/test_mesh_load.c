@@ -161,6 +161,27 @@ static void rejections(void **state) {
               "cloth[0].mesh.file = \"flat.obj\": no triangles left: all 1 have zero area");
   expect_fail("\"mesh\": {\"file\": \"junk.obj\"}", NULL, "cloth[0].mesh.file = \"junk.obj\"");
   expect_fail("\"mesh\": {}", NULL, "cloth[0].mesh.file: missing");
+  /* face indices the file's vertex list does not hold, one past its end
+   * and far past it: refused before any read (PLY hands them through) */
+  static const char ply_head[] =
+      "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+      "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n";
+  char ply[512];
+  snprintf(ply, sizeof ply, "%s0 0 0\n1 0 0\n0 0 1\n3 0 1 3\n", ply_head);
+  write_file("past.ply", ply);
+  snprintf(ply, sizeof ply, "%s0 0 0\n1 0 0\n0 0 1\n3 0 1 100000000\n", ply_head);
+  write_file("far.ply", ply);
+  snprintf(ply, sizeof ply, "%s0 0 0\n1e30 0 0\n0 0 1\n3 0 1 2\n", ply_head);
+  write_file("huge.ply", ply);
+  expect_fail("\"mesh\": {\"file\": \"past.ply\"}", NULL,
+              "past.ply\": face 0 of mesh 0 uses vertex 3, but the mesh has 3 vertices");
+  expect_fail("\"mesh\": {\"file\": \"far.ply\"}", NULL,
+              "far.ply\": face 0 of mesh 0 uses vertex 100000000, but the mesh has 3 vertices");
+  /* a vertex beyond the coordinate range is refused, not dropped as a
+   * zero-area triangle */
+  expect_fail("\"mesh\": {\"file\": \"huge.ply\"}", NULL,
+              "huge.ply\": vertex 1 of mesh 0 is at (1.0000000150474662e+30, 0, 0) m after the "
+              "transform; coordinates must be within +-1000000 m");
   expect_fail("\"mesh\": {\"file\": \"ok.obj\"}, \"grid\": {\"cols\": 4}", NULL,
               "cloth[0].mesh = {\"file\": \"ok.obj\"}: a cloth has either \"grid\" or \"mesh\", not both");
   expect_fail("\"mesh\": {\"file\": \"ok.obj\", \"scale\": 0}", NULL, "cloth[0].mesh.scale = 0: must be > 0");

@@ -202,6 +202,14 @@ int drape_cloth_mesh_load(drape_cloth_def *d, int index, const char *base_dir, d
       if (fc->mNumIndices != 3) continue; /* points and lines: not cloth */
       for (int q = 0; q < 3; q++, c++) {
         const unsigned vi = fc->mIndices[q];
+        /* an importer hands the file's indices through as they are: one
+         * past the vertex list would read outside it */
+        if (vi >= am->mNumVertices) {
+          rc = drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": face %u of mesh %u uses vertex %u, but "
+                          "the mesh has %u vertices (indices 0 .. %u)", key, m->file, f, k, vi,
+                          am->mNumVertices, am->mNumVertices ? am->mNumVertices - 1 : 0);
+          break;
+        }
         const struct aiVector3D v = am->mVertices[vi];
         const double p[3] = {v.x, v.y, v.z};
         if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) {
@@ -211,6 +219,15 @@ int drape_cloth_mesh_load(drape_cloth_def *d, int index, const char *base_dir, d
           break;
         }
         transform(m, p, raw + 3 * c);
+        /* the range every coordinate of a scene has: beyond it a float
+         * triangle would have zero area and be dropped as degenerate */
+        for (int j = 0; j < 3 && !rc; j++)
+          if (!(fabs(raw[3 * c + j]) <= DRAPE_MAX_COORD))
+            rc = drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": vertex %u of mesh %u is at (%s, %s, %s) "
+                            "m after the transform; coordinates must be within +-%s m", key,
+                            m->file, vi, k, dr_num(raw[3 * c]), dr_num(raw[3 * c + 1]),
+                            dr_num(raw[3 * c + 2]), dr_num(DRAPE_MAX_COORD));
+        if (rc) break;
         if (am->mTextureCoords[0]) {
           raw_uv[2 * c] = am->mTextureCoords[0][vi].x;
           raw_uv[2 * c + 1] = am->mTextureCoords[0][vi].y;
