@@ -305,6 +305,28 @@ grep -qx '#SBATCH --array=0-3%2' "$f" && grep -qx '#SBATCH --partition=debug' "$
   [[ ! -e "$T/sl/jobs" ]] && echo "ok   the array script, and nothing run" || die "script: $(cat "$f") / $out"
 out=$("$D" batch "$SW" --out "$T/sl" --tasks 4 2>&1)
 check "--tasks without --slurm" 2 $?
+# a newline in the sweep's path would end batch.sbatch's comment line and
+# run what follows it: control characters in paths are refused
+nl="$T/x
+touch $T/pwned #.json"
+cp "$SW" "$nl"
+out=$("$D" batch "$nl" --out "$T/inj" --slurm 2>&1)
+check "a newline in the sweep path" 2 $?
+expect_fixed "control characters" "$out" "a path may not hold control characters (here byte 0x0a"
+[[ ! -e "$T/inj/batch.sbatch" && ! -e "$T/pwned" ]] && echo "ok   no script written" || die "script written"
+# a symbolic link planted as summary_plot.dat or summary.gp in --out: the
+# summary writes a temporary file and will not rename it over a link (as
+# every output: docs/cli.md), so the file it points at stays as it was
+echo outside > "$T/outside.txt"
+for name in summary_plot.dat summary.gp; do
+  ln -sf "$T/outside.txt" "$T/a/$name"
+  out=$("$D" batch --summary "$T/a" --x "sphere[0].radius" 2>&1)
+  check "--summary over a planted $name" 1 $?
+  expect_fixed "planted $name" "$out" "$T/a/$name\": became a symbolic link during the run"
+  [[ "$(cat "$T/outside.txt")" == outside && -L "$T/a/$name" ]] &&
+    echo "ok   $name: the link's target untouched" || die "summary wrote through $name"
+  rm -f "$T/a/$name"
+done
 out=$("$D" batch --summary "$T/a" --x wind 2>&1)
 check "--summary --x of a list" 2 $?
 expect_fixed "--summary --x" "$out" "allowed: cloth[0].compliance.bend, sphere[0].radius, wind[0]"

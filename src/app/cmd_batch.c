@@ -153,11 +153,24 @@ static int read_text(const char *path, const char *what, char **out, drape_err *
   return DRAPE_OK;
 }
 
+/* A new temporary file beside path (path.tmpPID), created exclusively and
+ * never through a symbolic link, so that a name planted in the output
+ * folder cannot redirect the write; dr_out_commit renames it into place
+ * (a rename replaces a link at the final name, it does not follow it). */
+static FILE *open_tmp(const char *path, char *tmp, size_t cap) {
+  snprintf(tmp, cap, "%s.tmp%ld", path, (long)getpid());
+  unlink(tmp); /* a leftover of this pid's earlier run, or a planted link */
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return NULL;
+  FILE *f = fdopen(fd, "w");
+  if (!f) close(fd);
+  return f;
+}
+
 /* Writes text to path through a temporary name in the same folder. */
 static int write_text(const char *path, const char *text, const char *flag, drape_err *e) {
   char tmp[4300];
-  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
+  FILE *f = open_tmp(path, tmp, sizeof tmp);
   if (!f) return drape_fail(e, DRAPE_EIO, "%s: cannot write %s: %s", flag, tmp, strerror(errno));
   fputs(text, f);
   int bad_io = ferror(f);
@@ -1567,13 +1580,13 @@ static int summary_plot(const char *dir, const pcol *cols, int n_cols, const cJS
     if (!seen) groups[ng++] = g;
   }
   qsort(groups, (size_t)ng, sizeof *groups, cmp_xy);
-  char path[4400];
+  char path[4400], tmp[4500];
   snprintf(path, sizeof path, "%s/summary_plot.dat", dir);
-  FILE *f = fopen(path, "w");
+  FILE *f = open_tmp(path, tmp, sizeof tmp);
   if (!f) {
     free(pts);
     free(groups);
-    return drape_fail(e, DRAPE_EIO, "cannot write %s: %s", path, strerror(errno));
+    return drape_fail(e, DRAPE_EIO, "cannot write %s: %s", tmp, strerror(errno));
   }
   fprintf(f, "# %s %s (one block per %s)\n", xc->name, y, bc ? bc->name : "figure");
   double *xy = malloc(sizeof(double) * 2 * (size_t)(np ? np : 1));
@@ -1591,12 +1604,22 @@ static int summary_plot(const char *dir, const pcol *cols, int n_cols, const cJS
   }
   free(xy);
   free(pts);
-  fclose(f);
+  int bad_io = ferror(f);
+  if (fclose(f) != 0 || bad_io) {
+    unlink(tmp);
+    free(groups);
+    return drape_fail(e, DRAPE_EIO, "writing %s failed", tmp);
+  }
+  int crc = dr_out_commit(tmp, path, "--summary", e);
+  if (crc) {
+    free(groups);
+    return crc;
+  }
   snprintf(path, sizeof path, "%s/summary.gp", dir);
-  f = fopen(path, "w");
+  f = open_tmp(path, tmp, sizeof tmp);
   if (!f) {
     free(groups);
-    return drape_fail(e, DRAPE_EIO, "cannot write %s: %s", path, strerror(errno));
+    return drape_fail(e, DRAPE_EIO, "cannot write %s: %s", tmp, strerror(errno));
   }
   /* gnuplot runs in DIR (no shell) and reads only fixed names there;
    * every title is a quoted gnuplot string. */
@@ -1627,8 +1650,13 @@ static int summary_plot(const char *dir, const pcol *cols, int n_cols, const cJS
   }
   if (!ng) fputs("NaN notitle", f);
   fputc('\n', f);
-  fclose(f);
   free(groups);
+  bad_io = ferror(f);
+  if (fclose(f) != 0 || bad_io) {
+    unlink(tmp);
+    return drape_fail(e, DRAPE_EIO, "writing %s failed", tmp);
+  }
+  if ((crc = dr_out_commit(tmp, path, "--summary", e))) return crc;
   const char *argv[] = {gp, "summary.gp", NULL};
   dr_spawn_opts so = dr_spawn_opts_default();
   so.cwd = dir;
@@ -1636,6 +1664,7 @@ static int summary_plot(const char *dir, const pcol *cols, int n_cols, const cJS
   snprintf(tmp_png, sizeof tmp_png, "%s/%s", dir, png);
   snprintf(final_png, sizeof final_png, "%s/summary.png", dir);
   drape_err ge = {0};
+  unlink(tmp_png); /* gnuplot opens it by name: no planted link there */
   if (dr_spawn_run(argv, &so, "summary.png", &ge) || dr_out_commit(tmp_png, final_png, "--summary", &ge)) {
     unlink(tmp_png);
     return drape_fail(e, DRAPE_EIO, "%s; no figure (the CSV and JSON are complete)", ge.msg);
@@ -1883,8 +1912,7 @@ static int slurm_write(dr_app *app, const sweep *s, const batch_opts *o, drape_e
   long par = o->max_parallel ? o->max_parallel : tasks;
   snprintf(path, sizeof path, "%s/batch.sbatch", o->out_dir);
   char tmp[4500];
-  snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "w");
+  FILE *f = open_tmp(path, tmp, sizeof tmp);
   if (!f) return drape_fail(e, DRAPE_EIO, "--out: cannot write %s: %s", tmp, strerror(errno));
   fprintf(f, "#!/bin/bash\n"
              "# drape batch (drape %s): the %ld jobs of %s as a Slurm job array of\n"
@@ -2075,6 +2103,18 @@ int cmd_batch(dr_app *app, int argc, char **argv) {
   if (o.slurm && o.shard_n > 1)
     return bad("--shard", "", "not with --slurm (each array task takes its own shard)");
   if (o.out_dir && dr_out_dir_check(o.out_dir, "--out", &e)) return drape_app_report(&e);
+  /* the paths go into job scenes, logs and batch.sbatch's comments: a
+   * newline there would end a comment line and run what follows */
+  static const char *const path_flags[2] = {"SWEEP", "--out"};
+  const char *const paths[2] = {o.sweep_path, o.out_dir};
+  for (int k = 0; k < 2; k++)
+    for (const unsigned char *c = (const unsigned char *)paths[k]; c && *c; c++)
+      if (*c < 0x20 || *c == 0x7f) {
+        fprintf(stderr, "drape batch: %s \"%s\": a path may not hold control characters "
+                "(here byte 0x%02x at %ld: newline, tab, ...)\n", path_flags[k], paths[k], *c,
+                (long)(c - (const unsigned char *)paths[k]));
+        return 2;
+      }
   sweep s;
   if (sweep_parse(&s, o.sweep_path, &e)) {
     sweep_free(&s);
