@@ -1172,6 +1172,8 @@ static void test_strict_json(void **state) {
       {"{\"substeps\": 01}", "line 1, column 14: number '01': leading zeros are not allowed"},
       {"{\n  \"gravity\": [0, -01, 0]\n}", "line 2, column 18: number '-01': leading zeros"},
       {"{\"dt\": 00.5}", "number '00.5': leading zeros"},
+      {"{\"cloth\": [{\"mesh\": {\"file\": \"m.obj\\u0000.png\"}}]}",
+       "line 1, column 36: \\u0000 inside a string: a NUL character would cut the string short"},
       {"{\"dt\": 1.}", "number '1.': a '.' must be followed by digits"},
       {"{\"dt\": -.5}", "number '-.5': a number needs a digit"},
       {"{\"dt\": 1.e-3}", "number '1.e-3': a '.' must be followed by digits"},

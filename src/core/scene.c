@@ -1036,6 +1036,13 @@ static int strict_json_scan(const char *text, drape_err *e) {
                              "control character U+%04X inside a string (write it as an escape, "
                              "e.g. \\n or \\t)", t[i]);
         if (t[i] == '\\') {
+          /* \u0000 would end the C string cJSON hands on: "m.obj\u0000.png"
+           * would read as "m.obj" */
+          if (t[i + 1] == 'u' && t[i + 2] == '0' && t[i + 3] == '0' && t[i + 4] == '0' &&
+              t[i + 5] == '0')
+            return strict_fail(e, text, i,
+                               "\\u0000 inside a string: a NUL character would cut the string "
+                               "short, so no string may hold one");
           /* skip the escaped character if it is ASCII (cJSON checks the
            * escape); a non-ASCII byte is checked as UTF-8 next round */
           i += t[i + 1] && t[i + 1] < 0x80 ? 2 : 1;
