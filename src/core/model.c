@@ -661,6 +661,9 @@ out:
  * fan of 128 triangles); the distance constraints' 64 would refuse a
  * 65-triangle fan. */
 #define UNIT_MAX_COLOURS 256
+/* The most edges at one vertex of a mesh cloth (docs/scenes.md): its 2v
+ * edge units fit UNIT_MAX_COLOURS whatever the greedy order. */
+#define MESH_MAX_VALENCE (UNIT_MAX_COLOURS / 2)
 #define UNIT_WORDS (UNIT_MAX_COLOURS / 64)
 
 /* The edge units' own colouring: greedy, each takes the lowest colour none
@@ -1442,6 +1445,32 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
         for (int j = 0; j < i; j++) dr_mesh_topo_free(&topo[j]);
         free(topo);
         return rc;
+      }
+      /* The edge units' and membranes' colouring holds a vertex of up to
+       * MESH_MAX_VALENCE edges (a circle filled as a fan of that many
+       * triangles): said here, the same for every mesh, rather than found
+       * by the colouring where its greedy order happens to run out. */
+      {
+        int *val = calloc((size_t)c->mesh.n_vertices + 1, sizeof *val), worst = -1;
+        if (!val) rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+        for (int ed = 0; val && ed < topo[i].n_edges; ed++) val[topo[i].edge[ed][0]]++, val[topo[i].edge[ed][1]]++;
+        for (int v = 0; val && v < c->mesh.n_vertices; v++)
+          if (val[v] > MESH_MAX_VALENCE && (worst < 0 || val[v] > val[worst])) worst = v;
+        if (worst >= 0) {
+          int fv = worst; /* the loader's number of it, as the user knows it */
+          for (int u = 0; rank && rank[i] && u < c->mesh.n_vertices; u++)
+            if (rank[i][u] == worst) fv = u;
+          rc = drape_fail(e, DRAPE_EINVAL,
+                          "cloth \"%s\" (cloth[%d]): vertex %d has %d edges; allowed: up to %d "
+                          "edges at a vertex (split the fan, or refine around it)",
+                          c->name[0] ? c->name : "?", i, fv, val[worst], MESH_MAX_VALENCE);
+        }
+        free(val);
+        if (rc) {
+          for (int j = 0; j <= i; j++) dr_mesh_topo_free(&topo[j]);
+          free(topo);
+          return rc;
+        }
       }
       np += c->mesh.n_vertices;
       nc += topo[i].n_edges;
