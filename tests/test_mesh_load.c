@@ -33,7 +33,7 @@ static const char *write_file(const char *name, const char *text) {
 /* A scene with one mesh cloth around `mesh_json` (the "mesh" object and
  * any other cloth keys), parsed relative to g_dir. */
 static int parse_cloth(const char *cloth_json, const char *extra, drape_scene *s, drape_err *e) {
-  char text[4096];
+  char text[20000];
   snprintf(text, sizeof text, "{\"cloth\": [{%s}]%s%s}", cloth_json, extra ? ", " : "",
            extra ? extra : "");
   return drape_scene_parse_in(text, NULL, g_dir, s, e);
@@ -221,6 +221,23 @@ static void rejections(void **state) {
               "stitch[0].a = \"a\": that cloth uses the \"springs\" solver");
   expect_fail(two, "\"stitch\": [{\"a\": \"a\", \"b\": \"a\", \"a_vertices\": [1], \"b_vertices\": [1]}]",
               "stitch[0].b_vertices[0] = 1: the same vertex as a_vertices[0]");
+  /* a pair given twice, and one vertex sewn 1,000 times (over the 32
+   * allowed): refused in the scene's own numbering */
+  expect_fail(two, "\"stitch\": [{\"a\": \"a\", \"b\": \"a\", \"a_vertices\": [0, 2, 0], "
+                   "\"b_vertices\": [1, 1, 1]}]",
+              "stitch[0]: pair 2 (a_vertices[2] = 0, b_vertices[2] = 1) repeats pair 0");
+  {
+    static char many[16384];
+    int n = snprintf(many, sizeof many, "\"stitch\": [");
+    for (int k = 0; k < 1000 / 20; k++)
+      n += snprintf(many + n, sizeof many - (size_t)n,
+                    "%s{\"a\": \"a\", \"b\": \"a\", \"a_vertices\": [0], \"b_vertices\": [1]}",
+                    k ? ", " : "");
+    snprintf(many + n, sizeof many - (size_t)n, "]");
+    expect_fail(two, many,
+                "stitch[32].a_vertices[0] = 0: vertex 0 of \"a\" is sewn more than 32 times over "
+                "all stitches (allowed: up to 32)");
+  }
   /* and what passes */
   drape_scene s;
   drape_err e = {0};

@@ -858,6 +858,17 @@ int drape_stitch_def_validate(const drape_stitch_def *d, int index, drape_err *e
   return stitch_check(d, index, 0, e);
 }
 
+/* The most stitch pairs one vertex may be in, over all stitches: a seam
+ * vertex is in one or two, a corner where seams meet in a few; each pair
+ * is a distance constraint on it, and a particle's constraints share
+ * DRAPE_MAX_COLOURS colours with its own links (docs/scenes.md "Stitches"). */
+#define DRAPE_MAX_STITCHES_AT_VERTEX 32
+
+static int cmp_ll(const void *a, const void *b) {
+  const long long x = *(const long long *)a, y = *(const long long *)b;
+  return x < y ? -1 : x > y;
+}
+
 /* The cloth a stitch names, or -1. */
 static int cloth_named(const drape_scene *s, const char *name) {
   for (int i = 0; i < s->n_cloth; i++)
@@ -899,6 +910,63 @@ static int stitch_scene_check(const drape_scene *s, int i, double h, drape_err *
   return 0;
 }
 
+/* Seams over all stitches: a vertex sewn more than DRAPE_MAX_STITCHES_AT_VERTEX
+ * times, or one pair given twice (the second sews nothing new), is refused
+ * here in the scene's words; it would otherwise surface as a colouring
+ * failure in the solver's own numbering. */
+static int stitch_counts_check(const drape_scene *s, drape_err *e) {
+  if (s->n_stitch == 0) return 0;
+  int **count = calloc((size_t)s->n_cloth + 1, sizeof *count);
+  int rc = 0;
+  if (!count) return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  for (int k = 0; k < s->n_cloth && !rc; k++) {
+    const drape_cloth_def *c = &s->cloth[k];
+    const int nv = c->has_mesh ? c->mesh.n_vertices : c->rows * c->cols;
+    if (!(count[k] = calloc((size_t)nv + 1, sizeof **count))) rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  }
+  for (int i = 0; i < s->n_stitch && !rc; i++) {
+    const drape_stitch_def *d = &s->stitch[i];
+    const int ka = cloth_named(s, d->a), kb = cloth_named(s, d->b);
+    for (int q = 0; q < d->n && !rc; q++)
+      for (int side = 0; side < 2 && !rc; side++) {
+        const int k = side ? kb : ka, v = side ? d->b_vertices[q] : d->a_vertices[q];
+        if (++count[k][v] > DRAPE_MAX_STITCHES_AT_VERTEX)
+          rc = drape_fail(e, DRAPE_EINVAL,
+                          "stitch[%d].%s_vertices[%d] = %d: vertex %d of \"%s\" is sewn more than "
+                          "%d times over all stitches (allowed: up to %d)", i, side ? "b" : "a", q,
+                          v, v, s->cloth[k].name, DRAPE_MAX_STITCHES_AT_VERTEX,
+                          DRAPE_MAX_STITCHES_AT_VERTEX);
+      }
+    /* a repeated pair within the stitch: pairs sorted, neighbours compared */
+    if (!rc && d->n > 1) {
+      long long *key = malloc(sizeof *key * (size_t)d->n);
+      if (!key) {
+        rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+        break;
+      }
+      for (int q = 0; q < d->n; q++) key[q] = ((long long)d->a_vertices[q] << 32) | (unsigned)d->b_vertices[q];
+      qsort(key, (size_t)d->n, sizeof *key, cmp_ll);
+      for (int q = 1; q < d->n && !rc; q++)
+        if (key[q] == key[q - 1]) {
+          const int va = (int)(key[q] >> 32), vb = (int)(key[q] & 0xffffffff);
+          int first = -1, again = -1;
+          for (int r = 0; r < d->n && again < 0; r++)
+            if (d->a_vertices[r] == va && d->b_vertices[r] == vb) {
+              if (first < 0) first = r;
+              else again = r;
+            }
+          rc = drape_fail(e, DRAPE_EINVAL,
+                          "stitch[%d]: pair %d (a_vertices[%d] = %d, b_vertices[%d] = %d) repeats "
+                          "pair %d: each pair may be sewn once", i, again, again, va, again, vb, first);
+        }
+      free(key);
+    }
+  }
+  for (int k = 0; k < s->n_cloth; k++) free(count[k]);
+  free(count);
+  return rc;
+}
+
 int drape_scene_validate(const drape_scene *s, drape_err *e) {
   if (!s) return drape_fail(e, DRAPE_EINVAL, "scene: NULL");
   if (scene_fields_check(s, e)) return DRAPE_EINVAL;
@@ -915,6 +983,7 @@ int drape_scene_validate(const drape_scene *s, drape_err *e) {
     return drape_fail(e, DRAPE_EINVAL, "scene: stitch count and array disagree");
   for (int i = 0; i < s->n_stitch; i++)
     if (stitch_scene_check(s, i, h, e)) return DRAPE_EINVAL;
+  if (stitch_counts_check(s, e)) return DRAPE_EINVAL;
   if (dr_collider_scene_validate(s, e)) return DRAPE_EINVAL; /* collider_defs.c */
   if (selfcol_cell_check(s, e)) return DRAPE_EINVAL;
 
