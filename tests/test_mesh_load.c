@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "cloth/sim.h"
 #include "support.h"
@@ -177,6 +179,56 @@ static void rejections(void **state) {
               "past.ply\": face 0 of mesh 0 uses vertex 3, but the mesh has 3 vertices");
   expect_fail("\"mesh\": {\"file\": \"far.ply\"}", NULL,
               "far.ply\": face 0 of mesh 0 uses vertex 100000000, but the mesh has 3 vertices");
+  /* a header that declares more than the file holds: refused at once,
+   * before Assimp allocates 2e9 vertices (text) or asserts on the missing
+   * data (binary) */
+  snprintf(ply, sizeof ply,
+           "ply\nformat ascii 1.0\nelement vertex 2000000000\nproperty float x\nproperty float y\n"
+           "property float z\nelement face 1\nproperty list uchar int vertex_indices\nend_header\n"
+           "0 0 0\n");
+  write_file("liar.ply", ply);
+  expect_fail("\"mesh\": {\"file\": \"liar.ply\"}", NULL,
+              "liar.ply' is not a valid PLY file: its header declares elements that need at least "
+              "12000000002 bytes, but the file has 6 after its header");
+  snprintf(ply, sizeof ply,
+           "ply\nformat binary_little_endian 1.0\nelement vertex 100\nproperty float x\n"
+           "property float y\nproperty float z\nelement face 1\n"
+           "property list uchar int vertex_indices\nend_header\n0123456789ab");
+  write_file("short.ply", ply);
+  expect_fail("\"mesh\": {\"file\": \"short.ply\"}", NULL,
+              "its header declares elements that need at least 1201 bytes, but the file has 12 after");
+  /* nesting 200,000 deep: Assimp's recursive parser runs on a thread with
+   * a large stack, so the file is refused, not a stack overflow */
+  {
+    const int depth = 200000;
+    char *deep = malloc((size_t)2 * depth + 64);
+    assert_non_null(deep);
+    int n = snprintf(deep, 64, "{\"asset\": {\"version\": \"2.0\"}, \"x\": ");
+    memset(deep + n, '[', (size_t)depth), n += depth;
+    memset(deep + n, ']', (size_t)depth), n += depth;
+    snprintf(deep + n, 4, "}\n");
+    write_file("deep.gltf", deep);
+    free(deep);
+    expect_fail("\"mesh\": {\"file\": \"deep.gltf\"}", NULL,
+                "cloth[0].mesh.file = \"deep.gltf\": cannot read '");
+  }
+  /* an OBJ whose material library is a FIFO: Assimp opens it through our
+   * file system, which opens regular files only and never blocks; the
+   * mesh loads without its materials (alarm: a hang fails the test) */
+  {
+    char fifo[2100];
+    snprintf(fifo, sizeof fifo, "%s/fifo.mtl", g_dir);
+    unlink(fifo);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    write_file("mtl_fifo.obj", "mtllib fifo.mtl\nv 0 0 0\nv 1 0 0\nv 0 0 1\nf 1 2 3\n");
+    alarm(60);
+    drape_scene fs;
+    drape_err fe = {0};
+    assert_int_equal(parse_cloth("\"mesh\": {\"file\": \"mtl_fifo.obj\"}", NULL, &fs, &fe), 0);
+    alarm(0);
+    assert_int_equal(fs.cloth[0].mesh.n_tris, 1);
+    drape_scene_free(&fs);
+  }
   /* a vertex beyond the coordinate range is refused, not dropped as a
    * zero-area triangle */
   expect_fail("\"mesh\": {\"file\": \"huge.ply\"}", NULL,

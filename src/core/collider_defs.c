@@ -4,6 +4,7 @@
  * (mesh_load.c, not a second one) and the rigid key motion. */
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -430,14 +431,16 @@ static int load_one(drape_collider_def *d, int i, const char *file, const char *
   return rc;
 }
 
+/* Whether the sequence goes on to `name`: anything there ends the probe
+ * only by being absent. It is looked at with stat, never opened: opening
+ * a FIFO would block until a writer came; what is there and not a regular
+ * file is then refused by the mesh loader with its kind named. */
 static int file_exists(const char *name, const char *base_dir) {
   char path[4096];
   if (name[0] == '/' || !base_dir || !base_dir[0]) dr_pathf(path, sizeof path, "%s", name);
   else dr_pathf(path, sizeof path, "%s/%s", base_dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) return 0;
-  fclose(f);
-  return 1;
+  struct stat st;
+  return stat(path, &st) == 0;
 }
 
 /* The frames of a sequence: files first, first + 1, ... while they exist;

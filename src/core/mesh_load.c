@@ -17,16 +17,21 @@
  * per vertex of its own, and splits a vertex that has two) and kept per
  * corner with the triangles (tri_uv): the weld joins a UV seam's two sides
  * in position, and their texture coordinates stay apart. */
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/util.h"
 #include "core/validate.h"
@@ -122,6 +127,147 @@ static double twice_area(const double *a, const double *b, const double *c, doub
   return sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
 }
 
+/* ---- guarded import ----
+ *
+ * Assimp opens the mesh file and whatever it names (an OBJ's mtllib, a
+ * glTF's buffers and images) through the file system we hand it: regular
+ * files only, opened without blocking (a FIFO would wait for a writer
+ * forever), read only. */
+
+static size_t io_read(struct aiFile *f, char *buf, size_t size, size_t count) {
+  return fread(buf, size, count, (FILE *)f->UserData);
+}
+static size_t io_write(struct aiFile *f, const char *buf, size_t size, size_t count) {
+  (void)f, (void)buf, (void)size, (void)count;
+  return 0;
+}
+static size_t io_tell(struct aiFile *f) {
+  const long at = ftell((FILE *)f->UserData);
+  return at < 0 ? 0 : (size_t)at;
+}
+static size_t io_size(struct aiFile *f) {
+  struct stat st;
+  return fstat(fileno((FILE *)f->UserData), &st) == 0 ? (size_t)st.st_size : 0;
+}
+static enum aiReturn io_seek(struct aiFile *f, size_t off, enum aiOrigin origin) {
+  const int whence = origin == aiOrigin_CUR ? SEEK_CUR : origin == aiOrigin_END ? SEEK_END : SEEK_SET;
+  if (off > (size_t)LONG_MAX) return aiReturn_FAILURE;
+  return fseek((FILE *)f->UserData, (long)off, whence) == 0 ? aiReturn_SUCCESS : aiReturn_FAILURE;
+}
+static void io_flush(struct aiFile *f) { (void)f; }
+
+static struct aiFile *io_open(struct aiFileIO *io, const char *path, const char *mode) {
+  (void)io;
+  if (strpbrk(mode, "wa+")) return NULL;
+  const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return NULL;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return NULL;
+  }
+  const int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  FILE *fp = fdopen(fd, "rb");
+  struct aiFile *f = fp ? calloc(1, sizeof *f) : NULL;
+  if (!f) {
+    if (fp) fclose(fp);
+    else close(fd);
+    return NULL;
+  }
+  f->ReadProc = io_read, f->WriteProc = io_write, f->TellProc = io_tell;
+  f->FileSizeProc = io_size, f->SeekProc = io_seek, f->FlushProc = io_flush;
+  f->UserData = (aiUserData)fp;
+  return f;
+}
+static void io_close(struct aiFileIO *io, struct aiFile *f) {
+  (void)io;
+  if (!f) return;
+  fclose((FILE *)f->UserData);
+  free(f);
+}
+
+/* A PLY file's header against its size: the counts it declares need at
+ * least so many bytes (binary: each property's size; text: a digit and a
+ * separator per property), so a header that promises more than the file
+ * holds is refused before Assimp allocates for it (a 193-byte file
+ * declaring 2e9 vertices) or asserts on the missing data. Returns 0, or
+ * fills why[] and returns 1. */
+static int ply_header_check(const char *path, long long file_size, char *why, size_t cap) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  char line[512];
+  if (!fgets(line, sizeof line, f) || strncmp(line, "ply", 3) != 0) {
+    fclose(f);
+    return 0;
+  }
+  int binary = 0, in_element = 0;
+  long long count = 0, need = 0, per = 0;
+  char elem[64] = "";
+  while (fgets(line, sizeof line, f)) {
+    char a[64], b[64], c[64];
+    if (!strncmp(line, "end_header", 10)) break;
+    if (sscanf(line, "format %63s", a) == 1) binary = strcmp(a, "ascii") != 0;
+    else if (sscanf(line, "element %63s %63s", a, b) == 2) {
+      if (in_element) need += count * per;
+      snprintf(elem, sizeof elem, "%s", a);
+      count = strtoll(b, NULL, 10), per = 0, in_element = 1;
+      if (count < 0 || count > (1LL << 40)) {
+        snprintf(why, cap, "its header declares %s %s elements", b, elem);
+        fclose(f);
+        return 1;
+      }
+    } else if (sscanf(line, "property list %63s %63s %63s", a, b, c) == 3) {
+      per += binary ? (strstr(a, "char") ? 1 : strstr(a, "short") ? 2 : strstr(a, "64") || strstr(a, "double") ? 8 : 4) : 2;
+    } else if (sscanf(line, "property %63s %63s", a, b) == 2) {
+      per += binary ? (strstr(a, "char") ? 1 : strstr(a, "short") ? 2 : strstr(a, "64") || strstr(a, "double") ? 8 : 4) : 2;
+    }
+  }
+  const long header = ftell(f);
+  fclose(f);
+  if (in_element) need += count * per;
+  if (need > file_size - (header > 0 ? header : 0)) {
+    snprintf(why, cap, "its header declares elements that need at least %lld bytes, but the file "
+             "has %lld after its header", need, file_size - (header > 0 ? header : 0));
+    return 1;
+  }
+  return 0;
+}
+
+/* Assimp's import on a thread of its own with a large stack: its parsers
+ * recurse once per level of nesting (glTF's JSON, FBX's nodes), and a
+ * file nested 100,000 deep would overflow a default 8 MiB stack. The
+ * stack is reserved, not committed: pages are touched only as deep as
+ * the file goes. */
+#define IMPORT_STACK_BYTES ((size_t)1 << 30)
+typedef struct import_job {
+  const char *path;
+  const struct aiScene *scene;
+} import_job;
+
+static void *import_run(void *arg) {
+  import_job *j = arg;
+  struct aiFileIO io = {io_open, io_close, NULL};
+  j->scene = aiImportFileEx(j->path, aiProcess_Triangulate | aiProcess_PreTransformVertices, &io);
+  return NULL;
+}
+
+static const struct aiScene *guarded_import(const char *path) {
+  import_job j = {path, NULL};
+  pthread_attr_t at;
+  pthread_t th;
+  if (pthread_attr_init(&at) != 0) return NULL;
+  int ok = pthread_attr_setstacksize(&at, IMPORT_STACK_BYTES) == 0 &&
+           pthread_create(&th, &at, import_run, &j) == 0;
+  pthread_attr_destroy(&at);
+  if (!ok) { /* no thread to be had: import here, as before */
+    import_run(&j);
+    return j.scene;
+  }
+  pthread_join(th, NULL);
+  return j.scene;
+}
+
 int drape_cloth_mesh_load(drape_cloth_def *d, int index, const char *base_dir, drape_err *e) {
   drape_cloth_mesh *m = &d->mesh;
   char key[64], path[4096];
@@ -153,8 +299,11 @@ int drape_cloth_mesh_load(drape_cloth_def *d, int index, const char *base_dir, d
                       strerror(errno));
   if (!S_ISREG(st.st_mode))
     return drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": '%s' is not a regular file", key, m->file, path);
-  const struct aiScene *sc =
-      aiImportFile(path, aiProcess_Triangulate | aiProcess_PreTransformVertices);
+  char why[256];
+  if (ply_header_check(path, (long long)st.st_size, why, sizeof why))
+    return drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": '%s' is not a valid PLY file: %s", key,
+                      m->file, path, why);
+  const struct aiScene *sc = guarded_import(path);
   if (!sc)
     return drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": cannot read '%s' as a mesh (Assimp: %s)", key,
                       m->file, path, aiGetErrorString());
