@@ -293,6 +293,29 @@ grep -q '"reason":	"diverged"' "$T/dv/jobs/00001/status.json" &&
   grep -q '"status":	"done"' "$T/dv/jobs/00000/status.json" &&
   echo "ok   stiffness 5000 diverged, 100 done" || die "divergence: $(cat "$T/dv/jobs/00001/status.json")"
 
+# a base scene that names mesh files relative to its own folder (a cloth
+# mesh, a collider mesh, a collider sequence): every job finds them
+mkdir -p "$T/meshy/m"
+cp "$S/meshes/square_small.obj" "$S/meshes/box.obj" "$T/meshy/m/"
+cp "$S/meshes/box.obj" "$T/meshy/m/seq_0000.obj"
+cp "$S/meshes/box.obj" "$T/meshy/m/seq_0001.obj"
+cat >"$T/meshy/base.json" <<'EOF'
+{"dt": 0.016666, "substeps": 5, "frames": 3,
+ "cloth": [{"name": "sheet", "mesh": {"file": "m/square_small.obj", "translate": [0, 2, 0]}}],
+ "collider": [{"mesh": {"file": "m/box.obj", "translate": [3, 0, 0]}},
+              {"sequence": {"files": "m/seq_%04d.obj", "fps": 30}}]}
+EOF
+cat >"$T/meshy/sweep.json" <<'EOF'
+{"scene": "base.json", "frames": 3, "vary": {"substeps": [5, 6]}}
+EOF
+out=$("$D" batch "$T/meshy/sweep.json" --out "$T/meshy/out" 2>&1)
+check "a sweep over relative mesh paths" 0 $?
+[[ $(grep -l '"status":	"done"' "$T"/meshy/out/jobs/*/status.json | wc -l) == 2 ]] &&
+  grep -qF "\"$T/meshy/m/seq_%04d.obj\"" "$T/meshy/out/jobs/00000/scene.json" &&
+  grep -qF "\"$T/meshy/m/box.obj\"" "$T/meshy/out/jobs/00000/scene.json" &&
+  echo "ok   both jobs done, their scenes name the files absolutely" ||
+  die "relative mesh paths: $out $(cat "$T"/meshy/out/jobs/*/status.json)"
+
 # --- 6. --slurm, --summary flags, a changed sweep ---
 out=$("$D" batch "$SW" --out "$T/sl" --slurm --tasks 4 --max-parallel 2 --partition debug \
   --gpus-per-task 1 --time 10:00 2>&1)

@@ -807,8 +807,8 @@ static void job_params_text(const sweep *s, long j, char *out, size_t cap) {
   }
 }
 
-/* The base scene with job j's values, "frames" and mesh files made
- * absolute (the job's scene lives in another folder). NULL on a key path
+/* The base scene with job j's values, "frames" and the files it names
+ * made absolute (the job's scene lives in another folder). NULL on a key path
  * the scene does not have (e set, naming the vary entry). */
 static char *job_scene_text(const sweep *s, long j, drape_err *e) {
   cJSON *sc = cJSON_Duplicate(s->base, 1);
@@ -826,15 +826,22 @@ static char *job_scene_text(const sweep *s, long j, drape_err *e) {
   cJSON *fr = cJSON_CreateNumber(s->frames);
   if (cJSON_GetObjectItemCaseSensitive(sc, "frames")) cJSON_ReplaceItemInObjectCaseSensitive(sc, "frames", fr);
   else cJSON_AddItemToObject(sc, "frames", fr);
-  const cJSON *cloths = cJSON_GetObjectItemCaseSensitive(sc, "cloth");
-  for (const cJSON *c = cJSON_IsArray(cloths) ? cloths->child : NULL; c; c = c->next) {
-    cJSON *mesh = cJSON_GetObjectItemCaseSensitive(c, "mesh");
-    cJSON *file = cJSON_GetObjectItemCaseSensitive(mesh, "file");
-    if (cJSON_IsString(file) && file->valuestring[0] && file->valuestring[0] != '/') {
-      char full[8500];
-      snprintf(full, sizeof full, "%s/%s", s->scene_dir, file->valuestring);
-      cJSON_ReplaceItemInObjectCaseSensitive(mesh, "file", cJSON_CreateString(full));
-    }
+  /* every file a scene names, relative to the base scene's folder: a
+   * cloth's or collider's mesh.file and a collider's sequence.files */
+  static const char *const arrays[2] = {"cloth", "collider"};
+  static const char *const holders[2][2] = {{"mesh", "file"}, {"sequence", "files"}};
+  for (int a = 0; a < 2; a++) {
+    const cJSON *objs = cJSON_GetObjectItemCaseSensitive(sc, arrays[a]);
+    for (const cJSON *c = cJSON_IsArray(objs) ? objs->child : NULL; c; c = c->next)
+      for (int h = 0; h < (a ? 2 : 1); h++) {
+        cJSON *holder = cJSON_GetObjectItemCaseSensitive(c, holders[h][0]);
+        cJSON *file = cJSON_GetObjectItemCaseSensitive(holder, holders[h][1]);
+        if (cJSON_IsString(file) && file->valuestring[0] && file->valuestring[0] != '/') {
+          char full[8500];
+          snprintf(full, sizeof full, "%s/%s", s->scene_dir, file->valuestring);
+          cJSON_ReplaceItemInObjectCaseSensitive(holder, holders[h][1], cJSON_CreateString(full));
+        }
+      }
   }
   char *t = cJSON_Print(sc);
   cJSON_Delete(sc);
