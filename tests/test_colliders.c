@@ -761,6 +761,37 @@ static void test_cape_on_walking_body(void **state) {
   assert_true(low_y > 0.5);         /* hanging from the shoulders, not on the floor */
 }
 
+/* Keys are found by a binary search: with 100,000 keys at irregular
+ * times, every time (before, between, on and after the keys) gives the
+ * pose of the linear search it replaced, to the bit; the pose is linear
+ * in the neighbouring keys, so a point on a key takes that key's. */
+static void test_many_keys(void **state) {
+  (void)state;
+  const int n = 100000;
+  double (*k)[7] = malloc(sizeof *k * (size_t)n);
+  assert_non_null(k);
+  double t = 0;
+  for (int i = 0; i < n; i++) {
+    t += 0.001 + 0.002 * ((i * 7919) % 13) / 13.0;
+    k[i][0] = t;
+    for (int c = 1; c < 7; c++) k[i][c] = sin(0.37 * i + c) * (c < 4 ? 2.0 : 40.0);
+  }
+  const double pivot[3] = {0.1, 0.2, 0.3}, in[3] = {1, -2, 0.5};
+  for (int s = 0; s < 2000; s++) {
+    const double ts = -0.5 + (t + 1) * (s / 1999.0);
+    double got[3], want[3];
+    drape_collider_keys_apply((const double(*)[7])k, n, ts, pivot, in, got);
+    /* the reference: the key pair by a linear walk, through a two-key list */
+    int j = 1;
+    while (j < n - 1 && k[j][0] < ts) j++;
+    if (ts <= k[0][0]) drape_collider_keys_apply((const double(*)[7])k, 1, ts, pivot, in, want);
+    else if (ts >= k[n - 1][0]) drape_collider_keys_apply((const double(*)[7])(k + n - 1), 1, ts, pivot, in, want);
+    else drape_collider_keys_apply((const double(*)[7])(k + j - 1), 2, ts, pivot, in, want);
+    assert_memory_equal(got, want, sizeof got);
+  }
+  free(k);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_same_bits, setup),
@@ -774,6 +805,7 @@ int main(void) {
       cmocka_unit_test_setup(test_mesh_sphere, setup),
       cmocka_unit_test_setup(test_skirt_on_mannequin, setup),
       cmocka_unit_test_setup(test_cape_on_walking_body, setup),
+      cmocka_unit_test(test_many_keys),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include "cl/launch.h"
 #include "core/obj.h"
 #include "cloth/colliders.h"
+#include "core/collider_defs.h"
 #include "cloth/sim.h"
 #include "drape/limits.h"
 #include "drape_types.h"
@@ -505,7 +506,8 @@ static void pose(const double (*keys)[7], int n, double t, const double pivot[3]
 
 /* Vertex v (of mesh d) at time t: the sequence's frames blended (the last
  * held), then the keys' rigid motion. */
-static void mesh_point(const dr_colliders *c, const col_mesh *d, int v, double t, double out[3]) {
+static void mesh_point(const dr_colliders *c, const col_mesh *d, int v, double t, const double rot[4],
+                       const double tr[3], double out[3]) {
   double r[3];
   const double *at = c->rest + 3 * (size_t)(d->vfirst + v);
   if (d->seq_n > 0) {
@@ -518,7 +520,8 @@ static void mesh_point(const dr_colliders *c, const col_mesh *d, int v, double t
     for (int q = 0; q < 3; q++) r[q] = p0[q] + a * (p1[q] - p0[q]);
     at = r;
   }
-  drape_collider_keys_apply((const double(*)[7])d->keys, d->n_keys, t, d->pivot, at, out);
+  if (d->n_keys <= 0) memcpy(out, at, 3 * sizeof *out);
+  else dr_pose_apply(rot, tr, d->pivot, at, out);
 }
 
 /* Poses at t0 (frame start) and t1 (end) into caps, v0 and v1. */
@@ -539,10 +542,13 @@ static void poses(dr_colliders *c, double t0, double t1) {
   }
   for (int m = 0; m < c->n_meshes; m++) {
     const col_mesh *d = &c->mdef[m];
+    double q0[4], tr0[3], q1[4], tr1[3]; /* the keys' pose, once a mesh */
+    dr_keys_pose((const double(*)[7])d->keys, d->n_keys, t0, q0, tr0);
+    dr_keys_pose((const double(*)[7])d->keys, d->n_keys, t1, q1, tr1);
     for (int v = 0; v < d->nv; v++) {
       double a[3], b[3];
-      mesh_point(c, d, v, t0, a);
-      mesh_point(c, d, v, t1, b);
+      mesh_point(c, d, v, t0, q0, tr0, a);
+      mesh_point(c, d, v, t1, q1, tr1, b);
       for (int q = 0; q < 3; q++) a[q] += d->off0[q], b[q] += d->off[q];
       dr_float4 *o0 = &c->v0[d->vfirst + v], *o1 = &c->v1[d->vfirst + v];
       o0->x = (float)a[0], o0->y = (float)a[1], o0->z = (float)a[2], o0->w = 0.0f;
@@ -917,12 +923,15 @@ int drape_sim_collider_mesh(const drape_sim *s, int k, int *n_vertices, int *n_t
     nt++;
   }
   *n_tris = nt;
-  if (v)
+  if (v) {
+    double rot[4], tr[3];
+    dr_keys_pose((const double(*)[7])d->keys, d->n_keys, s->time, rot, tr);
     for (int i = 0; i < d->nv; i++) {
       double o[3];
-      mesh_point(c, d, i, s->time, o);
+      mesh_point(c, d, i, s->time, rot, tr, o);
       for (int q = 0; q < 3; q++) v[3 * i + q] = (float)(o[q] + d->off0[q]);
     }
+  }
   return DRAPE_OK;
 }
 

@@ -587,29 +587,54 @@ static void q_rotate(quat q, const double v[3], double out[3]) {
   out[0] = r.x, out[1] = r.y, out[2] = r.z;
 }
 
+/* The keys' pose at t: a rotation (quaternion w, x, y, z) and a
+ * translation, the keys interpolated (held before the first and after the
+ * last); the key pair around t by binary search, so a collider with a
+ * million keys costs one search a time, not one a vertex. */
+void dr_keys_pose(const double (*k)[7], int n, double t, double q4[4], double tr[3]) {
+  quat q;
+  if (n <= 0) {
+    q = (quat){1, 0, 0, 0};
+    tr[0] = tr[1] = tr[2] = 0;
+  } else if (t <= k[0][0] || n == 1) {
+    q = q_euler(&k[0][4]);
+    memcpy(tr, &k[0][1], 3 * sizeof *tr);
+  } else if (t >= k[n - 1][0]) {
+    q = q_euler(&k[n - 1][4]);
+    memcpy(tr, &k[n - 1][1], 3 * sizeof *tr);
+  } else {
+    int lo = 1, hi = n - 1; /* the first j >= 1 with k[j][0] >= t */
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (k[mid][0] < t) lo = mid + 1;
+      else hi = mid;
+    }
+    const int j = lo;
+    const double f = (t - k[j - 1][0]) / (k[j][0] - k[j - 1][0]);
+    q = q_slerp(q_euler(&k[j - 1][4]), q_euler(&k[j][4]), f);
+    for (int c = 0; c < 3; c++) tr[c] = k[j - 1][1 + c] + f * (k[j][1 + c] - k[j - 1][1 + c]);
+  }
+  q4[0] = q.w, q4[1] = q.x, q4[2] = q.y, q4[3] = q.z;
+}
+
+/* A point under a pose from dr_keys_pose: rotated about the pivot, then
+ * moved. */
+void dr_pose_apply(const double q4[4], const double tr[3], const double pivot[3], const double in[3],
+                   double out[3]) {
+  const quat q = {q4[0], q4[1], q4[2], q4[3]};
+  const double rel[3] = {in[0] - pivot[0], in[1] - pivot[1], in[2] - pivot[2]};
+  double r[3];
+  q_rotate(q, rel, r);
+  for (int c = 0; c < 3; c++) out[c] = pivot[c] + r[c] + tr[c];
+}
+
 void drape_collider_keys_apply(const double (*k)[7], int n, double t, const double pivot[3],
                                const double in[3], double out[3]) {
   if (n <= 0) {
     memcpy(out, in, 3 * sizeof *out);
     return;
   }
-  quat q;
-  double tr[3];
-  if (t <= k[0][0] || n == 1) {
-    q = q_euler(&k[0][4]);
-    memcpy(tr, &k[0][1], sizeof tr);
-  } else if (t >= k[n - 1][0]) {
-    q = q_euler(&k[n - 1][4]);
-    memcpy(tr, &k[n - 1][1], sizeof tr);
-  } else {
-    int j = 1;
-    while (k[j][0] < t) j++;
-    const double f = (t - k[j - 1][0]) / (k[j][0] - k[j - 1][0]);
-    q = q_slerp(q_euler(&k[j - 1][4]), q_euler(&k[j][4]), f);
-    for (int c = 0; c < 3; c++) tr[c] = k[j - 1][1 + c] + f * (k[j][1 + c] - k[j - 1][1 + c]);
-  }
-  const double rel[3] = {in[0] - pivot[0], in[1] - pivot[1], in[2] - pivot[2]};
-  double r[3];
-  q_rotate(q, rel, r);
-  for (int c = 0; c < 3; c++) out[c] = pivot[c] + r[c] + tr[c];
+  double q[4], tr[3];
+  dr_keys_pose(k, n, t, q, tr);
+  dr_pose_apply(q, tr, pivot, in, out);
 }
