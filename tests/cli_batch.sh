@@ -316,6 +316,17 @@ check "a sweep over relative mesh paths" 0 $?
   echo "ok   both jobs done, their scenes name the files absolutely" ||
   die "relative mesh paths: $out $(cat "$T"/meshy/out/jobs/*/status.json)"
 
+# a shard checks only its own jobs: job 1 is invalid (substeps 0), so
+# shard 0/2 (job 0) runs and shard 1/2 (job 1) stops naming it
+cat >"$T/meshy/bad.json" <<'EOF'
+{"scene": "base.json", "frames": 2, "vary": {"substeps": [5, 0]}}
+EOF
+out=$("$D" batch "$T/meshy/bad.json" --out "$T/meshy/sh" --shard 0/2 2>&1)
+check "shard 0/2 beside an invalid job of shard 1" 0 $?
+out=$("$D" batch "$T/meshy/bad.json" --out "$T/meshy/sh" --shard 1/2 2>&1)
+check "shard 1/2 with its invalid job" 2 $?
+expect_fixed "the invalid job named" "$out" "job 00001 (substeps = 0)"
+
 # --- 6. --slurm, --summary flags, a changed sweep ---
 out=$("$D" batch "$SW" --out "$T/sl" --slurm --tasks 4 --max-parallel 2 --partition debug \
   --gpus-per-task 1 --time 10:00 2>&1)

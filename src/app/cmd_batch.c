@@ -848,11 +848,12 @@ static char *job_scene_text(const sweep *s, long j, drape_err *e) {
   return t;
 }
 
-/* Every job's scene through the loader before anything runs. A key path
- * the scene lacks stops here; a value the loader refuses stops here too
+/* Jobs first, first + step, ... (a shard's own: every shard checks only
+ * what it runs) through the loader before anything runs. A key path the
+ * scene lacks stops here; a value the loader refuses stops here too
  * unless "invalid": "skip", which records the message in invalid[j]. */
-static int check_jobs(const sweep *s, char **invalid, drape_err *e) {
-  for (long j = 0; j < s->n_jobs; j++) {
+static int check_jobs(const sweep *s, char **invalid, long first, long step, drape_err *e) {
+  for (long j = first; j < s->n_jobs; j += step) {
     char *text = job_scene_text(s, j, e);
     if (!text) return DRAPE_EINVAL;
     char name[32], params[1500], label[4000];
@@ -2161,10 +2162,12 @@ int cmd_batch(dr_app *app, int argc, char **argv) {
       }
       printf("\n");
     }
-    rc = check_jobs(&s, NULL, &e);
+    rc = check_jobs(&s, NULL, 0, 1, &e);
     goto out;
   }
-  if ((rc = check_jobs(&s, invalid, &e))) goto out;
+  /* a shard checks its own jobs; the Slurm script, every job it will run */
+  const long first = o.slurm ? 0 : o.shard_i, step = o.slurm ? 1 : o.shard_n;
+  if ((rc = check_jobs(&s, invalid, first, step, &e))) goto out;
   if ((rc = dr_make_dirs(o.out_dir, "--out", &e))) goto out;
   if (!planned) {
     const cJSON *mine = s.plan;
@@ -2174,7 +2177,7 @@ int cmd_batch(dr_app *app, int argc, char **argv) {
         free(invalid[j]);
         invalid[j] = NULL;
       }
-      if ((rc = check_jobs(&s, invalid, &e))) goto out;
+      if ((rc = check_jobs(&s, invalid, first, step, &e))) goto out;
     }
   }
   if (o.slurm) {
