@@ -184,6 +184,11 @@ typedef struct dr_kinematic {
  * work items). The word starts at DR_NO_PARTICLE; the host reads it once per
  * frame, before any output, and stops the run when it is lower. */
 #define DR_NO_PARTICLE 0x7fffffff
+/* The check also stops a particle carried beyond +-DR_MAX_COORD m (a
+ * collider keyed a thousand kilometres in one frame): float positions
+ * there are 0.125 m apart, and the scene's own limit is this
+ * (DRAPE_MAX_COORD, checked equal in src/cl/layout_check.c). */
+#define DR_MAX_COORD 1.0e6f
 
 #ifdef __OPENCL_VERSION__
 /* Eight consecutive float4 (particles i0 .. i0+7) as four float8 lanes and

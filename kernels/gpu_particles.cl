@@ -168,5 +168,7 @@ __kernel void update_fused_g(__global float4 *x, __global float4 *p, __global fl
     }
   }
   if (free_) x[i] = xi;
-  if ((flags & DR_FUSE_CHECK) && !(all(isfinite(xi)) && all(isfinite(vi)))) atomic_min(bad, i);
+  if ((flags & DR_FUSE_CHECK) &&
+      !(all(isfinite(xi)) && all(isfinite(vi)) && all(fabs(xi.xyz) <= DR_MAX_COORD)))
+    atomic_min(bad, i);
 }

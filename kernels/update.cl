@@ -15,7 +15,8 @@ __kernel void update_velocities(__global const float4 *x, __global const float4 
   vi.w = 0.0f;
   v[i] = vi;
   /* finiteness check (drape_types.h): x and v of this particle */
-  if (check && !(all(isfinite(xi)) && all(isfinite(vi)))) atomic_min(bad, i);
+  if (check && !(all(isfinite(xi)) && all(isfinite(vi)) && all(fabs(xi.xyz) <= DR_MAX_COORD)))
+    atomic_min(bad, i);
 }
 
 /* The per-particle stages between the last constraint launch of substep k
@@ -103,10 +104,13 @@ __kernel void update_fused(__global float4 *x, __global float4 *p, __global floa
   /* finiteness check (drape_types.h) of the frame's last substep, on the
    * registers just stored; the rare failing group finds its first bad
    * particle from what it wrote (no other work item writes these). */
+  const float16 Q0 = as_float16(as_int16(X0) & DR_XYZ_MASK), Q1 = as_float16(as_int16(X1) & DR_XYZ_MASK);
   if ((flags & DR_FUSE_CHECK) &&
-      !(all(isfinite(X0)) && all(isfinite(X1)) && all(isfinite(V0)) && all(isfinite(V1)))) {
+      !(all(isfinite(X0)) && all(isfinite(X1)) && all(isfinite(V0)) && all(isfinite(V1)) &&
+        all(fabs(Q0) <= DR_MAX_COORD) && all(fabs(Q1) <= DR_MAX_COORD))) {
     for (int k = 0; k < DR_PARTICLE_LANES && i0 + k < sp.n_particles; k++)
-      if (!(all(isfinite(x[i0 + k])) && all(isfinite(v[i0 + k])))) {
+      if (!(all(isfinite(x[i0 + k])) && all(isfinite(v[i0 + k])) &&
+            all(fabs(x[i0 + k].xyz) <= DR_MAX_COORD))) {
         atomic_min(bad, i0 + k);
         break;
       }

@@ -792,6 +792,61 @@ static void test_many_keys(void **state) {
   free(k);
 }
 
+/* A sheet that starts half inside a sphere and a capsule is put on their
+ * surfaces at rest, not thrown out at its depth over one substep (depth
+ * / h: 8 cm at 1/1200 s is 96 m/s): after 10 frames nothing is inside and
+ * the fastest particle, pulled back by its stretched links, is under
+ * 10 m/s. A capsule keyed 1e6 m away in one frame
+ * carries the cloth beyond the scene's range: the run stops as a
+ * divergence that says so. */
+static void test_start_inside(void **state) {
+  (void)state;
+  const char *text =
+      "{\"cloth\": [{\"name\": \"sheet\", \"grid\": {\"cols\": 21, \"rows\": 21, \"spacing\": 0.02, "
+      "\"origin\": [-0.2, 0.5, -0.2]}}],"
+      " \"sphere\": [{\"center\": [-0.1, 0.5, 0], \"radius\": 0.08}],"
+      " \"capsule\": [{\"a\": [0.1, 0.5, -0.2], \"b\": [0.1, 0.5, 0.2], \"radius\": 0.05}]}";
+  drape_scene sc;
+  drape_err e = {0};
+  assert_int_equal(drape_scene_parse(text, "inside", &sc, &e), 0);
+  for (int be = 0; be < 2; be++) {
+    drape_sim *sim = make_sim(&sc, be ? DRAPE_BACKEND_CL : DRAPE_BACKEND_CPU);
+    step_frames(sim, 10);
+    const int n = 21 * 21;
+    float *x = read_x(sim), *v = malloc(sizeof *v * 4 * n);
+    assert_int_equal(drape_sim_read_velocities(sim, v, &e), 0);
+    double vmax = 0, inside = 0;
+    for (int i = 0; i < n; i++) {
+      vmax = fmax(vmax, sqrt(v[4 * i] * v[4 * i] + v[4 * i + 1] * v[4 * i + 1] + v[4 * i + 2] * v[4 * i + 2]));
+      const double dx = x[4 * i] + 0.1, dy = x[4 * i + 1] - 0.5, dz = x[4 * i + 2];
+      if (sqrt(dx * dx + dy * dy + dz * dz) < 0.08) inside++;
+      const double cx = x[4 * i] - 0.1, cy = x[4 * i + 1] - 0.5;
+      if (fabs(x[4 * i + 2]) <= 0.2 && sqrt(cx * cx + cy * cy) < 0.05) inside++;
+    }
+    print_message("start inside (%s): max speed %.3f m/s after 10 frames, %g particles inside\n",
+                  be ? "cl" : "cpu", vmax, inside);
+    assert_true(vmax < 10.0); /* thrown out at depth / h, it was ~100 m/s and more */
+    assert_true(inside == 0);
+    free(x), free(v);
+    drape_sim_destroy(sim);
+  }
+  drape_scene_free(&sc);
+  const char *far =
+      "{\"cloth\": [{\"name\": \"sheet\", \"grid\": {\"cols\": 8, \"rows\": 8, \"spacing\": 0.02, "
+      "\"origin\": [-0.07, 0.6, -0.07]}}],"
+      " \"capsule\": [{\"a\": [0, 0.5, -0.5], \"b\": [0, 0.5, 0.5], \"radius\": 0.1,"
+      " \"keys\": [[0, 0, 0, 0, 0, 0, 0], [0.02, 0, 1000000, 0, 0, 0, 0]]}]}";
+  assert_int_equal(drape_scene_parse(far, "far", &sc, &e), 0);
+  drape_sim *sim = make_sim(&sc, DRAPE_BACKEND_CPU);
+  int rc = 0;
+  for (int f = 0; f < 5 && !rc; f++) rc = drape_sim_step(sim, &e);
+  assert_int_equal(rc, DRAPE_EUNSTABLE);
+  print_message("keyed away: %s\n", e.msg);
+  assert_non_null(strstr(e.msg, "beyond the +-1e+06 m a scene holds"));
+  drape_sim_destroy(sim);
+  drape_scene_free(&sc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup(test_same_bits, setup),
@@ -806,6 +861,7 @@ int main(void) {
       cmocka_unit_test_setup(test_skirt_on_mannequin, setup),
       cmocka_unit_test_setup(test_cape_on_walking_body, setup),
       cmocka_unit_test(test_many_keys),
+      cmocka_unit_test(test_start_inside),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

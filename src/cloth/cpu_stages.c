@@ -181,7 +181,8 @@ void cpu_update_velocities(const dr_float4 *x, const dr_float4 *p, dr_float4 *v,
     v[i] = vi;
     if (bad && i < *bad &&
         !(isfinite(xi.x) && isfinite(xi.y) && isfinite(xi.z) && isfinite(xi.w) &&
-          isfinite(vi.x) && isfinite(vi.y) && isfinite(vi.z)))
+          isfinite(vi.x) && isfinite(vi.y) && isfinite(vi.z) && fabsf(xi.x) <= DR_MAX_COORD &&
+          fabsf(xi.y) <= DR_MAX_COORD && fabsf(xi.z) <= DR_MAX_COORD))
       *bad = i;
   }
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cloth/colliders.h"
+#include "drape/collider.h"
 #include "cloth/footprint.h"
 #include "cloth/sim.h"
 #include "cloth/solver_variants.h"
@@ -148,6 +149,61 @@ static int write_initial_velocities(drape_sim *s, drape_err *e) {
   return s->be->write(s, SIM_BUF_V, 0, (size_t)s->m.n_particles * sizeof(dr_float4), s->v0, e);
 }
 
+/* A particle that starts inside a sphere or a capsule would be thrown out
+ * at its depth over one substep (a 10 cm overlap at h = 1/1200 s is
+ * 120 m/s): it is put on the collider's surface, outside its margin (the
+ * object's thickness, as the contact stage uses), before anything moves,
+ * and each object and collider concerned is named in a warning. The
+ * cloth's rest shape stays as built, so its links pull it back into shape
+ * from there. Capsules are posed at t = 0 by their keys. Mesh colliders
+ * need nothing: their contact stage rests such a particle on the surface. */
+static void start_outside(dr_model *m, const drape_scene *sc) {
+  for (int k = 0; k < sc->n_sphere + sc->n_capsule; k++) {
+    const int cap = k >= sc->n_sphere;
+    double a[3], b[3], r;
+    if (!cap) {
+      const drape_sphere_def *d = &sc->sphere[k];
+      memcpy(a, d->center, sizeof a), memcpy(b, d->center, sizeof b);
+      r = d->radius;
+    } else {
+      const drape_capsule_def *d = &sc->capsule[k - sc->n_sphere];
+      double pivot[3];
+      for (int q = 0; q < 3; q++) pivot[q] = 0.5 * (d->a[q] + d->b[q]);
+      drape_collider_keys_apply((const double(*)[7])d->keys, d->n_keys, 0, pivot, d->a, a);
+      drape_collider_keys_apply((const double(*)[7])d->keys, d->n_keys, 0, pivot, d->b, b);
+      r = d->radius;
+    }
+    for (int ob = 0; ob < m->n_objects; ob++) {
+      const drape_object_info *inf = &m->info[ob];
+      const double out = (r + inf->thickness) * (1 + 1e-5);
+      int moved = 0;
+      for (int i = inf->first_particle; i < inf->first_particle + inf->n_particles; i++) {
+        dr_float4 *x = &m->x0[i];
+        if (x->w == 0) continue; /* pinned: where the scene puts it */
+        const double p[3] = {x->x, x->y, x->z}, ab[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+        const double l2 = ab[0] * ab[0] + ab[1] * ab[1] + ab[2] * ab[2];
+        double t = l2 > 0 ? ((p[0] - a[0]) * ab[0] + (p[1] - a[1]) * ab[1] + (p[2] - a[2]) * ab[2]) / l2 : 0;
+        t = t < 0 ? 0 : t > 1 ? 1 : t;
+        double d[3], c[3];
+        for (int q = 0; q < 3; q++) c[q] = a[q] + t * ab[q], d[q] = p[q] - c[q];
+        double dist = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        if (dist >= out) continue;
+        if (!(dist > 0)) d[0] = 0, d[1] = 1, d[2] = 0, dist = 1; /* on the axis: up */
+        x->x = (float)(c[0] + d[0] / dist * out);
+        x->y = (float)(c[1] + d[1] / dist * out);
+        x->z = (float)(c[2] + d[2] / dist * out);
+        moved++;
+      }
+      if (moved)
+        fprintf(stderr,
+                "drape: warning: %s \"%s\": %d of its particles start inside %s[%d] (or within "
+                "its thickness of it); they start on its surface instead, at rest\n",
+                inf->kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", inf->name, moved,
+                cap ? "capsule" : "sphere", cap ? k - sc->n_sphere : k);
+    }
+  }
+}
+
 int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_sim **out,
                      drape_err *e) {
   *out = NULL;
@@ -177,6 +233,7 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
     free(s);
     return rc;
   }
+  start_outside(&s->m, sc);
   if ((rc = dr_colliders_create(sc, &s->col, e))) { /* colliders.c */
     dr_model_free(&s->m);
     free(s);

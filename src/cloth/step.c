@@ -132,12 +132,24 @@ static int sim_diverged(drape_sim *s, int i, drape_err *e) {
              li % inf->cols);
   else
     snprintf(where, sizeof where, "node %d", li);
-  drape_fail(&s->diverged, DRAPE_EUNSTABLE,
-             "%s \"%s\" diverged at frame %d (t = %.9g s): %s has position (%g, %g, %g) and "
-             "velocity (%g, %g, %g); the run is stopped before this frame is written. Reduce dt "
-             "or raise substeps, lower wind or raise mass, or make the constraints softer",
-             inf->kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", inf->name, s->frame + 1,
-             (s->frame + 1) * s->dt, where, xv[0], xv[1], xv[2], xv[4], xv[5], xv[6]);
+  int finite = 1;
+  for (int q = 0; q < 8; q++) finite &= isfinite(xv[q]) != 0;
+  if (finite) /* finite, so beyond the world's range (drape_types.h) */
+    drape_fail(&s->diverged, DRAPE_EUNSTABLE,
+               "%s \"%s\" diverged at frame %d (t = %.9g s): %s has position (%g, %g, %g), "
+               "beyond the +-%g m a scene holds, and velocity (%g, %g, %g); the run is stopped "
+               "before this frame is written. A collider keyed that far in a frame carries the "
+               "cloth with it: key it within the scene's range",
+               inf->kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", inf->name, s->frame + 1,
+               (s->frame + 1) * s->dt, where, xv[0], xv[1], xv[2], (double)DR_MAX_COORD, xv[4],
+               xv[5], xv[6]);
+  else
+    drape_fail(&s->diverged, DRAPE_EUNSTABLE,
+               "%s \"%s\" diverged at frame %d (t = %.9g s): %s has position (%g, %g, %g) and "
+               "velocity (%g, %g, %g); the run is stopped before this frame is written. Reduce dt "
+               "or raise substeps, lower wind or raise mass, or make the constraints softer",
+               inf->kind == DRAPE_OBJ_CLOTH ? "cloth" : "rope", inf->name, s->frame + 1,
+               (s->frame + 1) * s->dt, where, xv[0], xv[1], xv[2], xv[4], xv[5], xv[6]);
   if (e) *e = s->diverged;
   return DRAPE_EUNSTABLE;
 }
