@@ -327,6 +327,20 @@ out=$("$D" batch "$T/meshy/bad.json" --out "$T/meshy/sh" --shard 1/2 2>&1)
 check "shard 1/2 with its invalid job" 2 $?
 expect_fixed "the invalid job named" "$out" "job 00001 (substeps = 0)"
 
+# two runs of one shard on one folder: the second is refused while the
+# first holds the folder's lock for that shard, and the first finishes
+cat >"$T/slow.json" <<'EOF'
+{"scene": "base.json", "frames": 1000, "vary": {"substeps": [30]}}
+EOF
+"$D" batch "$T/slow.json" --out "$T/locked" --jobs 1 >"$T/first.log" 2>&1 &
+first=$!
+for _ in $(seq 100); do [[ -e "$T/locked/.lock-shard-0-of-1" ]] && break; sleep 0.05; done
+out=$("$D" batch "$T/slow.json" --out "$T/locked" --jobs 1 2>&1)
+check "a second run of the same shard" 2 $?
+expect_fixed "the lock named" "$out" "another drape batch holds the lock on this folder for shard 0/1"
+wait "$first"
+check "the first run, undisturbed" 0 $?
+
 # --- 6. --slurm, --summary flags, a changed sweep ---
 out=$("$D" batch "$SW" --out "$T/sl" --slurm --tasks 4 --max-parallel 2 --partition debug \
   --gpus-per-task 1 --time 10:00 2>&1)

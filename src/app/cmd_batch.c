@@ -37,6 +37,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <ftw.h>
 #include <inttypes.h>
 #include <math.h>
@@ -2169,6 +2170,28 @@ int cmd_batch(dr_app *app, int argc, char **argv) {
   const long first = o.slurm ? 0 : o.shard_i, step = o.slurm ? 1 : o.shard_n;
   if ((rc = check_jobs(&s, invalid, first, step, &e))) goto out;
   if ((rc = dr_make_dirs(o.out_dir, "--out", &e))) goto out;
+  /* One run per shard of a folder at a time: two runs of the same shard
+   * would each mark jobs done while the other was still writing them. The
+   * lock is the kernel's (flock), so it goes with the process, however it
+   * ends; shards of one sweep run side by side, each with its own lock. */
+  if (!o.slurm) {
+    char lock[4400];
+    snprintf(lock, sizeof lock, "%s/.lock-shard-%ld-of-%ld", o.out_dir, o.shard_i, o.shard_n);
+    const int fd = open(lock, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      rc = drape_fail(&e, DRAPE_EIO, "--out \"%s\": cannot open the lock %s: %s", o.out_dir, lock,
+                      strerror(errno));
+      goto out;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      close(fd);
+      rc = drape_fail(&e, DRAPE_EINVAL, "--out \"%s\": another drape batch holds the lock on this "
+                      "folder for shard %ld/%ld (%s); wait for it to finish, or give another --out",
+                      o.out_dir, o.shard_i, o.shard_n, lock);
+      goto out;
+    }
+    /* held until the process exits */
+  }
   if (!planned) {
     const cJSON *mine = s.plan;
     if ((rc = plan_commit(&s, o.out_dir, &e))) goto out;
