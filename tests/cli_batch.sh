@@ -341,6 +341,25 @@ expect_fixed "the lock named" "$out" "another drape batch holds the lock on this
 wait "$first"
 check "the first run, undisturbed" 0 $?
 
+# a tampered plan.json: refused at once, naming what is wrong
+cp "$T/a/plan.json" "$T/plan.keep"
+python3 - "$T/a/plan.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); p["digits"] = 1e300; json.dump(p, open(sys.argv[1], "w"))
+PY
+out=$("$D" batch --summary "$T/a" 2>&1)
+check "--summary of a plan with digits 1e300" 2 $?
+expect_fixed "digits named" "$out" "plan.json is not a drape batch plan (digits: not 5, 6 or 7)"
+python3 - "$T/a/plan.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1])); p["digits"] = 5; p["keys"] = ["k%d" % i for i in range(100000)]
+json.dump(p, open(sys.argv[1], "w"))
+PY
+out=$("$D" batch --summary "$T/a" 2>&1)
+check "--summary of a plan with 100,000 keys" 2 $?
+expect_fixed "keys named" "$out" "(keys: not 1 to 32 key paths)"
+cp "$T/plan.keep" "$T/a/plan.json"
+
 # --- 6. --slurm, --summary flags, a changed sweep ---
 out=$("$D" batch "$SW" --out "$T/sl" --slurm --tasks 4 --max-parallel 2 --partition debug \
   --gpus-per-task 1 --time 10:00 2>&1)

@@ -1697,9 +1697,28 @@ static int summary_write(const char *dir, const batch_opts *o, int quiet, drape_
     cJSON_Delete(plan);
     return drape_fail(e, DRAPE_EINVAL, "--summary \"%s\": plan.json is not a drape batch plan", dir);
   }
-  const int n_keys = cJSON_GetArraySize(keys), digits = (int)dg->valuedouble;
+  /* The plan is a file in the output folder, so it is checked as input:
+   * its numbers within what a sweep can make, every row of the same width
+   * (a tampered plan made the summary take minutes, and list done jobs
+   * as not run). */
+  const double dgv = dg->valuedouble;
+  const int n_keys = cJSON_GetArraySize(keys);
   long n = 0;
-  for (const cJSON *r = jobs->child; r; r = r->next) n++;
+  for (const cJSON *r = jobs->child; r && n <= BATCH_MAX_JOBS; r = r->next) n++;
+  const char *bad = !(dgv >= 5 && dgv <= 7 && dgv == floor(dgv)) ? "digits: not 5, 6 or 7"
+                    : n_keys < 1 || n_keys > BATCH_MAX_KEYS    ? "keys: not 1 to 32 key paths"
+                    : n > BATCH_MAX_JOBS                       ? "jobs: more than a sweep can have"
+                                                               : NULL;
+  for (const cJSON *k = keys->child; !bad && k; k = k->next)
+    if (!cJSON_IsString(k)) bad = "keys: not all key paths (strings)";
+  for (const cJSON *r = jobs->child; !bad && r; r = r->next)
+    if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) != n_keys) bad = "jobs: a row is not one value per key";
+  if (bad) {
+    cJSON_Delete(plan);
+    return drape_fail(e, DRAPE_EINVAL, "--summary \"%s\": plan.json is not a drape batch plan "
+                      "(%s)", dir, bad);
+  }
+  const int digits = (int)dgv;
   const cJSON **vals = calloc((size_t)(n ? n : 1), sizeof *vals);
   srow *rows = calloc((size_t)(n ? n : 1), sizeof *rows);
   pcol *cols = calloc((size_t)n_keys * 8 + 1, sizeof *cols);
