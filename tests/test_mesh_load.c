@@ -229,6 +229,24 @@ static void rejections(void **state) {
     assert_int_equal(fs.cloth[0].mesh.n_tris, 1);
     drape_scene_free(&fs);
   }
+  /* one OBJ polygon of 1,025 corners: refused before Assimp triangulates
+   * it (its time grows faster than the square of the corners) */
+  {
+    const int nc = 1025;
+    char *obj = malloc((size_t)nc * 48 + 64);
+    assert_non_null(obj);
+    int n = 0;
+    for (int k = 0; k < nc; k++)
+      n += sprintf(obj + n, "v %.6f 0 %.6f\n", cos(2 * 3.14159265358979 * k / nc),
+                   sin(2 * 3.14159265358979 * k / nc));
+    n += sprintf(obj + n, "f");
+    for (int k = 0; k < nc; k++) n += sprintf(obj + n, " %d", k + 1);
+    sprintf(obj + n, "\n");
+    write_file("polygon.obj", obj);
+    free(obj);
+    expect_fail("\"mesh\": {\"file\": \"polygon.obj\"}", NULL,
+                "\"polygon.obj\": line 1026 has a face of 1025 corners; allowed up to 1024");
+  }
   /* a vertex beyond the coordinate range is refused, not dropped as a
    * zero-area triangle */
   expect_fail("\"mesh\": {\"file\": \"huge.ply\"}", NULL,

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -234,6 +235,42 @@ static int ply_header_check(const char *path, long long file_size, char *why, si
   return 0;
 }
 
+/* An OBJ face of more than this many corners is refused before import:
+ * Assimp's triangulation of one polygon grows faster than the square of
+ * its corners (40,000 took 14 s), and no cloth face needs more. */
+#define OBJ_MAX_FACE_CORNERS 1024
+
+/* The most corners of one "f" line of an OBJ file, and its line. */
+static long obj_max_corners(const char *path, long *line_out) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  long best = 0, line = 1, corners = 0;
+  int at_start = 1, in_face = 0, in_token = 0, c;
+  while ((c = getc(f)) != EOF) {
+    if (c == '\n') {
+      if (in_face && corners > best) best = corners, *line_out = line;
+      line++, at_start = 1, in_face = 0, in_token = 0, corners = 0;
+      continue;
+    }
+    if (at_start) {
+      at_start = 0;
+      if (c == 'f') {
+        const int d = getc(f);
+        in_face = d == ' ' || d == '\t';
+        if (d == '\n') { line++, at_start = 1; continue; }
+        continue;
+      }
+    }
+    if (!in_face) continue;
+    const int space = c == ' ' || c == '\t' || c == '\r';
+    if (!space && !in_token) corners++;
+    in_token = !space;
+  }
+  if (in_face && corners > best) best = corners, *line_out = line;
+  fclose(f);
+  return best;
+}
+
 /* Assimp's import on a thread of its own with a large stack: its parsers
  * recurse once per level of nesting (glTF's JSON, FBX's nodes), and a
  * file nested 100,000 deep would overflow a default 8 MiB stack. The
@@ -303,6 +340,15 @@ int drape_cloth_mesh_load(drape_cloth_def *d, int index, const char *base_dir, d
   if (ply_header_check(path, (long long)st.st_size, why, sizeof why))
     return drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": '%s' is not a valid PLY file: %s", key,
                       m->file, path, why);
+  const size_t plen = strlen(path);
+  if (plen > 4 && strcasecmp(path + plen - 4, ".obj") == 0) {
+    long line = 0;
+    const long corners = obj_max_corners(path, &line);
+    if (corners > OBJ_MAX_FACE_CORNERS)
+      return drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": line %ld has a face of %ld corners; allowed "
+                        "up to %d (split the polygon, or triangulate it in the modelling tool)",
+                        key, m->file, line, corners, OBJ_MAX_FACE_CORNERS);
+  }
   const struct aiScene *sc = guarded_import(path);
   if (!sc)
     return drape_fail(e, DRAPE_EINVAL, "%s = \"%s\": cannot read '%s' as a mesh (Assimp: %s)", key,
