@@ -346,3 +346,58 @@ __kernel void warm_hinge(__global dr_float4 *x, __global const dr_float4 *p,
     x[q.a] = a, x[q.b] = b, x[q.c] = c, x[q.d] = d;
   }
 }
+
+#ifdef __OPENCL_VERSION__
+/* Vector form of project_hinge: DR_BEND_LANES (8) hinges of the colour per
+ * work item through dihedral.cl's drd_solve8 (the scalar step's exact
+ * arithmetic per lane, so the CPU reference's bits), corners gathered into
+ * x, y, z, w columns as project_dihedral does; lanes past the colour's end
+ * repeat its last hinge and store nothing. */
+__kernel void project_hinge_v(__global float4 *x, __global const dr_dihedral *hinge,
+                              __global float *hlambda, const int first, const int count,
+                              const float inv_h2, const int lambda_mode) {
+  const int k0 = get_global_id(0) * DR_BEND_LANES;
+  if (k0 >= count) return;
+  const int n = min(count - k0, DR_BEND_LANES);
+  int8 ia, ib, ic, id;
+  float8 hrest, hcomp, hlam = (float8)(0.0f);
+#define DRM_LOAD(L, S)                                                                            \
+  {                                                                                              \
+    const int q_ = first + min(k0 + L, count - 1);                                               \
+    const dr_dihedral q = hinge[q_];                                                             \
+    ia.s##S = q.a, ib.s##S = q.b, ic.s##S = q.c, id.s##S = q.d;                                  \
+    hrest.s##S = q.rest, hcomp.s##S = q.compliance;                                              \
+    if (lambda_mode == DR_LAMBDA_KEEP) hlam.s##S = hlambda[q_];                                  \
+  }
+  DRD_LANES(DRM_LOAD)
+#undef DRM_LOAD
+#define DRM_COLS(I, X, Y, Z, W)                                                                   \
+  float8 X, Y, Z, W;                                                                             \
+  {                                                                                              \
+    const float16 p0 = (float16)(x[I.s0], x[I.s1], x[I.s2], x[I.s3]);                            \
+    const float16 p1 = (float16)(x[I.s4], x[I.s5], x[I.s6], x[I.s7]);                            \
+    X = (float8)(p0.s048c, p1.s048c), Y = (float8)(p0.s159d, p1.s159d);                          \
+    Z = (float8)(p0.s26ae, p1.s26ae), W = (float8)(p0.s37bf, p1.s37bf);                          \
+  }
+  DRM_COLS(ia, ax, ay, az, aw)
+  DRM_COLS(ib, bx, by, bz, bw)
+  DRM_COLS(ic, cx, cy, cz, cw)
+  DRM_COLS(id, dx, dy, dz, dw)
+#undef DRM_COLS
+  const int8 ok = (int8)(0, 1, 2, 3, 4, 5, 6, 7) < n;
+  int8 act;
+  const float8 dl = drd_solve8(&ax, &ay, &az, aw, &bx, &by, &bz, bw, &cx, &cy, &cz, cw, &dx, &dy,
+                               &dz, dw, hrest, hcomp * inv_h2, hlam, ok, &act);
+  const float8 hnew = hlam + dl;
+#define DRM_STORE(L, S)                                                                           \
+  if (act.s##S) {                                                                                \
+    if (lambda_mode != DR_LAMBDA_NONE) hlambda[first + k0 + L] = hnew.s##S;                      \
+    x[ia.s##S] = (float4)(ax.s##S, ay.s##S, az.s##S, aw.s##S);                                   \
+    x[ib.s##S] = (float4)(bx.s##S, by.s##S, bz.s##S, bw.s##S);                                   \
+    x[ic.s##S] = (float4)(cx.s##S, cy.s##S, cz.s##S, cw.s##S);                                   \
+    x[id.s##S] = (float4)(dx.s##S, dy.s##S, dz.s##S, dw.s##S);                                   \
+  }
+  DRD_LANES(DRM_STORE)
+#undef DRM_STORE
+}
+#endif
