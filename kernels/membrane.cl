@@ -5,8 +5,9 @@
  * One source for the device and the CPU reference, as dihedral.cl (which
  * comes before this file in the program and in the C includes, and gives
  * __global, __kernel and DRD_SQRT): src/cloth/cpu_stages.c includes this
- * file as C. Scalar code, explicit component sums in a fixed order, no
- * FMA contraction (drape_types.h).
+ * file as C. Explicit component sums in a fixed order, no FMA contraction
+ * (drape_types.h); the projections are written once for float and float8
+ * (DRM_DEFINE), the warm start is scalar (it runs only with warm_start).
  *
  * The membrane (drape_types.h, dr_membrane) is the constant-strain
  * triangle written as three XPBD constraints in the fabric's own frame:
@@ -69,24 +70,6 @@ static inline drm_tangents drm_tangents_at(const dr_membrane q, const dr_float4 
   return t;
 }
 
-/* One scalar constraint with gradient g_a, g_b, g_c (3 floats each) and
- * value C: the XPBD step on a, b, c; returns dlambda (0 where the
- * denominator is 0: every corner pinned and no compliance). */
-static inline float drm_step(dr_float4 *a, dr_float4 *b, dr_float4 *c, const float *ga,
-                             const float *gb, const float *gc, const float C, const float alpha,
-                             const float lam) {
-  const float denom = (*a).w * (ga[0] * ga[0] + ga[1] * ga[1] + ga[2] * ga[2]) +
-                      (*b).w * (gb[0] * gb[0] + gb[1] * gb[1] + gb[2] * gb[2]) +
-                      (*c).w * (gc[0] * gc[0] + gc[1] * gc[1] + gc[2] * gc[2]) + alpha;
-  if (!(denom > 0.0f)) return 0.0f;
-  const float dl = (-C - alpha * lam) / denom;
-  const float sa = (*a).w * dl, sb = (*b).w * dl, sc = (*c).w * dl;
-  (*a).x = (*a).x + sa * ga[0], (*a).y = (*a).y + sa * ga[1], (*a).z = (*a).z + sa * ga[2];
-  (*b).x = (*b).x + sb * gb[0], (*b).y = (*b).y + sb * gb[1], (*b).z = (*b).z + sb * gb[2];
-  (*c).x = (*c).x + sc * gc[0], (*c).y = (*c).y + sc * gc[1], (*c).z = (*c).z + sc * gc[2];
-  return dl;
-}
-
 /* The unit direction of f (3 floats) and its length; 0 for f = 0. */
 static inline float drm_unit(const float fx, const float fy, const float fz, float *n) {
   const float l = DRD_SQRT(fx * fx + fy * fy + fz * fz);
@@ -111,39 +94,93 @@ static inline float drm_frame(const drm_tangents t, float *nu, float *nv, float 
   return cs;
 }
 
-/* Projects membrane triangle q (warp, then weft, then shear) on the
- * corners a, b, c; lam holds its three multipliers (x, y, z), updated. */
+/* The projection of a membrane triangle (warp, then weft, then shear),
+ * written once for a lane type T with mask type I and select SEL, and made
+ * for T = float (the CPU reference and the GPU kernel form) and, in
+ * OpenCL, T = float8 (the vector form: eight triangles of a colour per
+ * work item, as dihedral.cl does for hinges). Branches are selects, so a
+ * lane computes the scalar code's values in its order: a component acts
+ * where its compliance is >= 0 (negative: off), its tangents have length
+ * and its denominator is > 0; its multiplier then takes dlambda (0 where
+ * the denominator is not > 0), as the scalar step does. */
+#define DRM_DEFINE(S, T, I, SEL)                                                                  \
+  /* One component: gradients g (a, b, c: x, y, z each) of value C with       \
+   * compliance alpha~; `live` where it acts. */                                                 \
+  static inline T drm_comp##S(T *ax, T *ay, T *az, const T aw, T *bx, T *by, T *bz, const T bw,  \
+                              T *cx, T *cy, T *cz, const T cw, const T gax, const T gay,         \
+                              const T gaz, const T gbx, const T gby, const T gbz, const T gcx,   \
+                              const T gcy, const T gcz, const T C, const T alpha, const T lam,   \
+                              const I live) {                                                    \
+    const T denom = aw * (gax * gax + gay * gay + gaz * gaz) +                                   \
+                    bw * (gbx * gbx + gby * gby + gbz * gbz) +                                   \
+                    cw * (gcx * gcx + gcy * gcy + gcz * gcz) + alpha;                            \
+    const I pos = denom > 0.0f;                                                                  \
+    const T dl = (-C - alpha * lam) / denom;                                                     \
+    const I upd = live & pos;                                                                    \
+    const T sa = aw * dl, sb = bw * dl, sc = cw * dl;                                            \
+    *ax = SEL(upd, *ax + sa * gax, *ax);                                                         \
+    *ay = SEL(upd, *ay + sa * gay, *ay);                                                         \
+    *az = SEL(upd, *az + sa * gaz, *az);                                                         \
+    *bx = SEL(upd, *bx + sb * gbx, *bx);                                                         \
+    *by = SEL(upd, *by + sb * gby, *by);                                                         \
+    *bz = SEL(upd, *bz + sb * gbz, *bz);                                                         \
+    *cx = SEL(upd, *cx + sc * gcx, *cx);                                                         \
+    *cy = SEL(upd, *cy + sc * gcy, *cy);                                                         \
+    *cz = SEL(upd, *cz + sc * gcz, *cz);                                                         \
+    return SEL(live, lam + SEL(pos, dl, (T)(0.0f)), lam);                                        \
+  }                                                                                              \
+  static inline void drm_project##S(                                                             \
+      const T cub, const T cuc, const T cvb, const T cvc, const T comp_u, const T comp_v,        \
+      const T comp_s, T *ax, T *ay, T *az, const T aw, T *bx, T *by, T *bz, const T bw, T *cx,   \
+      T *cy, T *cz, const T cw, T *lam_u, T *lam_v, T *lam_s, const float inv_h2, const I ok) {  \
+    const T cua = -(cub + cuc), cva = -(cvb + cvc);                                              \
+    /* warp, then weft: C = |f| - 1 along the unit tangent n, g_i = c_i n */                    \
+    for (int k = 0; k < 2; k++) {                                                                \
+      const T c1 = k ? cvb : cub, c2 = k ? cvc : cuc, c0 = k ? cva : cua;                         \
+      const T ebx = *bx - *ax, eby = *by - *ay, ebz = *bz - *az;                                 \
+      const T ecx = *cx - *ax, ecy = *cy - *ay, ecz = *cz - *az;                                 \
+      const T fx = c1 * ebx + c2 * ecx, fy = c1 * eby + c2 * ecy, fz = c1 * ebz + c2 * ecz;      \
+      const T l = DRD_SQRT(fx * fx + fy * fy + fz * fz);                                         \
+      const T il = SEL(l > 0.0f, 1.0f / l, (T)(0.0f));                                           \
+      const T nx = fx * il, ny = fy * il, nz = fz * il;                                          \
+      const T comp = k ? comp_v : comp_u;                                                        \
+      T *lam = k ? lam_v : lam_u;                                                                \
+      *lam = drm_comp##S(ax, ay, az, aw, bx, by, bz, bw, cx, cy, cz, cw, c0 * nx, c0 * ny,       \
+                         c0 * nz, c1 * nx, c1 * ny, c1 * nz, c2 * nx, c2 * ny, c2 * nz,          \
+                         l - 1.0f, comp * inv_h2, *lam, ok & (l > 0.0f) & (comp >= 0.0f));       \
+    }                                                                                            \
+    /* shear: C = nu . nv, dC/df_u = (nv - C nu) / |f_u|, dC/df_v likewise */                   \
+    const T ebx = *bx - *ax, eby = *by - *ay, ebz = *bz - *az;                                   \
+    const T ecx = *cx - *ax, ecy = *cy - *ay, ecz = *cz - *az;                                   \
+    const T ux = cub * ebx + cuc * ecx, uy = cub * eby + cuc * ecy, uz = cub * ebz + cuc * ecz;  \
+    const T vx = cvb * ebx + cvc * ecx, vy = cvb * eby + cvc * ecy, vz = cvb * ebz + cvc * ecz;  \
+    const T lu = DRD_SQRT(ux * ux + uy * uy + uz * uz);                                          \
+    const T lv = DRD_SQRT(vx * vx + vy * vy + vz * vz);                                          \
+    const T iu = SEL(lu > 0.0f, 1.0f / lu, (T)(0.0f)), iv = SEL(lv > 0.0f, 1.0f / lv, (T)(0.0f)); \
+    const T nux = ux * iu, nuy = uy * iu, nuz = uz * iu;                                         \
+    const T nvx = vx * iv, nvy = vy * iv, nvz = vz * iv;                                         \
+    const T cs = nux * nvx + nuy * nvy + nuz * nvz;                                              \
+    const T dux = (nvx - cs * nux) * iu, duy = (nvy - cs * nuy) * iu, duz = (nvz - cs * nuz) * iu; \
+    const T dvx = (nux - cs * nvx) * iv, dvy = (nuy - cs * nvy) * iv, dvz = (nuz - cs * nvz) * iv; \
+    *lam_s = drm_comp##S(ax, ay, az, aw, bx, by, bz, bw, cx, cy, cz, cw, cua * dux + cva * dvx,   \
+                         cua * duy + cva * dvy, cua * duz + cva * dvz, cub * dux + cvb * dvx,     \
+                         cub * duy + cvb * dvy, cub * duz + cvb * dvz, cuc * dux + cvc * dvx,     \
+                         cuc * duy + cvc * dvy, cuc * duz + cvc * dvz, cs, comp_s * inv_h2,       \
+                         *lam_s, ok & (lu > 0.0f) & (lv > 0.0f) & (comp_s >= 0.0f));             \
+  }
+
+DRM_DEFINE(1, float, int, DRD_SEL1)
+
+/* Projects membrane triangle q on the corners a, b, c; lam holds its three
+ * multipliers (x, y, z), updated. */
 static inline void drm_project(const dr_membrane q, dr_float4 *a, dr_float4 *b, dr_float4 *c,
                                dr_float4 *lam, const float inv_h2) {
-  const float cua = -(q.cub + q.cuc), cva = -(q.cvb + q.cvc);
-  float n[3], ga[3], gb[3], gc[3];
-  /* warp */
-  {
-    const drm_tangents t = drm_tangents_at(q, *a, *b, *c);
-    const float l = drm_unit(t.ux, t.uy, t.uz, n);
-    for (int k = 0; k < 3; k++) ga[k] = cua * n[k], gb[k] = q.cub * n[k], gc[k] = q.cuc * n[k];
-    if (l > 0.0f) (*lam).x = (*lam).x + drm_step(a, b, c, ga, gb, gc, l - 1.0f, q.comp_u * inv_h2, (*lam).x);
-  }
-  /* weft */
-  {
-    const drm_tangents t = drm_tangents_at(q, *a, *b, *c);
-    const float l = drm_unit(t.vx, t.vy, t.vz, n);
-    for (int k = 0; k < 3; k++) ga[k] = cva * n[k], gb[k] = q.cvb * n[k], gc[k] = q.cvc * n[k];
-    if (l > 0.0f) (*lam).y = (*lam).y + drm_step(a, b, c, ga, gb, gc, l - 1.0f, q.comp_v * inv_h2, (*lam).y);
-  }
-  /* shear */
-  {
-    const drm_tangents t = drm_tangents_at(q, *a, *b, *c);
-    float nu[3], nv[3], du[3], dv[3], lu, lv;
-    const float cs = drm_frame(t, nu, nv, du, dv, &lu, &lv);
-    for (int k = 0; k < 3; k++) {
-      ga[k] = cua * du[k] + cva * dv[k];
-      gb[k] = q.cub * du[k] + q.cvb * dv[k];
-      gc[k] = q.cuc * du[k] + q.cvc * dv[k];
-    }
-    if (lu > 0.0f && lv > 0.0f)
-      (*lam).z = (*lam).z + drm_step(a, b, c, ga, gb, gc, cs, q.comp_s * inv_h2, (*lam).z);
-  }
+  float ax = (*a).x, ay = (*a).y, az = (*a).z, bx = (*b).x, by = (*b).y, bz = (*b).z;
+  float cx = (*c).x, cy = (*c).y, cz = (*c).z, lu = (*lam).x, lv = (*lam).y, ls = (*lam).z;
+  drm_project1(q.cub, q.cuc, q.cvb, q.cvc, q.comp_u, q.comp_v, q.comp_s, &ax, &ay, &az, (*a).w,
+               &bx, &by, &bz, (*b).w, &cx, &cy, &cz, (*c).w, &lu, &lv, &ls, inv_h2, 1);
+  (*a).x = ax, (*a).y = ay, (*a).z = az, (*b).x = bx, (*b).y = by, (*b).z = bz;
+  (*c).x = cx, (*c).y = cy, (*c).z = cz, (*lam).x = lu, (*lam).y = lv, (*lam).z = ls;
 }
 
 /* The warm start of triangle q: its multipliers lam applied along its
@@ -396,6 +433,66 @@ __kernel void project_hinge_v(__global float4 *x, __global const dr_dihedral *hi
     x[ib.s##S] = (float4)(bx.s##S, by.s##S, bz.s##S, bw.s##S);                                   \
     x[ic.s##S] = (float4)(cx.s##S, cy.s##S, cz.s##S, cw.s##S);                                   \
     x[id.s##S] = (float4)(dx.s##S, dy.s##S, dz.s##S, dw.s##S);                                   \
+  }
+  DRD_LANES(DRM_STORE)
+#undef DRM_STORE
+}
+#endif
+
+#ifdef __OPENCL_VERSION__
+DRM_DEFINE(8, float8, int8, DRD_SELV)
+
+/* Vector form of project_membrane: DR_BEND_LANES (8) triangles of the
+ * colour per work item (the scalar step's arithmetic per lane: the CPU
+ * reference's bits), corners gathered into x, y, z, w columns; lanes past
+ * the colour's end repeat its last triangle, act on nothing and store
+ * nothing. No two triangles of a colour share a corner, so each lane
+ * stores its own three particles. */
+__kernel void project_membrane_v(__global float4 *x, __global const dr_membrane *mem,
+                                 __global float4 *mlambda, const int first, const int count,
+                                 const float inv_h2, const int lambda_mode) {
+  const int k0 = get_global_id(0) * DR_BEND_LANES;
+  if (k0 >= count) return;
+  const int n = min(count - k0, DR_BEND_LANES);
+  int8 ia, ib, ic;
+  float8 cub, cuc, cvb, cvc, cpu, cpv, cps, lu = (float8)(0.0f), lv = (float8)(0.0f),
+                                            ls = (float8)(0.0f);
+#define DRM_LOAD(L, S)                                                                            \
+  {                                                                                              \
+    const int q_ = first + min(k0 + L, count - 1);                                               \
+    const dr_membrane q = mem[q_];                                                               \
+    ia.s##S = q.a, ib.s##S = q.b, ic.s##S = q.c;                                                 \
+    cub.s##S = q.cub, cuc.s##S = q.cuc, cvb.s##S = q.cvb, cvc.s##S = q.cvc;                      \
+    cpu.s##S = q.comp_u, cpv.s##S = q.comp_v, cps.s##S = q.comp_s;                               \
+    if (lambda_mode == DR_LAMBDA_KEEP) {                                                         \
+      const float4 l_ = mlambda[q_];                                                             \
+      lu.s##S = l_.x, lv.s##S = l_.y, ls.s##S = l_.z;                                            \
+    }                                                                                            \
+  }
+  DRD_LANES(DRM_LOAD)
+#undef DRM_LOAD
+#define DRM_COLS(I, X, Y, Z, W)                                                                   \
+  float8 X, Y, Z, W;                                                                             \
+  {                                                                                              \
+    const float16 p0 = (float16)(x[I.s0], x[I.s1], x[I.s2], x[I.s3]);                            \
+    const float16 p1 = (float16)(x[I.s4], x[I.s5], x[I.s6], x[I.s7]);                            \
+    X = (float8)(p0.s048c, p1.s048c), Y = (float8)(p0.s159d, p1.s159d);                          \
+    Z = (float8)(p0.s26ae, p1.s26ae), W = (float8)(p0.s37bf, p1.s37bf);                          \
+  }
+  DRM_COLS(ia, ax, ay, az, aw)
+  DRM_COLS(ib, bx, by, bz, bw)
+  DRM_COLS(ic, cx, cy, cz, cw)
+#undef DRM_COLS
+  const int8 ok = (int8)(0, 1, 2, 3, 4, 5, 6, 7) < n;
+  drm_project8(cub, cuc, cvb, cvc, cpu, cpv, cps, &ax, &ay, &az, aw, &bx, &by, &bz, bw, &cx, &cy,
+               &cz, cw, &lu, &lv, &ls, inv_h2, ok);
+#define DRM_STORE(L, S)                                                                           \
+  if (L < n) {                                                                                   \
+    if (lambda_mode != DR_LAMBDA_NONE)                                                           \
+      mlambda[first + k0 + L] = (float4)(lu.s##S, lv.s##S, ls.s##S, 0.0f);                       \
+    x[ia.s##S] = (float4)(ax.s##S, ay.s##S, az.s##S, aw.s##S);                                   \
+    x[ib.s##S] = (float4)(bx.s##S, by.s##S, bz.s##S, bw.s##S);                                   \
+    x[ic.s##S] = (float4)(cx.s##S, cy.s##S, cz.s##S, cw.s##S);                                   \
   }
   DRD_LANES(DRM_STORE)
 #undef DRM_STORE

@@ -25,7 +25,7 @@ static const char *const kernel_names[K_COUNT] = {
     "wind_triangles", "wind_gather", "predict", "drive_kinematic", "project_distance", "tethers",
     "collide", "update_velocities", "update_fused", "tear_constraints", "tear_triangles",
     "vertex_normals", "verlet_predict", "springs_forces", "springs_advance", "project_dihedral",
-    "project_membrane", "project_hinge_v", "warm_dihedral", "warm_hinge", "warm_membrane",
+    "project_membrane_v", "project_hinge_v", "warm_dihedral", "warm_hinge", "warm_membrane",
     "warm_distance"};
 /* The GPU form (docs/solver.md, "Two kernel forms"): one constraint or
  * particle per work item, same argument names (springs_forces_g: the
@@ -36,7 +36,7 @@ static const char *const kernel_names[K_COUNT] = {
 static const char *const gpu_kernel_names[K_COUNT] = {
     [K_PROJECT] = "project_distance_g", [K_TETHERS] = "tethers_g", [K_COLLIDE] = "collide_g",
     [K_FUSED] = "update_fused_g", [K_SPRINGS_FORCES] = "springs_forces_g",
-    [K_BEND] = "project_dihedral_g", [K_HINGE] = "project_hinge"};
+    [K_BEND] = "project_dihedral_g", [K_HINGE] = "project_hinge", [K_MEMB] = "project_membrane"};
 
 typedef struct cl_state {
   drape_cl *cl;
@@ -334,7 +334,8 @@ static int cl_project_membrane(drape_sim *s, int colour, int mode, drape_err *e)
   int first = s->m.memb_colour_off[colour], count = s->m.memb_colour_off[colour + 1] - first;
   BIND(K_MEMB, 3, A("first", first), A("count", count));
   BIND(K_MEMB, 6, A("lambda_mode", mode));
-  return launch(s, K_MEMB, (size_t)count, e);
+  return launch(s, K_MEMB,
+                c->gpu ? (size_t)count : ((size_t)count + DR_BEND_LANES - 1) / DR_BEND_LANES, e);
 }
 static int cl_project_hinge(drape_sim *s, int colour, int mode, drape_err *e) {
   cl_state *c = ST(s);
