@@ -312,19 +312,10 @@ __kernel void project_dihedral(__global float4 *x, __global const dr_dihedral *b
   /* each corner's eight float4s as two float16s, split into x, y, z, w
    * columns by one two-source permute each (a transposition that PoCL
    * otherwise builds element by element) */
-#define DRD_COLS(I, X, Y, Z, W)                                                                   \
-  float8 X, Y, Z, W;                                                                             \
-  {                                                                                              \
-    const float16 p0 = (float16)(x[I.s0], x[I.s1], x[I.s2], x[I.s3]);                            \
-    const float16 p1 = (float16)(x[I.s4], x[I.s5], x[I.s6], x[I.s7]);                            \
-    X = (float8)(p0.s048c, p1.s048c), Y = (float8)(p0.s159d, p1.s159d);                          \
-    Z = (float8)(p0.s26ae, p1.s26ae), W = (float8)(p0.s37bf, p1.s37bf);                          \
-  }
-  DRD_COLS(ia, ax, ay, az, aw)
-  DRD_COLS(ib, bx, by, bz, bw)
-  DRD_COLS(ic, cx, cy, cz, cw)
-  DRD_COLS(id, dx, dy, dz, dw)
-#undef DRD_COLS
+  DR_GATHER8(x, ia, ax, ay, az, aw)
+  DR_GATHER8(x, ib, bx, by, bz, bw)
+  DR_GATHER8(x, ic, cx, cy, cz, cw)
+  DR_GATHER8(x, id, dx, dy, dz, dw)
   float8 er, ec;
 #define DRD_EDGE(L, S) er.s##S = crest[ie.s##S], ec.s##S = ccomp[ie.s##S];
   DRD_LANES(DRD_EDGE)

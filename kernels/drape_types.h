@@ -228,6 +228,19 @@ typedef struct dr_kinematic {
                              objects[o.s3].field, objects[o.s4].field, objects[o.s5].field, \
                              objects[o.s6].field, objects[o.s7].field))
 #define DR_LANES8(F) F(0) F(1) F(2) F(3) F(4) F(5) F(6) F(7)
+/* The float4 particles at the eight indices of I (int8), gathered and
+ * split into x, y, z, w columns X, Y, Z, W (declared here) by one
+ * two-source permute each: the vector forms of the hinge and membrane
+ * kernels (dihedral.cl, membrane.cl), whose items' particles are seldom
+ * consecutive. */
+#define DR_GATHER8(x, I, X, Y, Z, W)                                                              \
+  float8 X, Y, Z, W;                                                                             \
+  {                                                                                              \
+    const float16 p0_ = (float16)(x[I.s0], x[I.s1], x[I.s2], x[I.s3]);                           \
+    const float16 p1_ = (float16)(x[I.s4], x[I.s5], x[I.s6], x[I.s7]);                           \
+    X = (float8)(p0_.s048c, p1_.s048c), Y = (float8)(p0_.s159d, p1_.s159d);                      \
+    Z = (float8)(p0_.s26ae, p1_.s26ae), W = (float8)(p0_.s37bf, p1_.s37bf);                      \
+  }
 
 /* Four float4 in a float16 ("AoS lanes"): arithmetic on the particles as
  * stored, with one value per particle packed into a float8 only where it

@@ -408,19 +408,10 @@ __kernel void project_hinge_v(__global float4 *x, __global const dr_dihedral *hi
   }
   DRD_LANES(DRM_LOAD)
 #undef DRM_LOAD
-#define DRM_COLS(I, X, Y, Z, W)                                                                   \
-  float8 X, Y, Z, W;                                                                             \
-  {                                                                                              \
-    const float16 p0 = (float16)(x[I.s0], x[I.s1], x[I.s2], x[I.s3]);                            \
-    const float16 p1 = (float16)(x[I.s4], x[I.s5], x[I.s6], x[I.s7]);                            \
-    X = (float8)(p0.s048c, p1.s048c), Y = (float8)(p0.s159d, p1.s159d);                          \
-    Z = (float8)(p0.s26ae, p1.s26ae), W = (float8)(p0.s37bf, p1.s37bf);                          \
-  }
-  DRM_COLS(ia, ax, ay, az, aw)
-  DRM_COLS(ib, bx, by, bz, bw)
-  DRM_COLS(ic, cx, cy, cz, cw)
-  DRM_COLS(id, dx, dy, dz, dw)
-#undef DRM_COLS
+  DR_GATHER8(x, ia, ax, ay, az, aw)
+  DR_GATHER8(x, ib, bx, by, bz, bw)
+  DR_GATHER8(x, ic, cx, cy, cz, cw)
+  DR_GATHER8(x, id, dx, dy, dz, dw)
   const int8 ok = (int8)(0, 1, 2, 3, 4, 5, 6, 7) < n;
   int8 act;
   const float8 dl = drd_solve8(&ax, &ay, &az, aw, &bx, &by, &bz, bw, &cx, &cy, &cz, cw, &dx, &dy,
@@ -471,18 +462,9 @@ __kernel void project_membrane_v(__global float4 *x, __global const dr_membrane 
   }
   DRD_LANES(DRM_LOAD)
 #undef DRM_LOAD
-#define DRM_COLS(I, X, Y, Z, W)                                                                   \
-  float8 X, Y, Z, W;                                                                             \
-  {                                                                                              \
-    const float16 p0 = (float16)(x[I.s0], x[I.s1], x[I.s2], x[I.s3]);                            \
-    const float16 p1 = (float16)(x[I.s4], x[I.s5], x[I.s6], x[I.s7]);                            \
-    X = (float8)(p0.s048c, p1.s048c), Y = (float8)(p0.s159d, p1.s159d);                          \
-    Z = (float8)(p0.s26ae, p1.s26ae), W = (float8)(p0.s37bf, p1.s37bf);                          \
-  }
-  DRM_COLS(ia, ax, ay, az, aw)
-  DRM_COLS(ib, bx, by, bz, bw)
-  DRM_COLS(ic, cx, cy, cz, cw)
-#undef DRM_COLS
+  DR_GATHER8(x, ia, ax, ay, az, aw)
+  DR_GATHER8(x, ib, bx, by, bz, bw)
+  DR_GATHER8(x, ic, cx, cy, cz, cw)
   const int8 ok = (int8)(0, 1, 2, 3, 4, 5, 6, 7) < n;
   drm_project8(cub, cuc, cvb, cvc, cpu, cpv, cps, &ax, &ay, &az, aw, &bx, &by, &bz, bw, &cx, &cy,
                &cz, cw, &lu, &lv, &ls, inv_h2, ok);

@@ -329,21 +329,21 @@ static int cl_project_bend(drape_sim *s, int colour, int mode, drape_err *e) {
   return launch(s, K_BEND,
                 c->gpu ? (size_t)count : ((size_t)count + DR_BEND_LANES - 1) / DR_BEND_LANES, e);
 }
-static int cl_project_membrane(drape_sim *s, int colour, int mode, drape_err *e) {
+/* A colour of a material family (membranes K_MEMB, hinges K_HINGE): one
+ * item per work item in the GPU form, DR_BEND_LANES in the vector form. */
+static int cl_project_family(drape_sim *s, int k, const int *off, int colour, int mode,
+                             drape_err *e) {
   cl_state *c = ST(s);
-  int first = s->m.memb_colour_off[colour], count = s->m.memb_colour_off[colour + 1] - first;
-  BIND(K_MEMB, 3, A("first", first), A("count", count));
-  BIND(K_MEMB, 6, A("lambda_mode", mode));
-  return launch(s, K_MEMB,
-                c->gpu ? (size_t)count : ((size_t)count + DR_BEND_LANES - 1) / DR_BEND_LANES, e);
+  int first = off[colour], count = off[colour + 1] - first;
+  BIND(k, 3, A("first", first), A("count", count));
+  BIND(k, 6, A("lambda_mode", mode));
+  return launch(s, k, c->gpu ? (size_t)count : ((size_t)count + DR_BEND_LANES - 1) / DR_BEND_LANES, e);
+}
+static int cl_project_membrane(drape_sim *s, int colour, int mode, drape_err *e) {
+  return cl_project_family(s, K_MEMB, s->m.memb_colour_off, colour, mode, e);
 }
 static int cl_project_hinge(drape_sim *s, int colour, int mode, drape_err *e) {
-  cl_state *c = ST(s);
-  int first = s->m.mhinge_colour_off[colour], count = s->m.mhinge_colour_off[colour + 1] - first;
-  BIND(K_HINGE, 3, A("first", first), A("count", count));
-  BIND(K_HINGE, 6, A("lambda_mode", mode));
-  return launch(s, K_HINGE,
-                c->gpu ? (size_t)count : ((size_t)count + DR_BEND_LANES - 1) / DR_BEND_LANES, e);
+  return cl_project_family(s, K_HINGE, s->m.mhinge_colour_off, colour, mode, e);
 }
 /* kernels/membrane.cl, "Warm start": one launch per colour of each family
  * (edge units, hinges, membranes, distance constraints), in the CPU
