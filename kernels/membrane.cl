@@ -251,19 +251,21 @@ static inline void drm_warm_hinge(const dr_float4 pa, const dr_float4 pb, const 
   }
 }
 
+/* A kernel's items: work item k of the launch on the device, every k in
+ * turn in the CPU reference (the loop body is one work item). */
+#ifdef __OPENCL_VERSION__
+#define DRM_EACH(k, count) for (int k = (int)get_global_id(0); k < (count); k = (count))
+#else
+#define DRM_EACH(k, count) for (int k = 0; k < (count); k++)
+#endif
+
 /* ---- kernels: one triangle, link or edge unit per work item; a colour's
  * items share no particle (src/core/model.c colours them) ---- */
 
 __kernel void project_membrane(__global dr_float4 *x, __global const dr_membrane *mem,
                                __global dr_float4 *mlambda, const int first, const int count,
                                const float inv_h2, const int lambda_mode) {
-#ifdef __OPENCL_VERSION__
-  const int k = get_global_id(0);
-  if (k >= count) return;
-#else
-  for (int k = 0; k < count; k++)
-#endif
-  {
+  DRM_EACH(k, count) {
     const dr_membrane q = mem[first + k];
     dr_float4 a = x[q.a], b = x[q.b], c = x[q.c];
     dr_float4 lam = DRM_ZERO4;
@@ -277,13 +279,7 @@ __kernel void project_membrane(__global dr_float4 *x, __global const dr_membrane
 __kernel void warm_membrane(__global dr_float4 *x, __global const dr_float4 *p,
                             __global const dr_membrane *mem, __global const dr_float4 *mlambda,
                             const int first, const int count) {
-#ifdef __OPENCL_VERSION__
-  const int k = get_global_id(0);
-  if (k >= count) return;
-#else
-  for (int k = 0; k < count; k++)
-#endif
-  {
+  DRM_EACH(k, count) {
     const dr_membrane q = mem[first + k];
     dr_float4 a = x[q.a], b = x[q.b], c = x[q.c];
     drm_warm(q, p[q.a], p[q.b], p[q.c], &a, &b, &c, mlambda[first + k]);
@@ -295,13 +291,7 @@ __kernel void warm_distance(__global dr_float4 *x, __global const dr_float4 *p,
                             __global const int *ca, __global const int *cb,
                             __global const float *ccomp, __global const float *lambda,
                             const int first, const int count) {
-#ifdef __OPENCL_VERSION__
-  const int k = get_global_id(0);
-  if (k >= count) return;
-#else
-  for (int k = 0; k < count; k++)
-#endif
-  {
+  DRM_EACH(k, count) {
     const int q = first + k, ia = ca[q], ib = cb[q];
     dr_float4 a = x[ia], b = x[ib];
     drm_warm_link(p[ia], p[ib], &a, &b, ccomp[q], lambda[q]);
@@ -315,13 +305,7 @@ __kernel void warm_dihedral(__global dr_float4 *x, __global const dr_float4 *p,
                             __global const dr_dihedral *bend, __global const float *ccomp,
                             __global const float *blambda, __global const float *dlambda,
                             const int first, const int count) {
-#ifdef __OPENCL_VERSION__
-  const int k = get_global_id(0);
-  if (k >= count) return;
-#else
-  for (int k = 0; k < count; k++)
-#endif
-  {
+  DRM_EACH(k, count) {
     const dr_dihedral q = bend[first + k];
     const float comp = ccomp[q.edge];
     if (comp >= 0.0f) {
@@ -342,13 +326,7 @@ __kernel void warm_dihedral(__global dr_float4 *x, __global const dr_float4 *p,
 __kernel void project_hinge(__global dr_float4 *x, __global const dr_dihedral *hinge,
                             __global float *hlambda, const int first, const int count,
                             const float inv_h2, const int lambda_mode) {
-#ifdef __OPENCL_VERSION__
-  const int k = get_global_id(0);
-  if (k >= count) return;
-#else
-  for (int k = 0; k < count; k++)
-#endif
-  {
+  DRM_EACH(k, count) {
     const dr_dihedral q = hinge[first + k];
     const dr_float4 xa = x[q.a], xb = x[q.b], xc = x[q.c], xd = x[q.d];
     float ax = xa.x, ay = xa.y, az = xa.z, bx = xb.x, by = xb.y, bz = xb.z;
@@ -370,13 +348,7 @@ __kernel void project_hinge(__global dr_float4 *x, __global const dr_dihedral *h
 __kernel void warm_hinge(__global dr_float4 *x, __global const dr_float4 *p,
                          __global const dr_dihedral *hinge, __global const float *hlambda,
                          const int first, const int count) {
-#ifdef __OPENCL_VERSION__
-  const int k = get_global_id(0);
-  if (k >= count) return;
-#else
-  for (int k = 0; k < count; k++)
-#endif
-  {
+  DRM_EACH(k, count) {
     const dr_dihedral q = hinge[first + k];
     dr_float4 a = x[q.a], b = x[q.b], c = x[q.c], d = x[q.d];
     drm_warm_hinge(p[q.a], p[q.b], p[q.c], p[q.d], &a, &b, &c, &d, hlambda[first + k]);
