@@ -825,7 +825,7 @@ static void test_start_inside(void **state) {
     }
     print_message("start inside (%s): max speed %.3f m/s after 10 frames, %g particles inside\n",
                   be ? "cl" : "cpu", vmax, inside);
-    assert_true(vmax < 10.0); /* thrown out at depth / h, it was ~100 m/s and more */
+    assert_true(vmax < 10.0); /* thrown out at depth / h: 96 m/s and more */
     assert_true(inside == 0);
     free(x), free(v);
     drape_sim_destroy(sim);

@@ -1699,8 +1699,8 @@ static int summary_write(const char *dir, const batch_opts *o, int quiet, drape_
   }
   /* The plan is a file in the output folder, so it is checked as input:
    * its numbers within what a sweep can make, every row of the same width
-   * (a tampered plan made the summary take minutes, and list done jobs
-   * as not run). */
+   * (a huge digit count or key list would cost minutes, and misname the
+   * jobs' folders). */
   const double dgv = dg->valuedouble;
   const int n_keys = cJSON_GetArraySize(keys);
   long n = 0;

@@ -237,7 +237,8 @@ static int ply_header_check(const char *path, long long file_size, char *why, si
 
 /* An OBJ face of more than this many corners is refused before import:
  * Assimp's triangulation of one polygon grows faster than the square of
- * its corners (40,000 took 14 s), and no cloth face needs more. */
+ * its corners (14 s for 40,000 on the development machine), and no cloth
+ * face needs more. */
 #define OBJ_MAX_FACE_CORNERS 1024
 
 /* The most corners of one "f" line of an OBJ file, and its line. */
