@@ -947,10 +947,16 @@ static double fabric_frame(const drape_cloth_mesh *me, int tri, double du[3], do
  * the fabric frame. The rest angle is 0: a fabric is flat at rest, whatever
  * shape its mesh starts in. */
 static int build_material_cloth(const drape_cloth_def *c, int oi, const dr_mesh_topo *t,
-                                dr_model *m, int first, int *pi, int *ci, int *ti) {
+                                dr_model *m, int first, int *pi, int *ci, int *ti, drape_err *e) {
   const drape_cloth_mesh *me = &c->mesh;
   const drape_material_def *mt = &c->material;
   const int first_c = *ci;
+  /* each triangle's fabric frame (warp, weft) and area, once: the
+   * membranes and the hinges on either side of an edge read them */
+  double *frame = malloc(sizeof *frame * 7 * (size_t)(me->n_tris > 0 ? me->n_tris : 1));
+  if (!frame) return drape_fail(e, DRAPE_ENOMEM, "out of memory for %d triangles", me->n_tris);
+  for (int tri = 0; tri < me->n_tris; tri++)
+    frame[7 * tri + 6] = fabric_frame(me, tri, frame + 7 * tri, frame + 7 * tri + 3);
   int n = 0;
   for (int ed = 0; ed < t->n_edges; ed++) {
     const int a = t->edge[ed][0], b = t->edge[ed][1];
@@ -960,8 +966,8 @@ static int build_material_cloth(const drape_cloth_def *c, int oi, const dr_mesh_
   for (int j = 0; j < n; j++) m->cons_obj[first_c + j] = oi;
   for (int tri = 0; tri < me->n_tris; tri++) {
     const int *v = me->tris + 3 * tri;
-    double du[3], dv[3], eb[3], ec[3];
-    const double A = fabric_frame(me, tri, du, dv);
+    const double *du = frame + 7 * tri, *dv = du + 3, A = du[6];
+    double eb[3], ec[3];
     dr_membrane *q = &m->memb[m->n_memb];
     memset(q, 0, sizeof *q);
     q->a = first + v[0], q->b = first + v[1], q->c = first + v[2];
@@ -990,13 +996,13 @@ static int build_material_cloth(const drape_cloth_def *c, int oi, const dr_mesh_
       if (me->tris[3 * t0 + q] == b && me->tris[3 * t0 + (q + 1) % 3] == a) { a = b, b = t->edge[ed][0]; break; }
     const int p = dr_mesh_opposite(me->tris, t0, a, b), r = dr_mesh_opposite(me->tris, t1, a, b);
     if (p == r) continue; /* a doubled face: nothing to bend */
-    double du[3], dv[3], e[3], du1[3], dv1[3];
-    const double A1 = fabric_frame(me, t1, du1, dv1), A0 = fabric_frame(me, t0, du, dv);
-    sub3(me->vertices + 3 * b, me->vertices + 3 * a, e);
-    const double el = norm3(e);
+    const double *du = frame + 7 * t0, *dv = du + 3, A0 = du[6], A1 = frame[7 * t1 + 6];
+    double ev[3];
+    sub3(me->vertices + 3 * b, me->vertices + 3 * a, ev);
+    const double el = norm3(ev);
     if (!(el > 0) || !(A0 + A1 > 0)) continue;
-    const double tu = (e[0] * du[0] + e[1] * du[1] + e[2] * du[2]) / el;
-    const double tv = (e[0] * dv[0] + e[1] * dv[1] + e[2] * dv[2]) / el;
+    const double tu = (ev[0] * du[0] + ev[1] * du[1] + ev[2] * du[2]) / el;
+    const double tv = (ev[0] * dv[0] + ev[1] * dv[1] + ev[2] * dv[2]) / el;
     const double B = mt->bend[0] * tv * tv + mt->bend[1] * tu * tu;
     if (!(B > 0)) continue;
     dr_dihedral *d = &m->mhinge[m->n_mhinge];
@@ -1009,6 +1015,7 @@ static int build_material_cloth(const drape_cloth_def *c, int oi, const dr_mesh_
     m->mhinge_kf[m->n_mhinge] = tu * tu * el * el / (A0 + A1);
     m->mhinge_obj[m->n_mhinge++] = oi;
   }
+  free(frame);
   *ci += n;
   for (int tri = 0; tri < me->n_tris; tri++)
     for (int q = 0; q < 3; q++) {
@@ -1101,7 +1108,7 @@ static int build_mesh_cloth(const drape_cloth_def *c, int k, int oi, const dr_me
     memcpy(mp->keys, pp->keys, (size_t)pp->n_keys * sizeof *mp->keys);
     m->x0[mp->particle].w = 0;
   }
-  if (mt) return build_material_cloth(c, oi, t, m, first, pi, ci, ti);
+  if (mt) return build_material_cloth(c, oi, t, m, first, pi, ci, ti, e);
   /* Jakobsen (seeds 002/004): full-strength projections, no compliance */
   const int jak = c->solver == DRAPE_SOLVER_JAKOBSEN;
   const double cs = jak ? 0 : c->compliance_stretch, cb = jak ? 0 : c->compliance_bend;
