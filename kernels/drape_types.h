@@ -121,8 +121,26 @@ typedef struct dr_membrane {
   dr_float comp_u;      /* compliance of C_u, 1/(A k_warp) in 1/N         */
   dr_float comp_v;      /* of C_v, 1/(A k_weft)                           */
   dr_float comp_s;      /* of C_s, 1/(A G)                                */
-  dr_float pad1;
+  dr_float tension_only; /* 1 on coarse levels: C_u, C_v act only when
+                            > 0, C_s only while C_u or C_v is (membrane.cl,
+                            "Multilevel"); 0 on the cloth's own         */
 } dr_membrane;          /* 48 bytes */
+
+/* Multilevel material cloths (membrane.cl, "Multilevel"): particle i,
+ * which a level drops, moves by wa, wb, wc times the displacements of a,
+ * b, c, the corners of the coarse triangle nearest its rest place. */
+typedef struct dr_prolong {
+  dr_int i, a, b, c;
+  dr_float wa, wb, wc;
+  dr_int pad;
+} dr_prolong;           /* 32 bytes */
+
+/* A membrane's multipliers start as f times its parent's (the coarse
+ * triangle around it one level up); parent -1: at 0. */
+typedef struct dr_memb_up {
+  dr_int parent;
+  dr_float f;
+} dr_memb_up;           /* 8 bytes */
 
 /* Per-substep parameters, set as a kernel argument once per frame (they
  * change only when the user edits a parameter). */

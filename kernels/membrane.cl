@@ -94,7 +94,10 @@ static inline float drm_frame(const drm_tangents t, float *nu, float *nv, float 
   return cs;
 }
 
-/* The projection of a membrane triangle (warp, then weft, then shear),
+/* The projection of a membrane triangle (warp, then weft, then shear;
+ * a coarse level's triangle, tens = 1, acts only where the finer cloth is
+ * stretched: its warp and weft in tension, its shear while it is stretched
+ * along either, see "Multilevel" below),
  * written once for a lane type T with mask type I and select SEL, and made
  * for T = float (the CPU reference and the GPU kernel form) and, in
  * OpenCL, T = float8 (the vector form: eight triangles of a colour per
@@ -131,8 +134,9 @@ static inline float drm_frame(const drm_tangents t, float *nu, float *nv, float 
   }                                                                                              \
   static inline void drm_project##S(                                                             \
       const T cub, const T cuc, const T cvb, const T cvc, const T comp_u, const T comp_v,        \
-      const T comp_s, T *ax, T *ay, T *az, const T aw, T *bx, T *by, T *bz, const T bw, T *cx,   \
-      T *cy, T *cz, const T cw, T *lam_u, T *lam_v, T *lam_s, const float inv_h2, const I ok) {  \
+      const T comp_s, const T tens, T *ax, T *ay, T *az, const T aw, T *bx, T *by, T *bz,        \
+      const T bw, T *cx, T *cy, T *cz, const T cw, T *lam_u, T *lam_v, T *lam_s,                 \
+      const float inv_h2, const I ok) {                                                          \
     const T cua = -(cub + cuc), cva = -(cvb + cvc);                                              \
     /* warp, then weft: C = |f| - 1 along the unit tangent n, g_i = c_i n */                    \
     for (int k = 0; k < 2; k++) {                                                                \
@@ -147,7 +151,8 @@ static inline float drm_frame(const drm_tangents t, float *nu, float *nv, float 
       T *lam = k ? lam_v : lam_u;                                                                \
       *lam = drm_comp##S(ax, ay, az, aw, bx, by, bz, bw, cx, cy, cz, cw, c0 * nx, c0 * ny,       \
                          c0 * nz, c1 * nx, c1 * ny, c1 * nz, c2 * nx, c2 * ny, c2 * nz,          \
-                         l - 1.0f, comp * inv_h2, *lam, ok & (l > 0.0f) & (comp >= 0.0f));       \
+                         l - 1.0f, comp * inv_h2, *lam,                                           \
+                         ok & (l > 0.0f) & (comp >= 0.0f) & ((tens == 0.0f) | (l > 1.0f)));    \
     }                                                                                            \
     /* shear: C = nu . nv, dC/df_u = (nv - C nu) / |f_u|, dC/df_v likewise */                   \
     const T ebx = *bx - *ax, eby = *by - *ay, ebz = *bz - *az;                                   \
@@ -166,7 +171,9 @@ static inline float drm_frame(const drm_tangents t, float *nu, float *nv, float 
                          cua * duy + cva * dvy, cua * duz + cva * dvz, cub * dux + cvb * dvx,     \
                          cub * duy + cvb * dvy, cub * duz + cvb * dvz, cuc * dux + cvc * dvx,     \
                          cuc * duy + cvc * dvy, cuc * duz + cvc * dvz, cs, comp_s * inv_h2,       \
-                         *lam_s, ok & (lu > 0.0f) & (lv > 0.0f) & (comp_s >= 0.0f));             \
+                         *lam_s,                                                             \
+                         ok & (lu > 0.0f) & (lv > 0.0f) & (comp_s >= 0.0f) &                 \
+                             ((tens == 0.0f) | (lu > 1.0f) | (lv > 1.0f)));                  \
   }
 
 DRM_DEFINE(1, float, int, DRD_SEL1)
@@ -177,7 +184,7 @@ static inline void drm_project(const dr_membrane q, dr_float4 *a, dr_float4 *b, 
                                dr_float4 *lam, const float inv_h2) {
   float ax = (*a).x, ay = (*a).y, az = (*a).z, bx = (*b).x, by = (*b).y, bz = (*b).z;
   float cx = (*c).x, cy = (*c).y, cz = (*c).z, lu = (*lam).x, lv = (*lam).y, ls = (*lam).z;
-  drm_project1(q.cub, q.cuc, q.cvb, q.cvc, q.comp_u, q.comp_v, q.comp_s, &ax, &ay, &az, (*a).w,
+  drm_project1(q.cub, q.cuc, q.cvb, q.cvc, q.comp_u, q.comp_v, q.comp_s, q.tension_only, &ax, &ay, &az, (*a).w,
                &bx, &by, &bz, (*b).w, &cx, &cy, &cz, (*c).w, &lu, &lv, &ls, inv_h2, 1);
   (*a).x = ax, (*a).y = ay, (*a).z = az, (*b).x = bx, (*b).y = by, (*b).z = bz;
   (*c).x = cx, (*c).y = cy, (*c).z = cz, (*lam).x = lu, (*lam).y = lv, (*lam).z = ls;
@@ -418,7 +425,7 @@ __kernel void project_membrane_v(__global float4 *x, __global const dr_membrane 
   if (k0 >= count) return;
   const int n = min(count - k0, DR_BEND_LANES);
   int8 ia, ib, ic;
-  float8 cub, cuc, cvb, cvc, cpu, cpv, cps, lu = (float8)(0.0f), lv = (float8)(0.0f),
+  float8 cub, cuc, cvb, cvc, cpu, cpv, cps, cpt, lu = (float8)(0.0f), lv = (float8)(0.0f),
                                             ls = (float8)(0.0f);
 #define DRM_LOAD(L, S)                                                                            \
   {                                                                                              \
@@ -426,7 +433,7 @@ __kernel void project_membrane_v(__global float4 *x, __global const dr_membrane 
     const dr_membrane q = mem[q_];                                                               \
     ia.s##S = q.a, ib.s##S = q.b, ic.s##S = q.c;                                                 \
     cub.s##S = q.cub, cuc.s##S = q.cuc, cvb.s##S = q.cvb, cvc.s##S = q.cvc;                      \
-    cpu.s##S = q.comp_u, cpv.s##S = q.comp_v, cps.s##S = q.comp_s;                               \
+    cpu.s##S = q.comp_u, cpv.s##S = q.comp_v, cps.s##S = q.comp_s, cpt.s##S = q.tension_only;     \
     if (lambda_mode == DR_LAMBDA_KEEP) {                                                         \
       const float4 l_ = mlambda[q_];                                                             \
       lu.s##S = l_.x, lv.s##S = l_.y, ls.s##S = l_.z;                                            \
@@ -438,7 +445,7 @@ __kernel void project_membrane_v(__global float4 *x, __global const dr_membrane 
   DR_GATHER8(x, ib, bx, by, bz, bw)
   DR_GATHER8(x, ic, cx, cy, cz, cw)
   const int8 ok = (int8)(0, 1, 2, 3, 4, 5, 6, 7) < n;
-  drm_project8(cub, cuc, cvb, cvc, cpu, cpv, cps, &ax, &ay, &az, aw, &bx, &by, &bz, bw, &cx, &cy,
+  drm_project8(cub, cuc, cvb, cvc, cpu, cpv, cps, cpt, &ax, &ay, &az, aw, &bx, &by, &bz, bw, &cx, &cy,
                &cz, cw, &lu, &lv, &ls, inv_h2, ok);
 #define DRM_STORE(L, S)                                                                           \
   if (L < n) {                                                                                   \
@@ -452,3 +459,67 @@ __kernel void project_membrane_v(__global float4 *x, __global const dr_membrane 
 #undef DRM_STORE
 }
 #endif
+
+/* ---- Multilevel material grids (docs/solver.md, "Multilevel") ----
+ *
+ * Gauss-Seidel moves a correction about one element per sweep, so a
+ * cloth hundreds of elements wide would need hundreds of sweeps a substep
+ * to carry its weight to its pins: it hangs stretched far beyond its
+ * material. Each substep therefore first solves the same fabric on coarser
+ * triangulations of the grid, coarsest first, one sweep each (a cascadic
+ * multigrid: Bornemann and Deuflhard 1996; for position-based cloth,
+ * Müller 2008, "Hierarchical Position Based Dynamics"). Level l's
+ * particles are a subset of level l - 1's, so a coarse sweep moves real
+ * particles; ml_prolong then moves the particles of the finer level that
+ * are not in the coarser one by their coarse triangle's displacement
+ * (barycentric), and ml_lambda starts each finer triangle's multipliers at
+ * its share of its coarse triangle's (area times the levels' mass scale,
+ * src/core/multilevel.c), so that the finer sweep solves for a correction
+ * to the coarse stress rather than rebuilding it from zero: without the
+ * share the coarse levels stiffen the cloth (the hanging strip of
+ * tests/test_material.c hangs a quarter of its elongation). A coarse
+ * level's particles stand for the mass around them: its compliances are
+ * scaled by the ratio, which is XPBD's step with that mass.
+ *
+ * A coarse triangle spans finer ones that may be folded or bent: its
+ * corners then lie closer than at rest although the cloth is not
+ * compressed, and a coarse level that resisted compression would unfold
+ * the cloth or straighten a bend (a cantilever curls upward). So a coarse
+ * triangle holds against tension only, and against shear only while it is
+ * stretched along warp or weft (as HPBD's coarse constraints are
+ * unilateral). */
+
+/* The positions at the start of the cascade; the prolongations move the
+ * finer particles by what their coarse ones moved since. */
+__kernel void ml_snapshot(__global const dr_float4 *x, __global dr_float4 *snap, const int count) {
+  DRM_EACH(k, count) snap[k] = x[k];
+}
+
+__kernel void ml_prolong(__global dr_float4 *x, __global const dr_float4 *snap,
+                         __global const dr_prolong *pr, const int first, const int count) {
+  DRM_EACH(k, count) {
+    const dr_prolong r = pr[first + k];
+    dr_float4 xi = x[r.i];
+    if (xi.w > 0.0f) { /* pinned and driven particles stay where they are */
+      const dr_float4 a = x[r.a], sa = snap[r.a], b = x[r.b], sb = snap[r.b];
+      const dr_float4 c = x[r.c], sc = snap[r.c];
+      xi.x = xi.x + ((r.wa * (a.x - sa.x) + r.wb * (b.x - sb.x)) + r.wc * (c.x - sc.x));
+      xi.y = xi.y + ((r.wa * (a.y - sa.y) + r.wb * (b.y - sb.y)) + r.wc * (c.y - sc.y));
+      xi.z = xi.z + ((r.wa * (a.z - sa.z) + r.wb * (b.z - sb.z)) + r.wc * (c.z - sc.z));
+      x[r.i] = xi;
+    }
+  }
+}
+
+__kernel void ml_lambda(__global dr_float4 *mlambda, __global const dr_memb_up *up,
+                        const int first, const int count) {
+  DRM_EACH(k, count) {
+    const dr_memb_up u = up[first + k];
+    dr_float4 l = DRM_ZERO4;
+    if (u.parent >= 0) {
+      const dr_float4 pl = mlambda[u.parent];
+      l.x = u.f * pl.x, l.y = u.f * pl.y, l.z = u.f * pl.z;
+    }
+    mlambda[first + k] = l;
+  }
+}

@@ -1,9 +1,10 @@
 /* Materials in SI units (docs/solver.md "Materials"): a cloth built from
  * a material hangs as its continuum does (the hanging strip's elongation
- * rho g L^2 / (2 k) at two spacings, with the warm start that makes the
- * static state exact), the OpenCL kernels give the CPU reference's bits
- * (membranes, hinges, warm start), every preset drapes, and warm_start
- * refuses a substep too long for the stiffest element. */
+ * rho g L^2 / (2 k) at four spacings with the multilevel solver, and at
+ * two with the warm start), the OpenCL kernels give the CPU reference's
+ * bits (membranes, hinges, coarse levels, warm start), every preset
+ * drapes, and warm_start refuses a substep too long for the stiffest
+ * element. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,9 +43,10 @@ static void scene_strip(drape_scene *s, int segs, int substeps, int warm) {
 
 /* The mean drop of the bottom row below its rest place, averaged over the
  * last second of `seconds` (the strip still sways a little). */
-static double strip_elongation(int segs, int substeps, double seconds) {
+static double strip_elongation(int segs, int substeps, double seconds, int warm, int multilevel) {
   drape_scene s;
-  scene_strip(&s, segs, substeps, 1);
+  scene_strip(&s, segs, substeps, warm);
+  s.multilevel = multilevel;
   drape_sim *sim = make_sim(&s, DRAPE_BACKEND_CPU);
   const drape_mesh *m = drape_sim_mesh(sim);
   const int cols = s.cloth[0].cols, rows = s.cloth[0].rows, frames = (int)lround(seconds * 60);
@@ -72,11 +74,20 @@ static double strip_elongation(int segs, int substeps, double seconds) {
 static void test_hanging_strip(void **state) {
   (void)state;
   const double want = 0.2 * 9.81 * 1.0 / (2 * 100);
-  const int segs[2] = {32, 64}, subs[2] = {20, 40};
-  for (int i = 0; i < 2; i++) {
-    const double got = strip_elongation(segs[i], subs[i], 8.0);
+  /* the default solver (multilevel, 20 substeps) at four spacings */
+  const int segs[4] = {32, 64, 128, 256};
+  for (int i = 0; i < 4; i++) {
+    const double got = strip_elongation(segs[i], 20, 8.0, 0, 1);
     print_message("hanging strip L/%d: elongation %.3f mm (analytic %.3f mm)\n", segs[i], 1e3 * got,
                   1e3 * want);
+    assert_true(fabs(got - want) <= 0.03 * want);
+  }
+  /* the warm start, which makes the static state exact, with the substeps
+   * its stability limit asks for */
+  const int wsegs[2] = {32, 64}, wsubs[2] = {20, 40};
+  for (int i = 0; i < 2; i++) {
+    const double got = strip_elongation(wsegs[i], wsubs[i], 8.0, 1, 0);
+    print_message("warm-started L/%d: elongation %.3f mm\n", wsegs[i], 1e3 * got);
     assert_true(fabs(got - want) <= 0.03 * want);
   }
 }

@@ -282,6 +282,8 @@ typedef enum {
   DRAPE_STAGE_WARM_START,     /* scenes with a material: the multipliers of
                                  the last substep applied first (its
                                  projections count under project)          */
+  DRAPE_STAGE_MULTILEVEL,     /* material grids: the coarse levels' sweeps,
+                                 prolongations and multipliers           */
   DRAPE_STAGE_COUNT
 } drape_stage;
 

@@ -247,6 +247,10 @@ typedef struct drape_scene {
                                       while every element's w h^2 / alpha is at
                                       most 1.5 (checked at create);      
                                       default 0                               */
+  int multilevel;                  /* 1: material grid cloths are solved on
+                                      coarser levels first each substep
+                                      (docs/solver.md "Multilevel"); no
+                                      effect under warm_start; default 1    */
   double wind[3];                  /* m/s air velocity, default 0             */
   double wind_drag;                /* N s/m^3 per area (air density-ish), 1.2 */
   int has_floor;

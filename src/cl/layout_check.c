@@ -27,6 +27,9 @@ _Static_assert(offsetof(dr_dihedral, edge) == 24, "dr_dihedral.edge offset");
 _Static_assert(sizeof(dr_membrane) == 48, "dr_membrane layout");
 _Static_assert(offsetof(dr_membrane, cub) == 16, "dr_membrane.cub offset");
 _Static_assert(offsetof(dr_membrane, comp_u) == 32, "dr_membrane.comp_u offset");
+_Static_assert(sizeof(dr_prolong) == 32, "dr_prolong layout");
+_Static_assert(offsetof(dr_prolong, wa) == 16, "dr_prolong.wa offset");
+_Static_assert(sizeof(dr_memb_up) == 8, "dr_memb_up layout");
 
 #include "drape/limits.h"
 _Static_assert(DR_MAX_COORD == (float)DRAPE_MAX_COORD, "the finiteness check's range is the scene's");

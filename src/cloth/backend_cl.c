@@ -19,14 +19,15 @@
 enum {
   K_WIND_TRI, K_WIND_GATHER, K_PREDICT, K_DRIVE, K_PROJECT, K_TETHERS, K_COLLIDE, K_UPDATE,
   K_FUSED, K_TEAR, K_TEAR_TRI, K_NORMALS, K_VERLET, K_SPRINGS_FORCES, K_SPRINGS_ADVANCE, K_BEND,
-  K_MEMB, K_HINGE, K_WARM_BEND, K_WARM_HINGE, K_WARM_MEMB, K_WARM_DIST, K_COUNT
+  K_MEMB, K_HINGE, K_WARM_BEND, K_WARM_HINGE, K_WARM_MEMB, K_WARM_DIST, K_ML_SNAP, K_ML_PROLONG,
+  K_ML_LAMBDA, K_COUNT
 };
 static const char *const kernel_names[K_COUNT] = {
     "wind_triangles", "wind_gather", "predict", "drive_kinematic", "project_distance", "tethers",
     "collide", "update_velocities", "update_fused", "tear_constraints", "tear_triangles",
     "vertex_normals", "verlet_predict", "springs_forces", "springs_advance", "project_dihedral",
     "project_membrane_v", "project_hinge_v", "warm_dihedral", "warm_hinge", "warm_membrane",
-    "warm_distance"};
+    "warm_distance", "ml_snapshot", "ml_prolong", "ml_lambda"};
 /* The GPU form (docs/solver.md, "Two kernel forms"): one constraint or
  * particle per work item, same argument names (springs_forces_g: the
  * springs slot-major, adj_n and stride instead of adj_off); NULL keeps the
@@ -51,6 +52,7 @@ typedef struct cl_state {
       tri_force, tpin, trest, cpat, bad;
   cl_mem bend, bend_lambda; /* mesh cloths' edge units and their hinges' lambda */
   cl_mem memb, mlambda, mhinge, hlambda; /* material cloths (membrane.cl) */
+  cl_mem ml_snap, ml_prolong, ml_up;     /* their coarse levels             */
   /* the springs solver (springs_create): its lists (CSR in the vector
    * form; slot-major with sp_off = the count per particle in the GPU form),
    * the new velocities and the divergence flag (lowest diverged particle,
@@ -124,6 +126,11 @@ static int set_static_args(drape_sim *s, drape_err *e) {
   if (c->memb) {
     BIND(K_MEMB, 0, A("x", c->x), A("mem", c->memb), A("mlambda", c->mlambda));
     BIND(K_WARM_MEMB, 0, A("x", c->x), A("p", c->p), A("mem", c->memb), A("mlambda", c->mlambda));
+  }
+  if (c->ml_snap) {
+    BIND(K_ML_SNAP, 0, A("x", c->x), A("snap", c->ml_snap), A("count", s->m.n_particles));
+    BIND(K_ML_PROLONG, 0, A("x", c->x), A("snap", c->ml_snap), A("pr", c->ml_prolong));
+    BIND(K_ML_LAMBDA, 0, A("mlambda", c->mlambda), A("up", c->ml_up));
   }
   if (c->mhinge) {
     BIND(K_HINGE, 0, A("x", c->x), A("hinge", c->mhinge), A("hlambda", c->hlambda));
@@ -368,6 +375,24 @@ static int cl_warm_start(drape_sim *s, drape_err *e) {
       (m->n_colours > 0 && (rc = cl_warm_range(s, K_WARM_DIST, 6, m->colour_off, m->n_colours, e))))
     return rc;
   return DRAPE_OK;
+}
+static int cl_ml_snapshot(drape_sim *s, drape_err *e) {
+  return launch(s, K_ML_SNAP, (size_t)s->m.n_particles, e);
+}
+static int cl_ml_prolong(drape_sim *s, int level, drape_err *e) {
+  cl_state *c = ST(s);
+  const int first = s->m.prolong_off[level - 1], count = s->m.prolong_off[level] - first;
+  if (count == 0) return DRAPE_OK;
+  BIND(K_ML_PROLONG, 3, A("first", first), A("count", count));
+  return launch(s, K_ML_PROLONG, (size_t)count, e);
+}
+static int cl_ml_lambda(drape_sim *s, int level, drape_err *e) {
+  cl_state *c = ST(s);
+  int first, count;
+  dr_model_level_membranes(&s->m, level, &first, &count);
+  if (count == 0) return DRAPE_OK;
+  BIND(K_ML_LAMBDA, 2, A("first", first), A("count", count));
+  return launch(s, K_ML_LAMBDA, (size_t)count, e);
 }
 static int cl_tethers(drape_sim *s, drape_err *e) {
   return launch(s, K_TETHERS, particle_groups(s), e);
@@ -615,7 +640,7 @@ static void cl_destroy(drape_sim *s) {
                    &c->ccomp, &c->lambda, &c->sph,
                    &c->kin, &c->tris, &c->tri_edge, &c->vt_off, &c->vt_list, &c->tri_force,
                    &c->tpin, &c->trest, &c->cpat, &c->bad, &c->bend, &c->bend_lambda,
-                   &c->memb, &c->mlambda, &c->mhinge, &c->hlambda,
+                   &c->memb, &c->mlambda, &c->mhinge, &c->hlambda, &c->ml_snap, &c->ml_prolong, &c->ml_up,
                    &c->sp_off, &c->sp_j, &c->sp_prm, &c->sp_vn, &c->sp_div};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dr_cl_buffer_release(all[i]);
   free(c->group_off);
@@ -721,6 +746,11 @@ int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
                                  "membrane triangles", e))) ||
       (m->n_memb > 0 && (rc = mk(s, &c->mlambda, (size_t)m->n_memb * sizeof(dr_float4), NULL,
                                  "membrane lambda", e))) ||
+      (m->n_levels > 0 && (rc = mk(s, &c->ml_snap, np * f4, NULL, "multilevel positions", e))) ||
+      (m->n_levels > 0 && (rc = mk(s, &c->ml_prolong, (size_t)m->n_prolong * sizeof(dr_prolong),
+                                   m->prolong, "multilevel prolongation", e))) ||
+      (m->n_levels > 0 && (rc = mk(s, &c->ml_up, (size_t)m->n_memb * sizeof(dr_memb_up), m->memb_up,
+                                   "multilevel parents", e))) ||
       (m->n_mhinge > 0 && (rc = mk(s, &c->mhinge, (size_t)m->n_mhinge * sizeof(dr_dihedral),
                                    m->mhinge, "material hinges", e))) ||
       (m->n_mhinge > 0 && (rc = mk(s, &c->hlambda, (size_t)m->n_mhinge * sizeof(float), NULL,
@@ -807,6 +837,9 @@ const sim_backend dr_backend_cl = {
     .project_membrane = cl_project_membrane,
     .project_hinge = cl_project_hinge,
     .warm_start = cl_warm_start,
+    .ml_snapshot = cl_ml_snapshot,
+    .ml_prolong = cl_ml_prolong,
+    .ml_lambda = cl_ml_lambda,
     .tethers = cl_tethers,
     .self_collision = cl_self_collision,
     .collide = cl_collide,

@@ -15,6 +15,7 @@ typedef struct cpu_state {
   float *lambda;
   float *bend_lambda;   /* the edge units' hinges' (iterations > 1)       */
   dr_float4 *mlambda;   /* material cloths: membranes' (3 each), hinges'  */
+  dr_float4 *snap;      /* multilevel: positions at the cascade's start    */
   float *hlambda;
   dr_uint *tris;
   dr_object *mat;
@@ -48,6 +49,10 @@ static int cpu_ensure(drape_sim *s, drape_err *e) {
   if (!c->mlambda && s->m.n_memb > 0) {
     c->mlambda = calloc((size_t)s->m.n_memb, sizeof *c->mlambda);
     if (!c->mlambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
+  }
+  if (!c->snap && s->m.n_levels > 0) {
+    c->snap = calloc((size_t)s->m.n_particles, sizeof *c->snap);
+    if (!c->snap) return drape_fail(e, DRAPE_ENOMEM, "out of memory (multilevel)");
   }
   if (!c->hlambda && s->m.n_mhinge > 0) {
     c->hlambda = calloc((size_t)s->m.n_mhinge, sizeof *c->hlambda);
@@ -127,6 +132,21 @@ static int cpu_project_hinge(drape_sim *s, int colour, int mode, drape_err *e) {
   cpu_state *c = ST(s);
   int first = s->m.mhinge_colour_off[colour], count = s->m.mhinge_colour_off[colour + 1] - first;
   project_hinge(c->x, s->m.mhinge, c->hlambda, first, count, s->sp.inv_h2, mode);
+  return DRAPE_OK;
+}
+static int cpu_ml_snapshot(drape_sim *s, drape_err *e) {
+  ml_snapshot(ST(s)->x, ST(s)->snap, s->m.n_particles);
+  return DRAPE_OK;
+}
+static int cpu_ml_prolong(drape_sim *s, int level, drape_err *e) {
+  const int first = s->m.prolong_off[level - 1];
+  ml_prolong(ST(s)->x, ST(s)->snap, s->m.prolong, first, s->m.prolong_off[level] - first);
+  return DRAPE_OK;
+}
+static int cpu_ml_lambda(drape_sim *s, int level, drape_err *e) {
+  int first, count;
+  dr_model_level_membranes(&s->m, level, &first, &count);
+  ml_lambda(ST(s)->mlambda, s->m.memb_up, first, count);
   return DRAPE_OK;
 }
 /* kernels/membrane.cl's warm_* in the order the OpenCL backend launches
@@ -285,7 +305,7 @@ static void cpu_destroy(drape_sim *s) {
   cpu_state *c = ST(s);
   if (!c) return;
   free(c->x); free(c->p); free(c->v); free(c->n); free(c->tri_force);
-  free(c->cons); free(c->lambda); free(c->bend_lambda); free(c->mlambda); free(c->hlambda); free(c->tris); free(c->mat); free(c->sph); free(c->kin);
+  free(c->cons); free(c->lambda); free(c->bend_lambda); free(c->mlambda); free(c->snap); free(c->hlambda); free(c->tris); free(c->mat); free(c->sph); free(c->kin);
   free(c->sp_off); free(c->sp_j); free(c->sp_prm); free(c->vn);
   if (c->has_sc) selfcol_cpu_destroy(&c->sc);
   free(c);
@@ -333,6 +353,9 @@ const sim_backend dr_backend_cpu = {
     .project_membrane = cpu_project_membrane,
     .project_hinge = cpu_project_hinge,
     .warm_start = cpu_warm_start,
+    .ml_snapshot = cpu_ml_snapshot,
+    .ml_prolong = cpu_ml_prolong,
+    .ml_lambda = cpu_ml_lambda,
     .tethers = cpu_tethers_stage,
     .self_collision = cpu_self_collision,
     .collide = cpu_collide_stage,

@@ -28,6 +28,9 @@ void project_membrane(dr_float4 *x, const dr_membrane *mem, dr_float4 *mlambda, 
                       int count, float inv_h2, int lambda_mode);
 void warm_membrane(dr_float4 *x, const dr_float4 *p, const dr_membrane *mem,
                    const dr_float4 *mlambda, int first, int count);
+void ml_snapshot(const dr_float4 *x, dr_float4 *snap, int count);
+void ml_prolong(dr_float4 *x, const dr_float4 *snap, const dr_prolong *pr, int first, int count);
+void ml_lambda(dr_float4 *mlambda, const dr_memb_up *up, int first, int count);
 void warm_distance(dr_float4 *x, const dr_float4 *p, const int *ca, const int *cb,
                    const float *ccomp, const float *lambda, int first, int count);
 void warm_dihedral(dr_float4 *x, const dr_float4 *p, const dr_dihedral *bend, const float *ccomp,

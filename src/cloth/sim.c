@@ -26,7 +26,7 @@ int dr_backend_cl_buffers(const drape_sim *s, drape_sim_buffers *out);
 static const char *const stage_names[DRAPE_STAGE_COUNT] = {
     "wind", "predict", "drive", "self_collision", "project",
     "tethers", "collide", "update", "fused", "tear", "normals",
-    "verlet", "springs_forces", "springs_advance", "colliders", "warm_start"};
+    "verlet", "springs_forces", "springs_advance", "colliders", "warm_start", "multilevel"};
 
 _Static_assert((int)SELFCOL_T_COUNT == (int)DRAPE_SELFCOL_PART_COUNT &&
                    (int)SELFCOL_T_HASH_TRIANGLES == (int)DRAPE_SELFCOL_HASH_TRIANGLES,

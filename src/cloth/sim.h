@@ -77,6 +77,13 @@ typedef struct sim_backend {
   int (*project_membrane)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
   int (*project_hinge)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
   int (*warm_start)(drape_sim *s, drape_err *e);
+  /* Multilevel material grids (kernels/membrane.cl, "Multilevel"): the
+   * positions at the start of the cascade; level l's prolongation onto
+   * the particles of level l - 1; the starting multipliers of level l's
+   * membranes from their parents' (level 0: the fine ones). */
+  int (*ml_snapshot)(drape_sim *s, drape_err *e);
+  int (*ml_prolong)(drape_sim *s, int level, drape_err *e);
+  int (*ml_lambda)(drape_sim *s, int level, drape_err *e);
   int (*tethers)(drape_sim *s, drape_err *e);
   /* Self-collision (selfcol.h): clamp, hashes, particle and vertex-triangle
    * passes on x, with p the start of the substep; t_end as for collide. */

@@ -195,6 +195,21 @@ static int substep_xpbd(drape_sim *s, frame_plan *f, int k, drape_err *e) {
    * applies it first (kernels/membrane.cl, "Warm start"); the iterations
    * then solve for the change. */
   if (s->m.warm) STAGE(DRAPE_STAGE_WARM_START, be->warm_start(s, e));
+  /* Material grids: the same fabric on coarser levels first, coarsest
+   * first, one sweep each; each level hands its displacements and its
+   * multipliers to the next finer one (kernels/membrane.cl, "Multilevel"),
+   * and the fine membranes start from theirs. */
+  const int ml = s->m.n_levels > 0;
+  if (ml) {
+    STAGE(DRAPE_STAGE_MULTILEVEL, be->ml_snapshot(s, e));
+    for (int l = s->m.n_levels; l >= 1; l--) {
+      STAGE(DRAPE_STAGE_MULTILEVEL, be->ml_lambda(s, l, e));
+      for (int c = s->m.level_colour[l - 1]; c < s->m.level_colour[l]; c++)
+        STAGE(DRAPE_STAGE_MULTILEVEL, be->project_membrane(s, c, DR_LAMBDA_KEEP, e));
+      STAGE(DRAPE_STAGE_MULTILEVEL, be->ml_prolong(s, l, e));
+    }
+    STAGE(DRAPE_STAGE_MULTILEVEL, be->ml_lambda(s, 0, e));
+  }
   for (int it = 0; it < I; it++) {
     const int mode = s->m.warm ? DR_LAMBDA_KEEP
                      : I == 1  ? DR_LAMBDA_NONE
@@ -204,7 +219,7 @@ static int substep_xpbd(drape_sim *s, frame_plan *f, int k, drape_err *e) {
     for (int c = 0; c < s->m.n_mhinge_colours; c++)
       STAGE(DRAPE_STAGE_PROJECT, be->project_hinge(s, c, mode, e));
     for (int c = 0; c < s->m.n_memb_colours; c++)
-      STAGE(DRAPE_STAGE_PROJECT, be->project_membrane(s, c, mode, e));
+      STAGE(DRAPE_STAGE_PROJECT, be->project_membrane(s, c, ml ? DR_LAMBDA_KEEP : mode, e));
     /* the mesh cloths' edge units (each edge's hinge, then its link)
      * first, then the distance colours (grids, ropes, stitches), so the
      * sweep ends with the links that carry the load */

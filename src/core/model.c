@@ -449,6 +449,7 @@ void dr_model_free(dr_model *m) {
   free(m->memb); free(m->memb_obj); free(m->memb_colour_off); free(m->obj_material);
   free(m->obj_mat); free(m->memb_area); free(m->mhinge_kw); free(m->mhinge_kf);
   free(m->mhinge); free(m->mhinge_obj); free(m->mhinge_colour_off);
+  free(m->level_colour); free(m->prolong); free(m->prolong_off); free(m->memb_up);
   free(m->info); free(m->mat); free(m->damping_rate); free(m->strain_off); free(m->strain_idx);
   free(m->perm); free(m->iperm);
   for (int i = 0; i < m->n_paths; i++) free(m->paths[i].keys);
@@ -456,7 +457,7 @@ void dr_model_free(dr_model *m) {
   memset(m, 0, sizeof *m);
 }
 
-static void grid_axes(drape_plane plane, double U[3], double V[3]) {
+void dr_grid_axes(drape_plane plane, double U[3], double V[3]) {
   memset(U, 0, 3 * sizeof *U);
   memset(V, 0, 3 * sizeof *V);
   switch (plane) {
@@ -790,7 +791,7 @@ static int is_strain_link(int type) {
  * takes the lowest colour none of the items already coloured at any of
  * its particles has, in the order built (which follows the vertex order,
  * so it is the same every run). */
-static int colour_items(const int *parts, int k, int n, int np, int *col, int *nk, drape_err *e) {
+int dr_colour_items(const int *parts, int k, int n, int np, int *col, int *nk, drape_err *e) {
   uint64_t *used = calloc((size_t)(np > 0 ? np : 1) * UNIT_WORDS, sizeof *used);
   if (!used) return drape_fail(e, DRAPE_ENOMEM, "out of memory colouring %d constraints", n);
   *nk = 0;
@@ -823,7 +824,7 @@ static int colour_items(const int *parts, int k, int n, int np, int *col, int *n
 
 /* Sorts n records of `size` bytes (and their objects) by colour, stable;
  * fills off[0 .. nk]. */
-static int sort_by_colour(void *rec, int *obj, size_t size, int n, const int *col, int nk,
+int dr_sort_by_colour(void *rec, int *obj, size_t size, int n, const int *col, int nk,
                           int **off, drape_err *e) {
   *off = calloc((size_t)nk + 1, sizeof **off);
   char *tmp = malloc(size * (size_t)(n > 0 ? n : 1));
@@ -858,16 +859,16 @@ static int colour_material(dr_model *m, drape_err *e) {
   }
   for (int i = 0; i < m->n_memb; i++)
     parts[3 * i] = m->memb[i].a, parts[3 * i + 1] = m->memb[i].b, parts[3 * i + 2] = m->memb[i].c;
-  if ((rc = colour_items(parts, 3, m->n_memb, m->n_particles, col, &m->n_memb_colours, e)) ||
-      (rc = sort_by_colour(m->memb, m->memb_obj, sizeof *m->memb, m->n_memb, col,
+  if ((rc = dr_colour_items(parts, 3, m->n_memb, m->n_particles, col, &m->n_memb_colours, e)) ||
+      (rc = dr_sort_by_colour(m->memb, m->memb_obj, sizeof *m->memb, m->n_memb, col,
                            m->n_memb_colours, &m->memb_colour_off, e)))
     goto out;
   for (int i = 0; i < m->n_mhinge; i++) {
     const dr_dihedral *d = &m->mhinge[i];
     parts[4 * i] = d->a, parts[4 * i + 1] = d->b, parts[4 * i + 2] = d->c, parts[4 * i + 3] = d->d;
   }
-  if ((rc = colour_items(parts, 4, m->n_mhinge, m->n_particles, col, &m->n_mhinge_colours, e)) ||
-      (rc = sort_by_colour(m->mhinge, m->mhinge_obj, sizeof *m->mhinge, m->n_mhinge, col,
+  if ((rc = dr_colour_items(parts, 4, m->n_mhinge, m->n_particles, col, &m->n_mhinge_colours, e)) ||
+      (rc = dr_sort_by_colour(m->mhinge, m->mhinge_obj, sizeof *m->mhinge, m->n_mhinge, col,
                            m->n_mhinge_colours, &m->mhinge_colour_off, e)))
     goto out;
 out:
@@ -896,9 +897,8 @@ static double norm3(const double *a) { return sqrt(a[0] * a[0] + a[1] * a[1] + a
  * (a grid's UVs are (col, row), so warp runs along its rows); without UVs,
  * or where they are degenerate, the world x axis projected into the
  * triangle (z where x is nearly normal to it). Returns the area (m^2). */
-static double fabric_frame(const drape_cloth_mesh *me, int tri, double du[3], double dv[3]) {
-  const int *v = me->tris + 3 * tri;
-  const double *xa = me->vertices + 3 * v[0], *xb = me->vertices + 3 * v[1], *xc = me->vertices + 3 * v[2];
+static double fabric_frame_at(const double *xa, const double *xb, const double *xc,
+                              const float (*uv)[2], double du[3], double dv[3]) {
   double e1[3], e2[3], n[3];
   sub3(xb, xa, e1), sub3(xc, xa, e2), cross3(e1, e2, n);
   const double n2 = norm3(n);
@@ -906,10 +906,7 @@ static double fabric_frame(const drape_cloth_mesh *me, int tri, double du[3], do
   for (int k = 0; k < 3; k++) n[k] /= n2;
   double tu[3] = {0, 0, 0}, tv[3] = {0, 0, 0};
   int have = 0;
-  if (me->tri_uv || me->uv) {
-    float uv[3][2];
-    for (int q = 0; q < 3; q++)
-      for (int j = 0; j < 2; j++) uv[q][j] = me->tri_uv ? me->tri_uv[6 * tri + 2 * q + j] : me->uv[2 * v[q] + j];
+  if (uv) {
     const double u1 = uv[1][0] - uv[0][0], v1 = uv[1][1] - uv[0][1];
     const double u2 = uv[2][0] - uv[0][0], v2 = uv[2][1] - uv[0][1];
     const double det = u1 * v2 - u2 * v1;
@@ -934,6 +931,37 @@ static double fabric_frame(const drape_cloth_mesh *me, int tri, double du[3], do
   return 0.5 * n2;
 }
 
+double dr_fabric_frame(const drape_cloth_mesh *me, int tri, double du[3], double dv[3]) {
+  const int *v = me->tris + 3 * tri;
+  float uv[3][2];
+  const int have = me->tri_uv || me->uv;
+  for (int q = 0; have && q < 3; q++)
+    for (int j = 0; j < 2; j++) uv[q][j] = me->tri_uv ? me->tri_uv[6 * tri + 2 * q + j] : me->uv[2 * v[q] + j];
+  return fabric_frame_at(me->vertices + 3 * v[0], me->vertices + 3 * v[1], me->vertices + 3 * v[2],
+                         have ? (const float(*)[2])uv : NULL, du, dv);
+}
+
+/* Membrane q's shape coefficients and compliances from its rest corners
+ * xa, xb, xc, its fabric frame (du, dv) and the area A (m^2) its
+ * compliances are for; off (comp < 0) where A is not > 0. */
+void dr_membrane_frame(dr_membrane *q, const double *xa, const double *xb,
+                                const double *xc, const double *du, const double *dv, double A,
+                                const drape_material_def *mt) {
+  q->comp_u = q->comp_v = q->comp_s = -1.0f; /* off */
+  if (!(A > 0)) return;
+  double eb[3], ec[3];
+  sub3(xb, xa, eb), sub3(xc, xa, ec);
+  const double bu = eb[0] * du[0] + eb[1] * du[1] + eb[2] * du[2], bv = eb[0] * dv[0] + eb[1] * dv[1] + eb[2] * dv[2];
+  const double cu = ec[0] * du[0] + ec[1] * du[1] + ec[2] * du[2], cv = ec[0] * dv[0] + ec[1] * dv[1] + ec[2] * dv[2];
+  const double det = bu * cv - cu * bv;
+  /* F e_u and F e_v from the rest shape's inverse in the fabric frame */
+  q->cub = (float)(cv / det), q->cuc = (float)(-bv / det);
+  q->cvb = (float)(-cu / det), q->cvc = (float)(bu / det);
+  q->comp_u = (float)(1.0 / (A * mt->stretch[0]));
+  q->comp_v = (float)(1.0 / (A * mt->stretch[1]));
+  q->comp_s = mt->shear > 0 ? (float)(1.0 / (A * mt->shear)) : -1.0f;
+}
+
 /* What a material cloth is built of (the particles are already made):
  * each edge as a measured link (strain statistics; never projected), a
  * membrane triangle per triangle and a hinge per edge of two triangles.
@@ -956,7 +984,7 @@ static int build_material_cloth(const drape_cloth_def *c, int oi, const dr_mesh_
   double *frame = malloc(sizeof *frame * 7 * (size_t)(me->n_tris > 0 ? me->n_tris : 1));
   if (!frame) return drape_fail(e, DRAPE_ENOMEM, "out of memory for %d triangles", me->n_tris);
   for (int tri = 0; tri < me->n_tris; tri++)
-    frame[7 * tri + 6] = fabric_frame(me, tri, frame + 7 * tri, frame + 7 * tri + 3);
+    frame[7 * tri + 6] = dr_fabric_frame(me, tri, frame + 7 * tri, frame + 7 * tri + 3);
   int n = 0;
   for (int ed = 0; ed < t->n_edges; ed++) {
     const int a = t->edge[ed][0], b = t->edge[ed][1];
@@ -967,26 +995,14 @@ static int build_material_cloth(const drape_cloth_def *c, int oi, const dr_mesh_
   for (int tri = 0; tri < me->n_tris; tri++) {
     const int *v = me->tris + 3 * tri;
     const double *du = frame + 7 * tri, *dv = du + 3, A = du[6];
-    double eb[3], ec[3];
     dr_membrane *q = &m->memb[m->n_memb];
     memset(q, 0, sizeof *q);
     q->a = first + v[0], q->b = first + v[1], q->c = first + v[2];
-    q->comp_u = q->comp_v = q->comp_s = -1.0f; /* off */
     q->pad = m->n_memb;
     m->memb_area[m->n_memb] = A > 0 ? A : 0;
     m->memb_obj[m->n_memb++] = oi;
-    if (!(A > 0)) continue;
-    sub3(me->vertices + 3 * v[1], me->vertices + 3 * v[0], eb);
-    sub3(me->vertices + 3 * v[2], me->vertices + 3 * v[0], ec);
-    const double bu = eb[0] * du[0] + eb[1] * du[1] + eb[2] * du[2], bv = eb[0] * dv[0] + eb[1] * dv[1] + eb[2] * dv[2];
-    const double cu = ec[0] * du[0] + ec[1] * du[1] + ec[2] * du[2], cv = ec[0] * dv[0] + ec[1] * dv[1] + ec[2] * dv[2];
-    const double det = bu * cv - cu * bv;
-    /* F e_u and F e_v from the rest shape's inverse in the fabric frame */
-    q->cub = (float)(cv / det), q->cuc = (float)(-bv / det);
-    q->cvb = (float)(-cu / det), q->cvc = (float)(bu / det);
-    q->comp_u = (float)(1.0 / (A * mt->stretch[0]));
-    q->comp_v = (float)(1.0 / (A * mt->stretch[1]));
-    q->comp_s = mt->shear > 0 ? (float)(1.0 / (A * mt->shear)) : -1.0f;
+    dr_membrane_frame(q, me->vertices + 3 * v[0], me->vertices + 3 * v[1], me->vertices + 3 * v[2],
+                        du, dv, A, mt);
   }
   for (int ed = 0; ed < t->n_edges; ed++) {
     if (t->edge_n_tris[ed] != 2) continue;
@@ -1341,7 +1357,7 @@ static int grid_as_mesh(const drape_cloth_def *c, drape_cloth_def *out) {
   out->pin_paths = malloc(sizeof *out->pin_paths * (size_t)(c->n_pin_paths + 1));
   if (!me->vertices || !me->uv || !me->tris || !out->pin_vertices || !out->pin_paths) return DRAPE_ENOMEM;
   double U[3], V[3];
-  grid_axes(c->plane, U, V);
+  dr_grid_axes(c->plane, U, V);
   for (int r = 0; r < c->rows; r++)
     for (int col = 0; col < c->cols; col++) {
       const int i = r * c->cols + col;
@@ -1407,6 +1423,7 @@ int dr_model_build(const drape_scene *s, dr_model *m, drape_err *e) {
   }
   for (int k = 0; !rc && k < s->n_cloth; k++) /* still a grid to its users */
     if (gridmesh[k]) m->info[k].rows = s->cloth[k].rows, m->info[k].cols = s->cloth[k].cols;
+  if (!rc && (rc = dr_model_build_levels(m, s, gridmesh, e))) dr_model_free(m);
   /* perm: user slot (first particle + the loader's number) -> particle */
   if (!rc && any) {
     m->perm = malloc(sizeof *m->perm * (size_t)(m->n_particles > 0 ? m->n_particles : 1));
@@ -1575,7 +1592,7 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
     m->mat[oi].kind = DR_OBJ_CLOTH;
     m->damping_rate[oi] = c->damping;
     double U[3], V[3];
-    grid_axes(c->plane, U, V);
+    dr_grid_axes(c->plane, U, V);
     const double cell_mass = c->mass_per_area * c->spacing * c->spacing;
     for (int r = 0; r < c->rows; r++)
       for (int col = 0; col < c->cols; col++) {

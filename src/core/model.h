@@ -71,6 +71,21 @@ typedef struct dr_model {
    * order (a membrane's pad and a material hinge's edge hold its slot): a
    * membrane's rest area (m^2), a hinge's K = B_warp kw + B_weft kf. */
   double *memb_area, *mhinge_kw, *mhinge_kf;
+  /* Multilevel material grids (src/core/multilevel.c, docs/solver.md
+   * "Multilevel"): levels 1..n_levels, each a coarser triangulation of the
+   * same fabric over a subset of the particles. Level l's membranes are
+   * the colours [level_colour[l - 1], level_colour[l]) of memb_colour_off
+   * (level_colour[0] = n_memb_colours: the fine ones come first); its
+   * prolongation (to the particles of level l - 1 that are not in level l)
+   * is prolong[prolong_off[l - 1] .. prolong_off[l]). memb_up[k]: where
+   * membrane k's multipliers start, a share of its parent's one level up
+   * (parent -1: none, they start at 0). */
+  int n_levels;
+  int *level_colour;        /* n_levels + 1                                 */
+  int n_prolong;
+  dr_prolong *prolong;
+  int *prolong_off;         /* n_levels + 1                                 */
+  dr_memb_up *memb_up;      /* n_memb (NULL without levels)                 */
   int warm;                 /* 1: every multiplier is kept across substeps
                                and warm-started (drape_scene.warm_start)   */
   double warm_k;            /* the stiffest element's sum_i w_i |g_i|^2 /
@@ -136,6 +151,35 @@ void dr_model_warm_stiffness(dr_model *m);
 /* DRAPE_EINVAL naming the stiffest element's object and the substeps it
  * needs when a warm-started model is not stable with substep h (s). */
 int dr_model_check_warm(const dr_model *m, double h, drape_err *e);
+
+/* The membranes of level l (0: the fine ones), [*first, *first + *count). */
+static inline void dr_model_level_membranes(const dr_model *m, int l, int *first, int *count) {
+  const int a = l == 0 ? 0 : m->memb_colour_off[m->level_colour[l - 1]];
+  const int b = m->memb_colour_off[m->level_colour[l]];
+  *first = a, *count = b - a;
+}
+
+/* The builder's shared pieces (model.c), for multilevel.c. */
+/* Greedy colouring of n items of k particles each (parts[k i + j]). */
+int dr_colour_items(const int *parts, int k, int n, int np, int *col, int *nk, drape_err *e);
+/* Sorts n records of `size` bytes (and their objects) by colour, stable;
+ * allocates and fills off[0 .. nk]. */
+int dr_sort_by_colour(void *rec, int *obj, size_t size, int n, const int *col, int nk, int **off,
+                      drape_err *e);
+/* A grid's axes: particle (r, c) sits at origin + c spacing U + r spacing V. */
+void dr_grid_axes(drape_plane plane, double U[3], double V[3]);
+/* The fabric frame (unit warp du, weft dv) of triangle tri of a mesh;
+ * returns its area (m^2), 0 when degenerate (du, dv then unset). */
+double dr_fabric_frame(const drape_cloth_mesh *me, int tri, double du[3], double dv[3]);
+/* Membrane q's shape coefficients and compliances (corners not set) for
+ * the rest triangle xa, xb, xc in the frame (du, dv), its compliances
+ * those of area A (m^2) of material mt; off where A is not > 0. */
+void dr_membrane_frame(dr_membrane *q, const double *xa, const double *xb, const double *xc,
+                       const double *du, const double *dv, double A, const drape_material_def *mt);
+/* Adds the coarse levels of every grid cloth with a material (grid[k]
+ * nonzero for cloth k of s) to a built model; none under warm_start or
+ * with multilevel off. */
+int dr_model_build_levels(dr_model *m, const drape_scene *s, const unsigned char *grid, drape_err *e);
 
 /* Grid constraints of one cloth (seed 002): structural, shear, bending.
  * DRAPE_GRID_BY_FAMILY emits each family and direction in turn, row by

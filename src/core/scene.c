@@ -761,7 +761,7 @@ static int parse_sphere(drape_err *e, const char *path, const cJSON *o, drape_sp
 static const char *const TOP_KEYS[] = {
     "description", "gravity", "dt", "substeps", "iterations", "wind", "wind_drag", "cloth",
     "rope", "string", "sphere", "stitch", "floor", "camera", "render", "frames", "capsule",
-    "collider", "warm_start", NULL};
+    "collider", "warm_start", "multilevel", NULL};
 static const char *const STITCH_KEYS[] = {"a", "b", "a_vertices", "b_vertices", "compliance",
                                           "close_time", NULL};
 
@@ -855,6 +855,7 @@ static int parse_top(drape_err *e, const cJSON *root, drape_scene *s, drape_rend
     else if (KEY("substeps")) r = get_int(e, key, k, &s->substeps);
     else if (KEY("iterations")) r = get_int(e, key, k, &s->iterations);
     else if (KEY("warm_start")) r = get_bool(e, key, k, &s->warm_start);
+    else if (KEY("multilevel")) r = get_bool(e, key, k, &s->multilevel);
     else if (KEY("wind")) r = get_vec3(e, key, k, s->wind);
     else if (KEY("wind_drag")) r = get_num(e, key, k, &s->wind_drag);
     else if (KEY("frames")) r = get_int(e, key, k, &s->frames);

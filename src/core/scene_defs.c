@@ -103,6 +103,7 @@ void drape_scene_init(drape_scene *s) {
   s->gravity[1] = -9.81;
   s->dt = 1.0 / 60.0;
   s->substeps = 20;
+  s->multilevel = 1;
   s->iterations = 1;
   s->wind_drag = 1.2;
   s->floor_friction = 0.5;
