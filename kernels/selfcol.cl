@@ -564,7 +564,8 @@ inline uint sc_low_bit(const uint m) { return 31u - clz(m & (0u - m)); }
  * to the triangle) as in the particle pass. Friction as in the particle
  * pass, on q's motion relative to the triangle point. Up to K contacts per
  * vertex, the first K in triangle-index order. Slot record:
- *   rec_a = (J xyz, 1 if true masses else 0), rec_b = (u, v, w, 0),
+ *   rec_a = (J xyz, 1 if true masses else 0), rec_b = (u, v, w, the weight
+ *   sum s of J = correction / s),
  *   rec_t = triangle index
  * with q moving by w_q J and corner k by -b_k w_k J (w: wsc or true). */
 __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const float4 *p,
@@ -720,7 +721,7 @@ __kernel void selfcol_vertex_triangle(__global const float4 *x, __global const f
       float3 J = (dir * depth - rt * f) / s;
       int slot = q * K + k;
       rec_a[slot] = (float4)(J, mode);
-      rec_b[slot] = (float4)(bary, 0.0f);
+      rec_b[slot] = (float4)(bary, s);
       rec_t[slot] = t;
       if (exact) cmap[(size_t)q * (size_t)L + at] = (uchar)k;
       k++;
@@ -822,7 +823,11 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
     if (w == 0.0f) continue;
     float4 b = rec_b[slot];
     float bk = c == 0u ? b.x : c == 1u ? b.y : b.z;
-    D = sc_request(D, a.xyz * (-bk * w));
+    /* a corner moves at most the contact's whole correction (J s): the
+     * projection would move a corner of small barycentric weight that
+     * alone is free by depth / weight, without bound (a light boundary
+     * particle was thrown metres in one substep) */
+    D = sc_request(D, a.xyz * (-fmin(bk * w, b.w)));
   }
   if (total > cap && sobj[j] >= 0) sc_cap_hit(caps, sobj[j], 4, total);
   xj.xyz = xj.xyz + D;

@@ -492,6 +492,8 @@ static void test_mesh_sphere(void **state) {
   assert_int_equal(sm.n_collider, 1);
   assert_int_equal(sm.collider[0].n_tris, 4900);
   assert_true(sm.collider[0].closed);
+  /* the colliders are compared, not the self-contacts (20x the cost) */
+  sa.cloth[0].self_collision = sm.cloth[0].self_collision = 0;
   drape_sim *a = make_sim(&sa, DRAPE_BACKEND_CL), *m = make_sim(&sm, DRAPE_BACKEND_CL);
   const int n = drape_sim_mesh(a)->n_particles, frames = 120;
   /* facets lie inside the sphere by at most 0.4 (1 - cos(pi / 50)) */
@@ -522,13 +524,20 @@ static void test_mesh_sphere(void **state) {
                            (p[2] - q[2]) * (p[2] - q[2]));
     close += dd <= 0.005;
   }
+  drape_stats sta, stm;
+  assert_int_equal(drape_sim_stats(a, &sta, &e), 0);
+  const double area_a = sta.objects[0].covered_area;
+  assert_int_equal(drape_sim_stats(m, &stm, &e), 0);
+  const double area_m = stm.objects[0].covered_area;
   print_message("mesh sphere vs sphere after %d frames: %d particles touch both, distance from "
-                "the centre within %.4f m, %d within 5 mm in position; deepest %.4f m below the "
-                "offset facets (any frame)\n",
-                frames, touch, worst_radial, close, deepest);
+                "the centre within %.4f m, %d within 5 mm in position; footprint %.4f against "
+                "%.4f m^2; deepest %.4f m below the offset facets (any frame)\n",
+                frames, touch, worst_radial, close, area_m, area_a, deepest);
+  /* the cloth rests on both at the same radius, and drapes to the same
+   * footprint; where each particle lies is chaotic in a soft fabric's folds */
   assert_true(touch > 100);
   assert_true(worst_radial <= 0.005);
-  assert_true(2 * close >= touch);
+  assert_true(fabs(area_m / area_a - 1) < 0.05);
   assert_true(deepest >= -0.5 * th);
   free(xa), free(xm);
   drape_sim_destroy(a), drape_sim_destroy(m);

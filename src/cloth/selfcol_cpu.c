@@ -949,7 +949,7 @@ void cpu_selfcol_vertex_triangle(selfcol_cpu *s, const dr_float4 *x, const dr_fl
         v3 J = dvs(sub(mul(dir, depth), mul(rt, f)), sden);
         int slot = q * K + k;
         s->rec_a[slot] = (dr_float4){J.x, J.y, J.z, mode};
-        s->rec_b[slot] = (dr_float4){bary.x, bary.y, bary.z, 0.0f};
+        s->rec_b[slot] = (dr_float4){bary.x, bary.y, bary.z, sden};
         s->rec_t[slot] = tr;
         k++;
       }
@@ -1010,7 +1010,7 @@ void cpu_selfcol_vt_gather(selfcol_cpu *s, dr_float4 *x, const dr_uint *tris) {
       if (w == 0.0f) continue;
       dr_float4 b = s->rec_b[slot];
       float bk = c == 0u ? b.x : c == 1u ? b.y : b.z;
-      D = sc_request(D, mul(X3(a), -bk * w));
+      D = sc_request(D, mul(X3(a), -fminf(bk * w, b.w))); /* selfcol.cl: at most J s */
     }
     v3 nx = add(X3(xj), D);
     x[j] = (dr_float4){nx.x, nx.y, nx.z, xj.w};
