@@ -126,8 +126,43 @@ if not ok: print(json.dumps(cases, indent=1)[:3000])
 sys.exit(0 if ok else 1)
 PY
 grep -Eq '^cpu-reference +- +mesh +4x1' "$T/mesh.txt" || { echo "FAIL bench --mesh: no mesh row in the table"; fail=1; }
+# --material: every case carries the per-constraint cloth's ms/frame from
+# the same run and the ratio to it (consistent with the two times; never
+# compared with a number), and its residual (finite, >= 0); without
+# --material the reference figures are null and the residual is there
+"$D" bench --sizes 8 --settings 4x1,2x2 --self off --devices all --frames 2 --warmup 1 --peer off \
+  --material cotton_shirting --out "$T/mat" > "$T/mat.txt" 2>&1
+rc=$?
+[[ $rc == 0 ]] || { echo "FAIL bench --material exit $rc"; cat "$T/mat.txt"; fail=1; }
+grep -q "ref ms *ratio" "$T/mat.txt" || { echo "FAIL bench table lacks ref ms / ratio"; fail=1; }
+python3 - "$T/mat/bench.json" "$T/mat/bench.csv" "$T/out/bench.json" "$T/out/bench.csv" <<'PY' || fail=1
+import json, sys, csv, math
+j, rows = json.load(open(sys.argv[1])), list(csv.DictReader(open(sys.argv[2])))
+plain, prows = json.load(open(sys.argv[3])), list(csv.DictReader(open(sys.argv[4])))
+cases = j["cases"]
+ok = j["material"] == "cotton_shirting" and len(cases) == len(rows) and len(cases) >= 4
+for c, r in zip(cases, rows):
+    ref, ratio, res = c["ref_ms_frame"], c["cost_ratio"], c["residual"]
+    good = ref is not None and ref > 0 and ratio is not None and ratio > 0
+    good = good and math.isclose(ratio, c["ms_frame"]["median"] / ref, rel_tol=1e-3, abs_tol=1e-3)
+    good = good and res is not None and math.isfinite(res) and res >= 0
+    good = good and r["material"] == "cotton_shirting" and float(r["ref_ms_frame"]) > 0
+    good = good and float(r["cost_ratio"]) > 0 and float(r["residual"]) >= 0
+    if not good:
+        print("bench --material: a case lacks its reference or residual:", c["backend"], c["n"], ref, ratio, res, r)
+        ok = False
+ok = ok and plain["material"] is None
+for c, r in zip(plain["cases"], prows):
+    if not (c["ref_ms_frame"] is None and c["cost_ratio"] is None and r["ref_ms_frame"] == "" and
+            r["cost_ratio"] == "" and r["material"] == "" and c["residual"] >= 0 and float(r["residual"]) >= 0):
+        print("bench without --material: reference figures or residual wrong:", c["backend"], c["n"], r)
+        ok = False
+print("bench --material:", len(cases), "cases,", "ok" if ok else "BAD")
+sys.exit(0 if ok else 1)
+PY
 for bad in "--mesh $S/meshes/no_such.obj" "--sizes 8 --mesh $S/meshes/square_small.obj" \
-           "--sizes 2" "--settings 20y1" "--self maybe" "--devices 99" "--frames 0" "--peer sometimes" "--fuse maybe" "--bogus 1"; do
+           "--sizes 2" "--settings 20y1" "--self maybe" "--devices 99" "--frames 0" "--peer sometimes" "--fuse maybe" \
+           "--material no_such_cloth" "--bogus 1"; do
   "$D" bench $bad --out "$T/bad" > "$T/bad.txt" 2>&1
   rc=$?
   if [[ $rc != 2 ]]; then echo "FAIL 'bench $bad': exit $rc, expected 2"; fail=1; fi

@@ -348,6 +348,14 @@ typedef struct drape_object_stats {
   double elastic_energy;  /* J stored in its springs, sum of k/2 (|x_a - x_b|
                              - rest)^2 (the springs solver, seed 001); 0
                              where constraints, not springs, hold it      */
+  double residual;        /* strain: RMS of XPBD's constraint residual
+                             C(x) + alpha/h^2 lambda over its stretch
+                             constraints (membranes' warp and weft,
+                             stretch and rope links over rest) after the
+                             frame's last substep; 0 when that substep's
+                             last sweep solved the implicit step exactly
+                             (docs/solver.md "Residual"); NAN for the
+                             springs solver, which solves no constraint  */
 } drape_object_stats;
 
 typedef struct drape_stats {
@@ -366,9 +374,9 @@ typedef struct drape_stats {
                                    (docs/selfcollision.md); 0 without any  */
 } drape_stats;
 
-/* Reads positions and velocities back (counted as device->host bytes) and
- * computes the statistics in double precision. DRAPE_EUNSTABLE when a
- * position is not finite. */
+/* Reads positions, velocities and the constraints' multipliers back
+ * (counted as device->host bytes) and computes the statistics in double
+ * precision. DRAPE_EUNSTABLE when a position is not finite. */
 int drape_sim_stats(drape_sim *sim, drape_stats *out, drape_err *e);
 
 /* Crossings (issue 18, docs/selfcollision.md): how many (edge, triangle)

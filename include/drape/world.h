@@ -181,6 +181,9 @@ typedef struct drape_world_object_stats {
                               (drape_object_stats.covered_area); 0 else      */
   double elastic_energy;   /* J stored in springs (springs solver) or in a
                               cable; 0 where constraints hold the shape    */
+  double residual;         /* the solver's constraint residual, strain
+                              (drape_object_stats.residual); NAN for
+                              strings, cables and the springs solver       */
   /* cables only (NAN otherwise): */
   double sag;              /* m: lowest pin height minus lowest node height */
   double kinetic_energy;   /* J                                             */

@@ -18,7 +18,15 @@
  * the grid with as many particles (n = the rounded square root of its
  * vertex count), both in the same place, pinned and draped the same way,
  * so a mesh's cost (its colouring, its gathered constraints, its dihedral
- * bending) is read against the grid's in the same run. */
+ * bending) is read against the grid's in the same run.
+ *
+ * --material NAME builds the cloth from that preset (membranes, hinges,
+ * coarse levels; docs/solver.md "Materials"). Each of its cases is then
+ * also timed with the cloth the ladder runs without it, the per-constraint
+ * cloth of the same size, setting and backend, right after the material
+ * case's timed pass and on the same warm-up and frame counts, so that the
+ * material's cost is read as a ratio to it from one run on one machine
+ * state (a ratio across runs would mix in the machine's load). */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -83,6 +91,11 @@ typedef struct bench_row {
   int stage_valid;
   double launches, projections_per_s, particles_per_s;
   double max_strain, mean_strain;
+  double residual;  /* drape_object_stats.residual at the end (NAN: none) */
+  /* --material: the per-constraint cloth of the same case, timed in the
+   * same run (NAN: no reference, or it failed), and ms_median over it */
+  double ref_ms, cost_ratio;
+  int ref_failed;   /* the reference was run and did not finish          */
   long crossings;  /* edges through triangles after the last frame (-1: not counted) */
   double device_mb, bytes_per_frame;
   /* the contact lists kept across substeps (OpenCL, docs/selfcollision.md),
@@ -132,9 +145,15 @@ static void help(void) {
          "                     self-collision mode and backend\n"
          "  --material NAME    the cloth is made of this preset (docs/scenes.md\n"
          "                     \"Material presets\") instead of the per-constraint\n"
-         "                     compliances (default none)\n"
+         "                     compliances (default none); each case is then also timed\n"
+         "                     with the per-constraint cloth, in the same run: its\n"
+         "                     ms/frame ('ref ms', ref_ms_frame) and the material's over\n"
+         "                     it ('ratio', cost_ratio)\n"
          "  --out DIR          bench.csv, bench.json and bench.png go here\n"
          "                     (default bench/results/latest)\n"
+         "\nEach case also reports its constraint residual at the end ('resid', residual:\n"
+         "the RMS of C + alpha/h^2 lambda over the cloth's stretch constraints, strain;\n"
+         "docs/solver.md \"Residual\").\n"
          "\nTable on stdout; exit 1 when a case fails its physics check or the plot\n"
          "(gnuplot) fails, 2 on bad input (checked before any case runs), 130/143 when\n"
          "interrupted by SIGINT/SIGTERM (then nothing is written).\n");
@@ -439,14 +458,12 @@ typedef struct case_pass {
   uint64_t list0[3], list1[3]; /* list counters at the warm-up's end, at the end */
 } case_pass;
 
-/* --material, for every case of the run (set once after the arguments) */
-static const drape_material_def *bench_material;
-
+/* material: --material's preset, or NULL for the per-constraint cloth. */
 static int simulate(const backend_sel *b, int n, setting st, int self, const drape_cloth_def *md,
-                    int fuse, int profiling, int warmup, int frames, case_pass *p, bench_row *row,
-                    drape_err *e) {
+                    const drape_material_def *material, int fuse, int profiling, int warmup,
+                    int frames, case_pass *p, bench_row *row, drape_err *e) {
   drape_scene scene;
-  if (bench_scene(&scene, n, st, self, md, bench_material, e)) {
+  if (bench_scene(&scene, n, st, self, md, material, e)) {
     drape_scene_free(&scene);
     return e->code;
   }
@@ -511,6 +528,7 @@ static int simulate(const backend_sel *b, int n, setting st, int self, const dra
     row->finite = src == 0;
     row->max_strain = src == 0 ? stats.objects[0].max_strain : NAN;
     row->mean_strain = src == 0 ? stats.objects[0].mean_strain : NAN;
+    row->residual = src == 0 ? stats.objects[0].residual : NAN;
     long c = -1;
     row->crossings = src == 0 && drape_world_count_crossings(world, &c, &se) == 0 ? c : -1;
   }
@@ -526,6 +544,7 @@ static int simulate(const backend_sel *b, int n, setting st, int self, const dra
 static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st, int self,
                     int mesh, bench_row *row, drape_err *e) {
   memset(row, 0, sizeof *row);
+  row->residual = row->ref_ms = row->cost_ratio = NAN;
   snprintf(row->backend, sizeof row->backend, "%s", b->name);
   row->n = n;
   row->mesh = mesh;
@@ -541,13 +560,35 @@ static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st
     free(prof.ms);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   }
-  int rc = simulate(b, n, st, self, md, o->fuse, 0, o->warmup, o->frames, &t, row, e);
+  int rc = simulate(b, n, st, self, md, o->material, o->fuse, 0, o->warmup, o->frames, &t, row, e);
+  if (rc == 0 && o->material) {
+    /* the per-constraint reference, timed like the case (its own figures
+     * stay in scratch: the row is the material's) */
+    case_pass ref = {0};
+    bench_row scratch = *row;
+    drape_err re = {0};
+    if (!(ref.ms = calloc((size_t)o->frames, sizeof(double)))) {
+      rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    } else if (simulate(b, n, st, self, md, NULL, o->fuse, 0, o->warmup, o->frames, &ref,
+                        &scratch, &re) == 0) {
+      qsort(ref.ms, (size_t)o->frames, sizeof(double), cmp_double);
+      row->ref_ms = ref.ms[o->frames / 2];
+    } else if (dr_interrupted()) {
+      rc = drape_fail(e, DRAPE_EIO, "interrupted");
+    } else {
+      fprintf(stderr, "drape bench: %s %s n=%d %dx%d: the per-constraint reference: %s\n",
+              b->name, mesh ? "mesh" : "grid", n, st.substeps, st.iterations, re.msg);
+      row->ref_failed = 1;
+    }
+    free(ref.ms);
+  }
   const case_pass *stages = &t;
   int stage_frames = o->frames;
   if (rc == 0 && !b->cpu) {
     bench_row scratch = *row;
     stage_frames = o->frames < 3 ? o->frames : 3;
-    rc = simulate(b, n, st, self, md, o->fuse, 1, o->warmup, stage_frames, &prof, &scratch, e);
+    rc = simulate(b, n, st, self, md, o->material, o->fuse, 1, o->warmup, stage_frames, &prof,
+                  &scratch, e);
     stages = &prof;
   }
   if (rc == 0) {
@@ -556,6 +597,7 @@ static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st
     row->ms_p10 = t.ms[(o->frames - 1) / 10];
     row->ms_p90 = t.ms[(o->frames - 1) * 9 / 10];
     row->ms_substep = row->ms_median / st.substeps;
+    if (isfinite(row->ref_ms) && row->ref_ms > 0) row->cost_ratio = row->ms_median / row->ref_ms;
     for (int s = 0; s < DRAPE_STAGE_COUNT; s++) row->stage_ms[s] = stages->stage_sum[s] / stage_frames;
     for (int c = 0; c < DRAPE_TIMING_COLOURS; c++) row->colour_ms[c] = stages->colour_sum[c] / stage_frames;
     for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
@@ -576,10 +618,13 @@ static int run_case(const bench_opts *o, const backend_sel *b, int n, setting st
   return rc;
 }
 
+/* ref ms and ratio: the per-constraint cloth's ms/frame in the same run
+ * and the case's over it (--material; "-" without) */
 static void print_header(void) {
-  printf("%-28s %-6s %5s %6s %4s %9s %9s %9s %8s %7s %7s %9s %9s %8s %8s %7s %8s %4s\n", "backend",
-         "form", "n", "steps", "self", "particles", "ms/frame", "p10-p90", "ms/sub", "colours", "balance", "launch/f",
-         "Mproj/s", "maxstr", "meanstr", "cross", "devMB", "ok");
+  printf("%-28s %-6s %5s %6s %4s %9s %9s %9s %8s %6s %8s %7s %7s %9s %9s %8s %8s %8s %7s %8s %4s\n",
+         "backend", "form", "n", "steps", "self", "particles", "ms/frame", "p10-p90", "ref ms", "ratio",
+         "ms/sub", "colours", "balance", "launch/f", "Mproj/s", "maxstr", "meanstr", "resid", "cross",
+         "devMB", "ok");
 }
 
 static void print_row(const bench_row *r) {
@@ -596,17 +641,23 @@ static void print_row(const bench_row *r) {
     if (r->bend_colour_min < cmin) cmin = r->bend_colour_min;
     if (r->bend_colour_max > cmax) cmax = r->bend_colour_max;
   }
-  char n[16];
+  char n[16], ref[16], ratio[16], resid[16];
   snprintf(n, sizeof n, r->mesh ? "mesh" : "%d", r->n); /* the mesh: its particles say its size */
-  printf("%-28.28s %-6.6s %5s %6s %4s %9d %9.2f %9s %8.3f %7d %7.2f %9.0f %9.1f %8.4f %8.5f %7ld %8.1f %4s\n",
-         r->backend, r->kernel_form[0] == 'c' ? "-" : r->kernel_form, n, set, r->self ? "on" : "off", r->particles, r->ms_median, spread,
-         r->ms_substep, colours, cmin > 0 ? (double)cmax / cmin : 0.0, r->launches, r->projections_per_s * 1e-6, r->max_strain,
-         r->mean_strain, r->crossings, r->device_mb, r->ok ? "yes" : r->diverged ? "DIVERGED" : "FAIL");
+  snprintf(ref, sizeof ref, isfinite(r->ref_ms) ? "%.2f" : "-", r->ref_ms);
+  snprintf(ratio, sizeof ratio, isfinite(r->cost_ratio) ? "%.2f" : "-", r->cost_ratio);
+  snprintf(resid, sizeof resid, isfinite(r->residual) ? "%.2e" : "-", r->residual);
+  printf("%-28.28s %-6.6s %5s %6s %4s %9d %9.2f %9s %8s %6s %8.3f %7d %7.2f %9.0f %9.1f %8.4f %8.5f "
+         "%8s %7ld %8.1f %4s\n",
+         r->backend, r->kernel_form[0] == 'c' ? "-" : r->kernel_form, n, set, r->self ? "on" : "off",
+         r->particles, r->ms_median, spread, ref, ratio, r->ms_substep, colours,
+         cmin > 0 ? (double)cmax / cmin : 0.0, r->launches, r->projections_per_s * 1e-6,
+         r->max_strain, r->mean_strain, resid, r->crossings, r->device_mb,
+         r->ok ? "yes" : r->diverged ? "DIVERGED" : "FAIL");
   if (r->has_peer)
-    printf("%-28.28s %-6s %5d %6s %4s %9d %9.2f %9s %8s %7s %7s %9s %9s %8.4f %8.5f %7s %8s %4s"
-           "  drape is %.1fx faster\n",
+    printf("%-28.28s %-6s %5d %6s %4s %9d %9.2f %9s %8s %6s %8s %7s %7s %9s %9s %8.4f %8.5f %8s %7s "
+           "%8s %4s  drape is %.1fx faster\n",
            "  peer: bullet soft body", "", r->n, set, "off", r->particles, r->peer_ms, "", "", "", "",
-           "", "", r->peer_max_strain, r->peer_mean_strain, "", "", "", r->speedup);
+           "", "", "", "", r->peer_max_strain, r->peer_mean_strain, "", "", "", "", r->speedup);
   fflush(stdout);
 }
 
@@ -784,7 +835,8 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
   for (int q = 0; q < DRAPE_SELFCOL_PART_COUNT; q++)
     fprintf(f, ",ms_selfcol_%s", drape_selfcol_part_name((drape_selfcol_part)q));
   fprintf(f, ",ms_project_per_colour,kernel_form,crossings,colour_min,colour_max,bend_constraints,"
-             "bend_colours,cloth,list_builds_per_frame,list_pass_share\n");
+             "bend_colours,cloth,list_builds_per_frame,list_pass_share,residual,material,ref_ms_frame,"
+             "cost_ratio\n");
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
     fprintf(f, "\"%s\",%d,%d,%d,%d,%d,%d,%d,%.4f,%.4f,%.4f,%.5f,%.1f,%.6g,%.6g,%.6g,%.6g,%.2f,%.0f,%d",
@@ -804,9 +856,15 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     fprintf(f, ",\"");
     for (int c = 0; r->stage_valid && c < r->colours && c < DRAPE_TIMING_COLOURS; c++)
       fprintf(f, "%s%.5f", c ? ";" : "", r->colour_ms[c]);
-    fprintf(f, "\",%s,%ld,%d,%d,%d,%d,%s,%.3f,%.4f\n", r->kernel_form, r->crossings,
+    fprintf(f, "\",%s,%ld,%d,%d,%d,%d,%s,%.3f,%.4f", r->kernel_form, r->crossings,
             r->colour_min, r->colour_max, r->bend_constraints, r->bend_colours,
             r->mesh ? "mesh" : "grid", r->list_builds, r->list_share);
+    /* empty where there is no figure: no residual (a diverged case), no
+     * reference (no --material, or it failed) */
+    fprintf(f, isfinite(r->residual) ? ",%.6g" : ",", r->residual);
+    fprintf(f, ",%s", o->material ? o->material->preset : "");
+    fprintf(f, isfinite(r->ref_ms) ? ",%.4f" : ",", r->ref_ms);
+    fprintf(f, isfinite(r->cost_ratio) ? ",%.4f\n" : ",\n", r->cost_ratio);
   }
   if (close_commit(f, tmp, path)) return 1;
   /* JSON */
@@ -821,6 +879,10 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
     dr_json_str(f, o->mesh_path);
     fprintf(f, ",\n");
   }
+  fprintf(f, "  \"material\": ");
+  if (o->material) dr_json_str(f, o->material->preset);
+  else fprintf(f, "null");
+  fprintf(f, ",\n");
   fprintf(f, "  \"cases\": [\n");
   for (int i = 0; i < n_rows; i++) {
     const bench_row *r = &rows[i];
@@ -855,6 +917,13 @@ static int write_outputs(const bench_opts *o, const bench_row *rows, int n_rows)
       fprintf(f, "%s%.5f", c ? ", " : "", r->colour_ms[c]);
     fprintf(f, "], \"list_builds_per_frame\": %.3f, \"list_pass_share\": %.4f", r->list_builds,
             r->list_share);
+    /* null where there is no figure (dr_json_num) */
+    fprintf(f, ", \"residual\": ");
+    dr_json_num(f, r->residual);
+    fprintf(f, ", \"ref_ms_frame\": ");
+    dr_json_num(f, r->ref_ms);
+    fprintf(f, ", \"cost_ratio\": ");
+    dr_json_num(f, r->cost_ratio);
     if (r->has_peer)
       fprintf(f, ", \"peer\": {\"name\": \"bullet\", \"ms_frame\": %.4f, \"max_strain\": %.6g, "
                  "\"mean_strain\": %.6g, \"speedup\": %.3f}",
@@ -962,7 +1031,6 @@ int cmd_bench(dr_app *app, int argc, char **argv) {
   if (prc < 0) return 0;
   if (prc) return prc;
   bench_kernel_form = app->kernel_form;
-  bench_material = o.material;
   {
     drape_err e = {0};
     if (check_out(&o, &e)) return drape_app_report(&e);
@@ -1036,7 +1104,7 @@ int cmd_bench(dr_app *app, int argc, char **argv) {
             }
           }
           print_row(r);
-          failed |= !r->ok;
+          failed |= !r->ok || r->ref_failed;
           n_rows++;
         }
       }

@@ -130,9 +130,10 @@ static void help(void) {
          "                     frame numbers have as many digits as N needs, at least 4\n"
          "  --obj-colliders    with --obj-dir: also DIR/colliders_0001.obj ... (the\n"
          "                     capsules and mesh colliders at each frame, one `o` each)\n"
-         "  --stats FILE.json  per-frame statistics: time, max and mean strain per object,\n"
-         "                     kinetic energy, lowest sphere and floor clearance, ms per\n"
-         "                     stage (OpenCL event profiling is switched on for this)\n"
+         "  --stats FILE.json  per-frame statistics: time, max and mean strain and the\n"
+         "                     constraint residual per object, kinetic energy, lowest\n"
+         "                     sphere and floor clearance, ms per stage (OpenCL event\n"
+         "                     profiling is switched on for this)\n"
          "  --device K         OpenCL device index (see `drape devices`; also DRAPE_DEVICE)\n"
          "  --backend cl|cpu   OpenCL kernels (default) or the CPU reference backend\n"
          "  --overwrite        reuse a frame folder that holds an earlier run's files:\n"
@@ -300,6 +301,8 @@ static int stats_frame(run_ctx *r, drape_err *e) {
     json_field(f, "mean_abs_strain", os->mean_abs_strain);
     json_field(f, "min_strain", os->min_strain);
     fprintf(f, ", \"torn\": %d", os->torn);
+    /* the XPBD solve's residual; a cable has its own Newton solve */
+    if (o.kind != DRAPE_WORLD_CABLE) json_field(f, "residual", os->residual);
     if (o.kind == DRAPE_WORLD_CLOTH) {
       json_field(f, "lowest", os->lowest);
       json_field(f, "covered_area", os->covered_area);

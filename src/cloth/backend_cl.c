@@ -1,6 +1,6 @@
 /* OpenCL backend: every stage is one kernel launch on one in-order queue.
  * All buffers are created once (or grown when a parameter asks for more,
- * e.g. iterations > 1 needs the lambda buffer); nothing is allocated or
+ * e.g. wind needs the triangle forces); nothing is allocated or
  * copied per substep. Buffers, argument tables (checked against the
  * kernels' argument names), launches and their profile go through
  * cl/launch.h: with a profiling queue every launch carries an event tagged
@@ -104,13 +104,13 @@ static int set_static_args(drape_sim *s, drape_err *e) {
   cl_state *c = ST(s);
   int np = s->m.n_particles, nt = s->m.n_tris, nc = s->m.n_cons, slots = s->m.tether_slots;
   int stride = (int)c->np_pad; /* slot-major tether arrays */
-  cl_mem lam = c->lambda ? c->lambda : c->x; /* never touched in NONE mode */
+  cl_mem lam = c->lambda ? c->lambda : c->x; /* no constraints: never touched */
   cl_mem tf = c->tri_force ? c->tri_force : c->n;
   cl_mem te = c->tri_edge ? c->tri_edge : c->tris;
   BIND(K_PREDICT, 0, A("x", c->x), A("p", c->p), A("v", c->v), A("obj", c->obj),
        A("objects", c->mat));
   BIND(K_DRIVE, 0, A("x", c->x), A("kin", c->kin));
-  cl_mem blam = c->bend_lambda ? c->bend_lambda : c->x; /* never touched in NONE mode */
+  cl_mem blam = c->bend_lambda ? c->bend_lambda : c->x; /* no edge units: never touched */
   if (c->bend)
     BIND(K_BEND, 0, A("x", c->x), A("bend", c->bend), A("crest", c->crest), A("ccomp", c->ccomp),
          A("blambda", blam), A("dlambda", lam));
@@ -181,14 +181,16 @@ static int set_static_args(drape_sim *s, drape_err *e) {
 static int cl_ensure(drape_sim *s, drape_err *e) {
   cl_state *c = ST(s);
   int rc, changed = 0;
-  const int keep = s->params.iterations > 1 || s->m.warm; /* multipliers stored */
-  if (keep && !c->lambda && s->m.n_cons > 0) {
+  /* The multipliers always have a buffer: with one iteration the frame's
+   * last substep still stores them (step.c), for the residual of
+   * drape_sim_stats; 4 bytes per constraint. */
+  if (!c->lambda && s->m.n_cons > 0) {
     if ((rc = mk(s, &c->lambda, sizeof(float) * ((size_t)s->m.n_cons + c->cons_pad), NULL,
                  "lambda", e)))
       return rc;
     changed = 1;
   }
-  if (keep && !c->bend_lambda && s->m.n_bend > 0) {
+  if (!c->bend_lambda && s->m.n_bend > 0) {
     if ((rc = mk(s, &c->bend_lambda, sizeof(float) * (size_t)s->m.n_bend, NULL, "bend lambda", e)))
       return rc;
     changed = 1;
@@ -553,6 +555,8 @@ static cl_mem buf_of(cl_state *c, sim_buf b) {
     case SIM_BUF_BEND: return c->bend;
     case SIM_BUF_MEMB: return c->memb;
     case SIM_BUF_MHINGE: return c->mhinge;
+    case SIM_BUF_LAMBDA: return c->lambda;
+    case SIM_BUF_MLAMBDA: return c->mlambda;
   }
   return NULL;
 }

@@ -13,7 +13,7 @@ typedef struct cpu_state {
   dr_float4 *x, *p, *v, *n, *tri_force;
   dr_distance *cons;
   float *lambda;
-  float *bend_lambda;   /* the edge units' hinges' (iterations > 1)       */
+  float *bend_lambda;   /* the edge units' hinges'                        */
   dr_float4 *mlambda;   /* material cloths: membranes' (3 each), hinges'  */
   dr_float4 *snap;      /* multilevel: positions at the cascade's start    */
   float *hlambda;
@@ -37,12 +37,14 @@ typedef struct cpu_state {
 
 static int cpu_ensure(drape_sim *s, drape_err *e) {
   cpu_state *c = ST(s);
-  const int keep = s->params.iterations > 1 || s->m.warm; /* multipliers stored */
-  if (keep && !c->lambda && s->m.n_cons > 0) {
+  /* The multipliers always have a buffer: with one iteration the frame's
+   * last substep still stores them (step.c), for the residual of
+   * drape_sim_stats; 4 bytes per constraint. */
+  if (!c->lambda && s->m.n_cons > 0) {
     c->lambda = calloc((size_t)s->m.n_cons, sizeof *c->lambda);
     if (!c->lambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
   }
-  if (keep && !c->bend_lambda && s->m.n_bend > 0) {
+  if (!c->bend_lambda && s->m.n_bend > 0) {
     c->bend_lambda = calloc((size_t)s->m.n_bend, sizeof *c->bend_lambda);
     if (!c->bend_lambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
   }
@@ -276,6 +278,8 @@ static void *buf_ptr(cpu_state *c, sim_buf b) {
     case SIM_BUF_MAT: return c->mat;
     case SIM_BUF_SPHERES: return c->sph;
     case SIM_BUF_KIN: return c->kin;
+    case SIM_BUF_LAMBDA: return c->lambda;
+    case SIM_BUF_MLAMBDA: return c->mlambda;
     case SIM_BUF_BEND:
     case SIM_BUF_MEMB:
     case SIM_BUF_MHINGE: return NULL; /* the model's own: see below */

@@ -94,7 +94,7 @@ void drape_sim_destroy(drape_sim *s) {
   free(s->mat); free(s->compliance); free(s->spheres); free(s->spheres0); free(s->sph);
   free(s->v0);
   free(s->kin); free(s->grabs); free(s->hx); free(s->hv); free(s->ostats); free(s->hcons);
-  free(s->htris);
+  free(s->htris); free(s->hlambda); free(s->hmlambda); free(s->res_sum);
   free(s->corner_uv), free(s->obj_corner_uv);
   free(s->sc_objects);
   free(s);
@@ -770,6 +770,83 @@ void drape_sim_timings(const drape_sim *s, drape_timings *out) {
   if (s->be == &dr_backend_cl) dr_backend_cl_lists(s, out);
 }
 
+/* The residual of each object (cloth.h, drape_object_stats.residual;
+ * docs/solver.md "Residual"): the RMS over its stretch constraints of
+ * XPBD's h(x, lambda) = C(x) + alpha~ lambda (Macklin, Müller and
+ * Chentanez 2016, section 3: the implicit step's constraint equation, of
+ * which eq. 18's dlambda is one Newton step), alpha~ = alpha / h^2,
+ * in strain units, at the positions x and the multipliers of the frame's
+ * last substep (step.c stores them even with one iteration). Membranes
+ * (the fine ones; the coarse levels are a means to solve them): warp and
+ * weft, C = |f| - 1 with their multipliers. Distance constraints (the
+ * stretch links of grids, mesh cloths' edges, rope links): h / rest, with
+ * C = |x_a - x_b| - rest. Left out: torn constraints and components off
+ * (compliance < 0), a membrane component with a tangent of length 0 (the
+ * kernels skip it), the measured edges of material cloths (nothing projects
+ * them) and, as the kernels do, a tension-only link while it is slack
+ * (its inequality holds). res_sum is 2 per object: sum of h^2, count. */
+static int residuals(drape_sim *s, const float *x, const dr_distance *cons, drape_err *e) {
+  const dr_model *m = &s->m;
+  const double inv_h2 = s->sp.inv_h2; /* the frame's, as the kernels used it */
+  int rc;
+  if (!s->res_sum && !(s->res_sum = malloc(sizeof *s->res_sum * 2 * ((size_t)m->n_objects + 1))))
+    return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+  double *acc = s->res_sum;
+  memset(acc, 0, sizeof *acc * 2 * (size_t)m->n_objects);
+  if (m->n_cons > 0) {
+    if (!s->hlambda && !(s->hlambda = malloc(sizeof *s->hlambda * (size_t)m->n_cons)))
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    if ((rc = s->be->read(s, SIM_BUF_LAMBDA, 0, sizeof *s->hlambda * (size_t)m->n_cons,
+                          s->hlambda, e)))
+      return rc;
+    for (int ob = 0; ob < m->n_objects; ob++)
+      for (int k = m->strain_off[ob]; k < m->strain_off[ob + 1]; k++) {
+        const int i = m->strain_idx[k];
+        const dr_distance *c = &cons[i];
+        if (m->cons_type[i] == DR_C_MEASURE || c->compliance < 0) continue;
+        const float *a = x + 4 * c->a, *b = x + 4 * c->b;
+        const double dx = (double)a[0] - b[0], dy = (double)a[1] - b[1], dz = (double)a[2] - b[2];
+        const double rest = fabs(c->rest); /* rest < 0: tension-only */
+        const double C = sqrt(dx * dx + dy * dy + dz * dz) - rest;
+        const double h = c->rest < 0 && C < 0 ? 0.0
+                                              : (C + c->compliance * inv_h2 * s->hlambda[i]) / rest;
+        acc[2 * ob] += h * h;
+        acc[2 * ob + 1] += 1;
+      }
+  }
+  int first, count;
+  dr_model_level_membranes(m, 0, &first, &count);
+  if (count > 0) {
+    if (!s->hmlambda && !(s->hmlambda = malloc(sizeof *s->hmlambda * (size_t)count)))
+      return drape_fail(e, DRAPE_ENOMEM, "out of memory");
+    if ((rc = s->be->read(s, SIM_BUF_MLAMBDA, sizeof *s->hmlambda * (size_t)first,
+                          sizeof *s->hmlambda * (size_t)count, s->hmlambda, e)))
+      return rc;
+    for (int k = 0; k < count; k++) {
+      const dr_membrane *q = &m->memb[first + k];
+      const float *xa = x + 4 * q->a, *xb = x + 4 * q->b, *xc = x + 4 * q->c;
+      const double lam[2] = {s->hmlambda[k].x, s->hmlambda[k].y};
+      const double comp[2] = {q->comp_u, q->comp_v};
+      const double cb[2] = {q->cub, q->cvb}, cc[2] = {q->cuc, q->cvc};
+      const int ob = m->memb_obj[first + k];
+      for (int d = 0; d < 2; d++) { /* f = cb (x_b - x_a) + cc (x_c - x_a) */
+        double f2 = 0;
+        for (int j = 0; j < 3; j++) {
+          const double f = cb[d] * ((double)xb[j] - xa[j]) + cc[d] * ((double)xc[j] - xa[j]);
+          f2 += f * f;
+        }
+        if (comp[d] < 0 || !(f2 > 0)) continue;
+        const double h = (sqrt(f2) - 1.0) + comp[d] * inv_h2 * lam[d];
+        acc[2 * ob] += h * h;
+        acc[2 * ob + 1] += 1;
+      }
+    }
+  }
+  for (int ob = 0; ob < m->n_objects; ob++)
+    s->ostats[ob].residual = acc[2 * ob + 1] > 0 ? sqrt(acc[2 * ob] / acc[2 * ob + 1]) : 0.0;
+  return DRAPE_OK;
+}
+
 int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {
   memset(out, 0, sizeof *out);
   const dr_model *m = &s->m;
@@ -826,6 +903,11 @@ int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {
     }
     if (s->any_tear)
       for (int i = 0; i < m->n_cons; i++) os->torn += m->cons_obj[i] == ob && cons[i].compliance < 0;
+  }
+  if (dr_sim_solver(s) == DRAPE_SOLVER_SPRINGS) { /* no constraint is solved */
+    for (int ob = 0; ob < m->n_objects; ob++) s->ostats[ob].residual = NAN;
+  } else if ((rc = residuals(s, x, cons, e))) {
+    return rc;
   }
   if (s->var) { /* the springs' stored energy, per object */
     double *el = calloc((size_t)m->n_objects + 1, sizeof *el);

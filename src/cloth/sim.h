@@ -41,7 +41,13 @@ typedef enum {
   SIM_BUF_KIN,    /* dr_kinematic x n_kin */
   SIM_BUF_BEND,   /* dr_dihedral x n_bend (edge units; writes only) */
   SIM_BUF_MEMB,   /* dr_membrane x n_memb (writes only)            */
-  SIM_BUF_MHINGE  /* dr_dihedral x n_mhinge (writes only)          */
+  SIM_BUF_MHINGE, /* dr_dihedral x n_mhinge (writes only)          */
+  /* The multipliers as the last projection left them (reads only; the
+   * residual of drape_sim_stats): the distance constraints' (float x
+   * n_cons, the mesh cloths' edge links included) and the membranes'
+   * (dr_float4 x n_memb: warp, weft, shear, 0) */
+  SIM_BUF_LAMBDA,
+  SIM_BUF_MLAMBDA
 } sim_buf;
 
 /* The springs of the "springs" solver, per particle in CSR form (built by
@@ -122,8 +128,8 @@ typedef struct sim_backend {
   int (*read)(drape_sim *s, sim_buf b, size_t offset, size_t bytes, void *dst, drape_err *e);
   int (*write)(drape_sim *s, sim_buf b, size_t offset, size_t bytes, const void *src,
                drape_err *e);
-  /* (Re)allocates buffers whose size depends on parameters: the lambda
-   * buffer (iterations > 1), the triangle forces (wind), kinematic slots. */
+  /* (Re)allocates buffers whose size depends on parameters: the triangle
+   * forces (wind), kinematic slots. */
   int (*ensure)(drape_sim *s, drape_err *e);
   void (*destroy)(drape_sim *s);
 } sim_backend;
@@ -188,6 +194,9 @@ struct drape_sim {
   int hx_valid;                 /* hx holds the current positions          */
   drape_object_stats *ostats;
   dr_distance *hcons;
+  float *hlambda;               /* the residual's multipliers (sim.c):   */
+  dr_float4 *hmlambda;          /* distance constraints', fine membranes' */
+  double *res_sum;              /* and its sums, 2 per object             */
   uint32_t *htris;
   float *corner_uv;             /* 6 per triangle (mesh cloths' UVs per
                                    corner, corner_uvs in sim.c), or NULL    */

@@ -210,9 +210,16 @@ static int substep_xpbd(drape_sim *s, frame_plan *f, int k, drape_err *e) {
     }
     STAGE(DRAPE_STAGE_MULTILEVEL, be->ml_lambda(s, 0, e));
   }
+  /* With one iteration the multipliers are needed by no later projection,
+   * but the frame's last substep stores them for the residual of
+   * drape_sim_stats (docs/solver.md, "Residual"). FIRST projects as NONE
+   * does (lambda starts at 0 in both) and only adds the store, so the
+   * positions keep their bits; once a frame, its cost is one write per
+   * constraint. */
+  const int one = k + 1 == S ? DR_LAMBDA_FIRST : DR_LAMBDA_NONE;
   for (int it = 0; it < I; it++) {
     const int mode = s->m.warm ? DR_LAMBDA_KEEP
-                     : I == 1  ? DR_LAMBDA_NONE
+                     : I == 1  ? one
                      : it == 0 ? DR_LAMBDA_FIRST
                                : DR_LAMBDA_KEEP;
     /* material cloths: hinges, then the membranes that carry the load */

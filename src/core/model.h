@@ -152,8 +152,13 @@ void dr_model_warm_stiffness(dr_model *m);
  * needs when a warm-started model is not stable with substep h (s). */
 int dr_model_check_warm(const dr_model *m, double h, drape_err *e);
 
-/* The membranes of level l (0: the fine ones), [*first, *first + *count). */
+/* The membranes of level l (0: the fine ones), [*first, *first + *count);
+ * without coarse levels level 0 is every membrane. */
 static inline void dr_model_level_membranes(const dr_model *m, int l, int *first, int *count) {
+  if (m->n_levels == 0) {
+    *first = 0, *count = l == 0 ? m->n_memb : 0;
+    return;
+  }
   const int a = l == 0 ? 0 : m->memb_colour_off[m->level_colour[l - 1]];
   const int b = m->memb_colour_off[m->level_colour[l]];
   *first = a, *count = b - a;

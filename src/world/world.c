@@ -288,7 +288,7 @@ int drape_world_get_stats(drape_world *w, drape_world_stats *out, drape_err *e) 
   for (int k = 0; k < w->n_obj; k++) {
     drape_world_object_stats *o = &w->ostats[k];
     memset(o, 0, sizeof *o);
-    o->sag = o->kinetic_energy = o->gravity_energy = o->lowest = NAN;
+    o->sag = o->kinetic_energy = o->gravity_energy = o->lowest = o->residual = NAN;
     if (k < w->n_sim_objects) {
       const drape_object_stats *so = &st.objects[k];
       o->lowest = so->lowest;
@@ -299,6 +299,7 @@ int drape_world_get_stats(drape_world *w, drape_world_stats *out, drape_err *e) 
       o->min_strain = so->min_strain;
       o->torn = so->torn;
       o->elastic_energy = so->elastic_energy;
+      o->residual = so->residual;
     } else if (k < w->n_sim_objects + run_cables_count(w->cables)) {
       run_cable_stats cs;
       run_cables_stats(w->cables, k - w->n_sim_objects, &cs);
