@@ -7,7 +7,7 @@ D=${DRAPE_EXE:?}
 T=$(mktemp -d "${DRAPE_BINARY_DIR:-/tmp}/cli_bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fail=0
-"$D" bench --sizes 8,12 --settings 4x1,2x2 --self off,on --devices all --frames 2 --warmup 1 \
+"$D" bench --sizes 8,12 --settings 4x1,2x2 --self off,on --devices all --frames 2 --warmup 1 --material none \
   --peer off --out "$T/out" > "$T/table.txt" 2>&1
 rc=$?
 [[ $rc == 0 ]] || { echo "FAIL bench exit $rc"; cat "$T/table.txt"; fail=1; }
@@ -100,7 +100,7 @@ PY
 # both passing their physics checks; the mesh has dihedral bending, the
 # grid none; the JSON names the mesh, the CSV's last column the cloth
 S=${DRAPE_SOURCE_DIR:?}
-"$D" bench --mesh "$S/meshes/square_small.obj" --settings 4x1 --self off,on --devices all \
+"$D" bench --mesh "$S/meshes/square_small.obj" --settings 4x1 --self off,on --devices all --material none \
   --frames 2 --warmup 1 --peer off --out "$T/mesh" > "$T/mesh.txt" 2>&1
 rc=$?
 [[ $rc == 0 ]] || { echo "FAIL bench --mesh exit $rc"; cat "$T/mesh.txt"; fail=1; }
