@@ -4,7 +4,7 @@
 python3 only, no downloads, deterministic:
 
   python3 scripts/make_colliders.py     # meshes/sphere_5k.obj, meshes/box.obj,
-                                        # meshes/mannequin.obj
+                                        # meshes/mannequin.obj, meshes/cusick_support.obj
 
 sphere_5k.obj: a closed UV sphere of radius 1 about the origin, 50 segments
 by 50 rings (4900 triangles, 2452 vertices), outward winding, vertices on
@@ -21,6 +21,13 @@ tetrahedra around its main diagonal, so neighbouring cubes agree on their
 shared faces and the surface is closed); edge points shared by edge, kept
 at least 1% of an edge from its ends; each triangle wound so its normal
 follows the field's gradient (outward).
+cusick_support.obj: the support of the Cusick drape test (ISO 9073-9, BS
+5058: a 30 cm specimen on an 18 cm disk), y up, standing on y = 0: a disk
+of radius 0.09 m, 5 mm thick, its top face at y = 0.2 (above the floor by
+more than a 30 cm specimen can hang), on a pedestal of radius 15 mm; one
+closed surface of revolution, 128 segments round (the rim's chords lie
+within r (1 - cos(pi/128)) = 0.03 mm of the circle), the top face in four
+rings so that no triangle spans the whole radius, outward winding.
 """
 import math
 import os
@@ -215,12 +222,50 @@ def mannequin(h=0.025):
     return verts, tris
 
 
+def lathe(profile, seg):
+    """A closed surface of revolution about the y axis: `profile` is a list
+    of (r, y) from a point on the axis (r = 0) to another, each point but
+    the two on the axis swept round in `seg` segments. Outward when the
+    profile runs counter-clockwise in the (r, y) half-plane (out along the
+    bottom, up the side, in along the top)."""
+    verts, ring = [], []
+    for r, y in profile:
+        if r == 0.0:
+            ring.append([len(verts)] * seg)
+            verts.append((0.0, y, 0.0))
+        else:
+            ring.append([len(verts) + s for s in range(seg)])
+            for s in range(seg):
+                ph = 2 * math.pi * s / seg
+                verts.append((r * math.cos(ph), y, -r * math.sin(ph)))
+    tris = []
+    for j in range(len(profile) - 1):
+        lo, hi = ring[j], ring[j + 1]
+        for s in range(seg):
+            t = (s + 1) % seg
+            a, b, c, d = lo[s], lo[t], hi[t], hi[s]
+            # seen from outside, the profile goes up and the angle to the
+            # left (towards -z at x > 0): a b c d is counter-clockwise
+            if a != b:
+                tris.append((a, b, c))
+            if c != d:
+                tris.append((a, c, d))
+    return verts, tris
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     v, t = uv_sphere(50, 50)
     write_obj(os.path.join(OUT, "sphere_5k.obj"), v, t, "UV sphere, radius 1, %d triangles" % len(t))
     v, t = cube(2)
     write_obj(os.path.join(OUT, "box.obj"), v, t, "unit cube, %d triangles" % len(t))
+    r, top, th, stem = 0.09, 0.2, 0.005, 0.015
+    profile = [(0.0, 0.0), (stem, 0.0), (stem, top - th), (r, top - th), (r, top)]
+    profile += [(r * k / 4, top) for k in (3, 2, 1)] + [(0.0, top)]
+    v, t = lathe(profile, 128)
+    write_obj(os.path.join(OUT, "cusick_support.obj"), v, t,
+              "Cusick drape test support: disk r 0.09 m, top at y = 0.2, on a pedestal, "
+              "%d triangles" % len(t))
     v, t = mannequin()
     write_obj(os.path.join(OUT, "mannequin.obj"), v, t,
               "mannequin 1.75 m, y up, facing +z, %d triangles, %d vertices" % (len(t), len(v)))

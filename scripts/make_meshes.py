@@ -4,7 +4,10 @@
 python3 only, no downloads, deterministic (a fixed seed per mesh), so the
 files in the repository are exactly what this script writes:
 
-  python3 scripts/make_meshes.py            # meshes/*.obj, meshes/skirt_seams.json
+  python3 scripts/make_meshes.py            # meshes/*.obj, meshes/skirt_seams.json,
+                                            # meshes/specimen_30cm_clamp.json
+                                            # (the cloth meshes; colliders:
+                                            # scripts/make_colliders.py)
   python3 scripts/make_meshes.py --square N --size S --out FILE
                                             # an irregular N x N-point square
                                             # (e.g. 256: 65k vertices, for drape bench)
@@ -195,9 +198,13 @@ def square(n, size, seed):
     return xyz, uv, tris
 
 
-def disk(rings, radius, seed):
+def disk(rings, radius, seed, exact=()):
     """An irregular triangulation of a disk in the xz plane: rings of points
-    with about the same spacing, each ring turned by a random angle."""
+    with about the same spacing, each ring turned by a random angle. The
+    outer ring lies on the circle; so do the rings numbered in `exact`
+    (their points are not moved in or out), so that a circle inside the
+    disk is an edge path of the mesh (the support disk's rim under a
+    Cusick specimen)."""
     rng = random.Random(seed)
     pts = [(0.0, 0.0)]
     for k in range(1, rings + 1):
@@ -207,6 +214,8 @@ def disk(rings, radius, seed):
         for i in range(m):
             a = off + 2 * math.pi * i / m
             rr = r if k == rings else r + rng.uniform(-0.2, 0.2) * radius / rings
+            if k in exact:
+                rr = r
             pts.append((rr * math.cos(a), rr * math.sin(a)))
     tris = delaunay(pts)
     xyz = [(x, 0.0, y) for x, y in pts]
@@ -285,6 +294,26 @@ def main():
               "irregular square, 0.5 m side, 12 x 12 jittered points (tests)", xyz, uv, tris)
     xyz, uv, tris = disk(12, 0.6, 3)
     write_obj(os.path.join(here, "disk.obj"), "irregular disk, 0.6 m radius, 12 rings", xyz, uv, tris)
+    # Cusick drape specimens (ISO 9073-9, BS 5058): 30 cm across, at two
+    # mesh sizes (7.5 and 5 mm between rings) for the resolution check of
+    # tests/test_cusick.c; ring 0.6 rings lies on r = 9 cm, the rim of the
+    # 18 cm support disk. The standard clamps the specimen between two disks
+    # of that size: specimen_30cm_clamp.json lists, per mesh, the vertices
+    # within r <= 9 cm (scenes/cusick.json pins the r20 list).
+    clamp = {}
+    for rings, seed in ((20, 8), (30, 9)):
+        xyz, uv, tris = disk(rings, 0.15, seed, exact=(rings * 3 // 5,))
+        name = "specimen_30cm_r%d" % rings
+        new = write_obj(os.path.join(here, name + ".obj"),
+                        "Cusick drape specimen, 0.15 m radius, %d rings (%.2f mm apart), ring %d "
+                        "on r = 0.09 m" % (rings, 150.0 / rings, rings * 3 // 5), xyz, uv, tris)
+        clamp[name] = sorted(new[i] for i, (x, _, z) in enumerate(xyz)
+                             if new[i] >= 0 and math.hypot(x, z) <= 0.09 + 1e-6)
+    with open(os.path.join(here, "specimen_30cm_clamp.json"), "w") as f:
+        f.write("{\n \"comment\": \"vertex indices (first-use order, as in the OBJ files) of the "
+                "Cusick specimens within r <= 0.09 m of their centre: the part clamped on the 18 cm "
+                "support disk\",\n" + ",\n".join(" %s: %s" % (json.dumps(k), json.dumps(v))
+                                                for k, v in clamp.items()) + "\n}\n")
     xyz, uv, tris = tube(24, 12, 0.15, 0.5, 4)
     write_obj(os.path.join(here, "tube.obj"), "open tube, 0.15 m radius, 0.5 m high", xyz, uv, tris)
     seams = {}

@@ -32,8 +32,26 @@ for i, f in enumerate(fr):
     assert o["name"] == "sheet" and o["max_strain"] >= o["mean_strain"] >= 0
     assert f["kinetic_energy"] > 0 and f["min_sphere_clearance"] > 0
     assert f["ms"]["project"] is not None and f["ms"]["frame"] > 0
+    assert "drape_coefficient" not in o  # only for a cloth with drape_disk_radius
 print("ok   stats JSON: 5 frames, fields present")
 EOF
+
+# --- the Cusick drape test: drape_coefficient for its specimen only ---
+"$D" run "$S/cusick.json" --frames 3 --stats "$T/cusick.json" 2>"$T/err"
+check "run cusick scene" 0 $?
+python3 - "$T/cusick.json" <<'EOF' || fail=1
+import json, sys
+fr = json.load(open(sys.argv[1]))["frames"]
+assert len(fr) == 3, len(fr)
+dc = [f["objects"][0]["drape_coefficient"] for f in fr]
+assert 0.98 < dc[0] <= 1.005 and dc[2] < dc[0], dc  # flat, then falling
+print("ok   stats JSON: drape_coefficient %s" % dc)
+EOF
+sed 's/"drape_disk_radius": 0.09/"drape_disk_radius": 0.2/; s|\.\./meshes/|'"${DRAPE_SOURCE_DIR}"'/meshes/|g' \
+  "$S/cusick.json" >"$T/cusick_bad.json"
+out=$("$D" run "$T/cusick_bad.json" --frames 2 2>&1); check "drape_disk_radius beyond the specimen" 2 $?
+expect_fixed "drape_disk_radius beyond the specimen" "$out" \
+  "cloth[0].drape_disk_radius = 0.2: must be 0 (no drape test) or > 0 and < 0.149969 m"
 
 # --- same scene twice: identical bytes ---
 "$D" run "$S/drape_sphere.json" --frames 5 --obj-dir "$T/b" 2>/dev/null

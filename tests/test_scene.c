@@ -214,6 +214,7 @@ static void test_defaults(void **state) {
   assert_int_equal(c->self_mode, DRAPE_SELF_VERTEX_TRIANGLE);
   assert_int_equal(c->tethers, 1);
   assert_near(c->tear_ratio, 0, 0);
+  assert_near(c->drape_disk_radius, 0, 0);
   assert_int_equal(c->solver, DRAPE_SOLVER_XPBD);
   assert_near(c->stiffness, 5000, 0);
   assert_near(c->spring_damping, 10, 0);
@@ -351,7 +352,8 @@ static void test_extension_keys(void **state) {
       "     \"self_collision_mode\": \"particle\", \"thickness\": 0.004,\n"
       "     \"pin_paths\": [{\"pin\": [4, 7], \"keys\": [[0, 1, 2, 3], [0.5, 1, 2.5, 3]]}],\n"
       "     \"color_front\": [1, 0, 0], \"color_back\": [0, 0.5, 1]},\n"
-      "   {\"grid\": {\"plane\": \"xy\"}, \"solver\": \"jakobsen\", \"tear_ratio\": 1.5}],\n"
+      "   {\"grid\": {\"plane\": \"xy\"}, \"solver\": \"jakobsen\", \"tear_ratio\": 1.5,\n"
+      "    \"drape_disk_radius\": 0.09}],\n"
       "  \"rope\": [{\"solver\": \"implicit\", \"ym\": 160, \"thickness\": 0.03,\n"
       "            \"color\": [0.1, 0.2, 0.3], \"pin_end\": true, \"pin_start\": false},\n"
       "           {\"solver\": \"jakobsen\"}, {\"solver\": \"xpbd\"}],\n"
@@ -383,6 +385,7 @@ static void test_extension_keys(void **state) {
   assert_int_equal(c->plane, DRAPE_PLANE_YZ);
   assert_int_equal(c->tethers, 0);
   assert_near(s.cloth[1].tear_ratio, 1.5, 0); /* the springs solver does not tear */
+  assert_near(s.cloth[1].drape_disk_radius, 0.09, 0);
   assert_int_equal(c->solver, DRAPE_SOLVER_SPRINGS);
   assert_near(c->stiffness, 2500, 0);
   assert_near(c->spring_damping, 3.5, 0);
@@ -621,6 +624,16 @@ static const bad_case BAD[] = {
     {"{\"cloth\": [{\"thickness\": 0}]}", {"cloth[0].thickness = 0", "must be > 0"}},
     {"{\"cloth\": [{\"damping\": -0.5}]}", {"cloth[0].damping = -0.5", ">= 0"}},
     {"{\"cloth\": [{\"tear_ratio\": 0.5}]}", {"cloth[0].tear_ratio = 0.5", "0 (no tearing) or > 1"}},
+    /* the default 32 x 32 grid, 2 cm: rest area 0.3844 m^2, radius 0.349798 m */
+    {"{\"cloth\": [{\"drape_disk_radius\": 0.5}]}",
+     {"cloth[0].drape_disk_radius = 0.5", "must be 0 (no drape test) or > 0 and < 0.349798 m",
+      "rest area 0.3844 m^2"}},
+    {"{\"cloth\": [{}, {\"drape_disk_radius\": -0.09}]}",
+     {"cloth[1].drape_disk_radius = -0.09", "or > 0 and < 0.349798 m"}},
+    {"{\"cloth\": [{\"drape_disk_radius\": 1e999}]}",
+     {"cloth[0].drape_disk_radius = inf", "must be a finite number"}},
+    {"{\"cloth\": [{\"drape_disk_radius\": \"0.09\"}]}",
+     {"cloth[0].drape_disk_radius = \"0.09\"", "expected a number"}},
     {"{\"cloth\": [{\"solver\": \"implicit\"}]}", {"cloth[0].solver = \"implicit\"", "ropes only"}},
     {"{\"cloth\": [{\"solver\": \"verlet\"}]}", {"cloth[0].solver = \"verlet\"", "\"xpbd\", \"jakobsen\", \"springs\""}},
     {"{\"cloth\": [{\"self_collision_mode\": \"edges\"}]}", {"cloth[0].self_collision_mode = \"edges\"", "\"vertex-triangle\", \"particle\""}},

@@ -343,8 +343,16 @@ typedef struct drape_object_stats {
   double lowest;          /* m: the lowest y of its particles               */
   double covered_area;    /* m^2: its shadow on the horizontal (x-z) plane,
                              folds counted once (cloths; 0 for ropes): the
-                             footprint of a drape, and with a disk's area
-                             the Cusick drape coefficient (docs/cli.md)  */
+                             footprint of a drape                         */
+  double drape_coefficient; /* a cloth with drape_disk_radius r (scene.h):
+                             the Cusick drape coefficient of ISO 9073-9,
+                             (A_s - A_d) / (A_0 - A_d) with A_s its
+                             covered_area, A_d = pi r^2 the support disk's
+                             area and A_0 its flat (rest) area; 1 for a
+                             specimen that stays flat, towards 0 for one
+                             that hangs straight down from the disk's rim
+                             (docs/solver.md "The Cusick drape test").
+                             NAN for other objects                        */
   double elastic_energy;  /* J stored in its springs, sum of k/2 (|x_a - x_b|
                              - rest)^2 (the springs solver, seed 001); 0
                              where constraints, not springs, hold it      */

@@ -170,6 +170,13 @@ typedef struct drape_cloth_def {
   drape_material_def material;     /* material.set = 1: built from it (then
                                       mass_per_area = material.density and
                                       the compliance keys do not apply)      */
+  double drape_disk_radius;        /* m: the cloth is the specimen of a Cusick
+                                      drape test (ISO 9073-9) on a support
+                                      disk of this radius, and its stats
+                                      report the drape coefficient
+                                      (drape_object_stats); 0 (default) = no
+                                      test. Else > 0 and below the radius of
+                                      a circle of the cloth's rest area     */
 } drape_cloth_def;
 
 /* Sews two cloths (or one cloth to itself) along matching vertex lists:

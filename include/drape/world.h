@@ -179,6 +179,9 @@ typedef struct drape_world_object_stats {
                               NAN for strings and cables)                   */
   double covered_area;     /* m^2: a cloth's shadow on the x-z plane
                               (drape_object_stats.covered_area); 0 else      */
+  double drape_coefficient; /* a cloth with drape_disk_radius: the Cusick
+                              drape coefficient (drape_object_stats); NAN
+                              for every other object                       */
   double elastic_energy;   /* J stored in springs (springs solver) or in a
                               cable; 0 where constraints hold the shape    */
   double residual;         /* the solver's constraint residual, strain

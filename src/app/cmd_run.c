@@ -306,6 +306,10 @@ static int stats_frame(run_ctx *r, drape_err *e) {
     if (o.kind == DRAPE_WORLD_CLOTH) {
       json_field(f, "lowest", os->lowest);
       json_field(f, "covered_area", os->covered_area);
+      /* only where the scene declares the test: a drape coefficient of a
+       * cloth without a support disk would mean nothing */
+      if (r->scene.cloth[o.scene_index].drape_disk_radius > 0)
+        json_field(f, "drape_coefficient", os->drape_coefficient);
     }
     if (o.kind == DRAPE_WORLD_CABLE) { /* the seed 003 cable's own figures */
       json_field(f, "sag", os->sag);

@@ -16,6 +16,8 @@
 #include "core/util.h"
 #include "core/validate.h"
 
+#define SIM_PI 3.14159265358979323846
+
 int dr_backend_cpu_init(drape_sim *s, drape_err *e);
 int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e);
 uint64_t dr_backend_cl_bytes(const drape_sim *s);
@@ -94,6 +96,7 @@ void drape_sim_destroy(drape_sim *s) {
   free(s->mat); free(s->compliance); free(s->spheres); free(s->spheres0); free(s->sph);
   free(s->v0);
   free(s->kin); free(s->grabs); free(s->hx); free(s->hv); free(s->ostats); free(s->hcons);
+  free(s->drape_test);
   free(s->htris); free(s->hlambda); free(s->hmlambda); free(s->res_sum);
   free(s->corner_uv), free(s->obj_corner_uv);
   free(s->sc_objects);
@@ -260,8 +263,9 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
   s->hx = calloc(np * 4, sizeof *s->hx);
   s->hv = calloc(np * 4, sizeof *s->hv);
   s->ostats = calloc(nob, sizeof *s->ostats);
+  s->drape_test = calloc(nob, sizeof *s->drape_test);
   if (!s->mat || !s->compliance || !s->spheres || !s->spheres0 || !s->sph || !s->kin || !s->hx ||
-      !s->hv || !s->ostats) {
+      !s->hv || !s->ostats || !s->drape_test) {
     drape_sim_destroy(s);
     return drape_fail(e, DRAPE_ENOMEM, "out of memory");
   }
@@ -275,6 +279,14 @@ int drape_sim_create(const drape_scene *sc, const drape_sim_opts *opts, drape_si
     s->compliance[k][2] = sc->cloth[k].compliance_bend;
   }
   for (int k = 0; k < sc->n_rope; k++) s->compliance[sc->n_cloth + k][0] = sc->rope[k].compliance;
+  /* the flat area from the def as validated: the rest shape the model
+   * was built from (cloths are objects 0 .. n_cloth - 1) */
+  for (int k = 0; k < sc->n_cloth; k++)
+    if (sc->cloth[k].drape_disk_radius > 0) {
+      const double r = sc->cloth[k].drape_disk_radius;
+      s->drape_test[k][0] = SIM_PI * r * r;
+      s->drape_test[k][1] = dr_cloth_rest_area(&sc->cloth[k]);
+    }
   sim_fill_materials(s);
   sim_fill_step_params(s);
   for (int k = 0; k < s->n_spheres; k++) {
@@ -901,6 +913,10 @@ int drape_sim_stats(drape_sim *s, drape_stats *out, drape_err *e) {
       if (!tris) return e ? e->code : DRAPE_ENOMEM;
       os->covered_area = dr_footprint_area(x, tris, inf->first_tri, inf->n_tris);
     }
+    /* Cusick 1968, ISO 9073-9: the share of the annulus outside the
+     * support disk that the specimen's shadow still covers. */
+    const double Ad = s->drape_test[ob][0], A0 = s->drape_test[ob][1];
+    os->drape_coefficient = Ad > 0 ? (os->covered_area - Ad) / (A0 - Ad) : NAN;
     if (s->any_tear)
       for (int i = 0; i < m->n_cons; i++) os->torn += m->cons_obj[i] == ob && cons[i].compliance < 0;
   }

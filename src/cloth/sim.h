@@ -193,6 +193,9 @@ struct drape_sim {
   float *hx, *hv;
   int hx_valid;                 /* hx holds the current positions          */
   drape_object_stats *ostats;
+  double (*drape_test)[2];      /* per object: the Cusick test's disk area
+                                   pi r^2 and the cloth's flat area (m^2),
+                                   {0, 0} without drape_disk_radius       */
   dr_distance *hcons;
   float *hlambda;               /* the residual's multipliers (sim.c):   */
   dr_float4 *hmlambda;          /* distance constraints', fine membranes' */

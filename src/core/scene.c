@@ -276,8 +276,8 @@ static const char *const CLOTH_KEYS[] = {
     "name", "grid", "mesh", "mass_per_area", "particle_mass", "compliance", "damping",
     "thickness", "self_collision", "self_friction", "self_collision_mode", "self_collision_bounds", "tethers",
     "tear_ratio", "solver", "stiffness", "spring_damping", "bend_stiffness", "pins",
-    "pin_vertices", "pin_box", "pin_paths", "velocity", "material", "color_front", "color_back",
-    NULL};
+    "pin_vertices", "pin_box", "pin_paths", "velocity", "material", "drape_disk_radius",
+    "color_front", "color_back", NULL};
 static const char *const CLOTH_MATERIAL_KEYS[] = {"preset", "density", "stretch", "shear", "bend",
                                                   "damping", NULL};
 static const char *const ROPE_MATERIAL_KEYS[] = {"density", "stretch", "bend", "damping", NULL};
@@ -574,6 +574,8 @@ static int parse_cloth(drape_err *e, const char *path, const cJSON *o, drape_clo
       r = get_bool(e, p, k, &c->tethers);
     } else if (KEY("tear_ratio")) {
       r = get_num(e, p, k, &c->tear_ratio);
+    } else if (KEY("drape_disk_radius")) {
+      r = get_num(e, p, k, &c->drape_disk_radius);
     } else if (KEY("solver")) {
       if (cJSON_IsString(k) && strcmp(k->valuestring, "implicit") == 0)
         return failv(e, p, k,

@@ -35,6 +35,8 @@
 #include "drape/render_def.h"
 #include "drape/scene.h"
 
+#define VD_PI 3.14159265358979323846
+
 /* ---- formatting ---------------------------------------------------------- */
 
 static void fmt_num(char *buf, size_t cap, double v) { drape_fmt_double(buf, cap, v); }
@@ -361,6 +363,26 @@ double dr_cloth_spacing(const drape_cloth_def *c) {
   return isfinite(best) ? best : 0;
 }
 
+double dr_cloth_rest_area(const drape_cloth_def *c) {
+  if (!c->has_mesh) return (double)(c->rows - 1) * (c->cols - 1) * c->spacing * c->spacing;
+  const drape_cloth_mesh *m = &c->mesh;
+  double area = 0;
+  for (int t = 0; t < m->n_tris; t++) {
+    const int *q = m->tris + 3 * t;
+    if (q[0] < 0 || q[1] < 0 || q[2] < 0 || q[0] >= m->n_vertices || q[1] >= m->n_vertices ||
+        q[2] >= m->n_vertices)
+      continue;
+    const double *a = m->vertices + 3 * q[0], *b = m->vertices + 3 * q[1],
+                 *d = m->vertices + 3 * q[2];
+    const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    const double v[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
+    const double n[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
+                         u[0] * v[1] - u[1] * v[0]};
+    area += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+  }
+  return area;
+}
+
 /* A mesh cloth (docs/scenes.md "Mesh cloth"): the transform keys, the
  * loaded arrays (a def built in code may fill them itself), the pins. The
  * loader refuses NaN, too many vertices and no triangles with the file's
@@ -564,6 +586,19 @@ static int cloth_check(const drape_cloth_def *c, int i, double h, drape_err *e) 
     return fail_small(e, P("cloth[%d].tear_ratio", i), c->tear_ratio,
                       (double)nextafterf(1.0f, 2.0f), "or exactly 0",
                       "it becomes 1 in float, which would tear every link at the first stretch");
+  /* The Cusick drape test's support disk lies under the specimen, so its
+   * area must be below the specimen's flat area: the drape coefficient
+   * (A_s - A_d) / (A_0 - A_d) then has a positive denominator. For a
+   * circular specimen the bound is its radius. */
+  if (c->drape_disk_radius != 0) {
+    const double r_max = sqrt(dr_cloth_rest_area(c) / VD_PI);
+    if (!isfinite(c->drape_disk_radius) || !(c->drape_disk_radius > 0) ||
+        !(c->drape_disk_radius < r_max))
+      return faild(e, P("cloth[%d].drape_disk_radius", i), c->drape_disk_radius,
+                   "must be 0 (no drape test) or > 0 and < %.6g m, the radius of a circle of "
+                   "the cloth's rest area %.6g m^2 (the support disk lies under the specimen)",
+                   r_max, r_max * r_max * VD_PI);
+  }
   if (c->tear_ratio != 0 && c->solver == DRAPE_SOLVER_SPRINGS)
     return faild(e, P("cloth[%d].tear_ratio", i), c->tear_ratio,
                  "the springs solver does not tear (set 0, or use \"xpbd\" or \"jakobsen\")");

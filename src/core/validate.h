@@ -21,5 +21,9 @@ int vd_material(const drape_material_def *m, const char *obj, int index, drape_e
 /* A cloth's "spacing" for the self-collision rules: the grid spacing, or a
  * mesh's shortest edge (0 for a mesh with no valid edge). */
 double dr_cloth_spacing(const drape_cloth_def *c);
+/* A cloth's flat (rest) area in m^2: the grid's (rows - 1)(cols - 1)
+ * spacing^2, or the sum of a mesh's triangle areas as loaded (the rest
+ * shape; triangles with an index out of range count nothing). */
+double dr_cloth_rest_area(const drape_cloth_def *c);
 
 #endif

@@ -289,10 +289,12 @@ int drape_world_get_stats(drape_world *w, drape_world_stats *out, drape_err *e) 
     drape_world_object_stats *o = &w->ostats[k];
     memset(o, 0, sizeof *o);
     o->sag = o->kinetic_energy = o->gravity_energy = o->lowest = o->residual = NAN;
+    o->drape_coefficient = NAN;
     if (k < w->n_sim_objects) {
       const drape_object_stats *so = &st.objects[k];
       o->lowest = so->lowest;
       o->covered_area = so->covered_area;
+      o->drape_coefficient = so->drape_coefficient;
       o->max_strain = so->max_strain;
       o->mean_strain = so->mean_strain;
       o->mean_abs_strain = so->mean_abs_strain;
