@@ -498,9 +498,14 @@ static void test_mesh_sphere(void **state) {
   const int n = drape_sim_mesh(a)->n_particles, frames = 120;
   /* facets lie inside the sphere by at most 0.4 (1 - cos(pi / 50)) */
   const double r = 0.4, sag = 0.4 * (1 - cos(3.14159265358979323846 / 50)), th = 0.01;
-  double deepest = 1e9;
+  double deepest = 1e9, area_m = 0, area_a = 0;
+  drape_stats st;
   for (int f = 0; f < frames; f++) {
     step_frames(m, 1);
+    if (f == 29) { /* draped over the sphere, before the folds on the floor */
+      assert_int_equal(drape_sim_stats(m, &st, &e), 0);
+      area_m = st.objects[0].covered_area;
+    }
     float *x = read_x(m);
     for (int i = 0; i < n; i++) {
       const double d = sqrt(x[4 * i] * x[4 * i] + (x[4 * i + 1] - 0.5) * (x[4 * i + 1] - 0.5) +
@@ -509,7 +514,10 @@ static void test_mesh_sphere(void **state) {
     }
     free(x);
   }
-  step_frames(a, frames);
+  step_frames(a, 30);
+  assert_int_equal(drape_sim_stats(a, &st, &e), 0);
+  area_a = st.objects[0].covered_area;
+  step_frames(a, frames - 30);
   float *xa = read_x(a), *xm = read_x(m);
   int touch = 0, close = 0;
   double worst_radial = 0;
@@ -524,20 +532,16 @@ static void test_mesh_sphere(void **state) {
                            (p[2] - q[2]) * (p[2] - q[2]));
     close += dd <= 0.005;
   }
-  drape_stats sta, stm;
-  assert_int_equal(drape_sim_stats(a, &sta, &e), 0);
-  const double area_a = sta.objects[0].covered_area;
-  assert_int_equal(drape_sim_stats(m, &stm, &e), 0);
-  const double area_m = stm.objects[0].covered_area;
   print_message("mesh sphere vs sphere after %d frames: %d particles touch both, distance from "
                 "the centre within %.4f m, %d within 5 mm in position; footprint %.4f against "
-                "%.4f m^2; deepest %.4f m below the offset facets (any frame)\n",
+                "%.4f m^2 at frame 30; deepest %.4f m below the offset facets (any frame)\n",
                 frames, touch, worst_radial, close, area_m, area_a, deepest);
-  /* the cloth rests on both at the same radius, and drapes to the same
-   * footprint; where each particle lies is chaotic in a soft fabric's folds */
+  /* the cloth rests on both at the same radius, and drapes over them to
+   * the same footprint; where each particle lies later is chaotic in a
+   * soft fabric's folds on the floor */
   assert_true(touch > 100);
   assert_true(worst_radial <= 0.005);
-  assert_true(fabs(area_m / area_a - 1) < 0.05);
+  assert_true(fabs(area_m / area_a - 1) < 0.03);
   assert_true(deepest >= -0.5 * th);
   free(xa), free(xm);
   drape_sim_destroy(a), drape_sim_destroy(m);
