@@ -76,6 +76,8 @@ static void test_springs_mesh_unstable_names_vertex(void **state) {
   (void)state;
   drape_scene s;
   load_scene("tablecloth_mesh.json", &s);
+  s.cloth[0].material.set = 0; /* the springs take stiffness, not a material */
+  s.cloth[0].mass_per_area = 0.2;
   s.cloth[0].solver = DRAPE_SOLVER_SPRINGS;
   s.cloth[0].stiffness = 1e6;
   s.cloth[0].self_collision = 0;
