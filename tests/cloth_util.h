@@ -43,6 +43,35 @@ static inline void scene_hanging_cloth(drape_scene *s, int n, double spacing, in
   drape_scene_add_cloth(s, &c);
 }
 
+/* The hanging strip of the materials tests: 10 cm x 1 m, density 0.2
+ * kg/m^2, stretch 100 N/m, shear 10 N/m, in the xy plane (rows go down)
+ * hanging from its top row, segs rows of elements; the scene's solver
+ * settings are left to the caller. */
+static inline void scene_material_strip(drape_scene *s, int segs) {
+  const double L = 1.0, W = 0.1, sp = L / segs;
+  drape_scene_init(s);
+  drape_cloth_def c = drape_cloth_def_default();
+  snprintf(c.name, sizeof c.name, "strip");
+  c.rows = segs + 1;
+  c.cols = (int)lround(W / sp) + 1;
+  c.spacing = sp;
+  c.plane = DRAPE_PLANE_XY;
+  c.origin[1] = 2.0;
+  c.tethers = 0;
+  c.damping = 2.0;
+  c.material.set = 1;
+  c.material.density = 0.2;
+  c.mass_per_area = 0.2;
+  c.material.stretch[0] = c.material.stretch[1] = 100;
+  c.material.shear = 10;
+  c.material.bend[0] = c.material.bend[1] = 1e-6;
+  c.material.damping = -1;
+  c.n_pins = c.cols;
+  c.pins = malloc(sizeof *c.pins * (size_t)c.cols);
+  for (int k = 0; k < c.cols; k++) c.pins[k][0] = 0, c.pins[k][1] = k;
+  drape_scene_add_cloth(s, &c);
+}
+
 /* The issue's sphere scene: a 64 x 64 cloth, 2 cm spacing, falling flat
  * onto a sphere of radius 0.4 and onto the floor; `y0` is its height. */
 static inline void scene_sphere_drop(drape_scene *s, int n, double y0) {

@@ -12,33 +12,12 @@
 #include "cloth_util.h"
 #include "support.h"
 
-/* A 10 cm x 1 m strip hanging from its top edge, density 0.2 kg/m^2,
- * stretch 100 N/m, in the xy plane (rows go down), segs rows of links. */
+/* The hanging strip (cloth_util.h) at segs rows, with `substeps`, warm
+ * started or not. */
 static void scene_strip(drape_scene *s, int segs, int substeps, int warm) {
-  const double L = 1.0, W = 0.1, sp = L / segs;
-  drape_scene_init(s);
+  scene_material_strip(s, segs);
   s->substeps = substeps;
   s->warm_start = warm;
-  drape_cloth_def c = drape_cloth_def_default();
-  snprintf(c.name, sizeof c.name, "strip");
-  c.rows = segs + 1;
-  c.cols = (int)lround(W / sp) + 1;
-  c.spacing = sp;
-  c.plane = DRAPE_PLANE_XY;
-  c.origin[1] = 2.0;
-  c.tethers = 0;
-  c.damping = 2.0;
-  c.material.set = 1;
-  c.material.density = 0.2;
-  c.mass_per_area = 0.2;
-  c.material.stretch[0] = c.material.stretch[1] = 100;
-  c.material.shear = 10;
-  c.material.bend[0] = c.material.bend[1] = 1e-6;
-  c.material.damping = -1;
-  c.n_pins = c.cols;
-  c.pins = malloc(sizeof *c.pins * (size_t)c.cols);
-  for (int k = 0; k < c.cols; k++) c.pins[k][0] = 0, c.pins[k][1] = k;
-  drape_scene_add_cloth(s, &c);
 }
 
 /* The mean drop of the bottom row below its rest place, averaged over the

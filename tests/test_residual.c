@@ -37,32 +37,10 @@ static void scene_rope(drape_scene *s, int segments, double alpha, int iteration
 /* The strip of test_material (10 cm x 1 m, 0.2 kg/m^2, stretch 100 N/m,
  * shear 10 N/m) at L/32, hanging from its top row. */
 static void scene_strip(drape_scene *s, int iterations, int multilevel) {
-  const int segs = 32;
-  const double sp = 1.0 / segs;
-  drape_scene_init(s);
+  scene_material_strip(s, 32);
   s->substeps = 20;
   s->iterations = iterations;
   s->multilevel = multilevel;
-  drape_cloth_def c = drape_cloth_def_default();
-  snprintf(c.name, sizeof c.name, "strip");
-  c.rows = segs + 1;
-  c.cols = (int)lround(0.1 / sp) + 1;
-  c.spacing = sp;
-  c.plane = DRAPE_PLANE_XY;
-  c.origin[1] = 2.0;
-  c.tethers = 0;
-  c.damping = 2.0;
-  c.material.set = 1;
-  c.material.density = 0.2;
-  c.mass_per_area = 0.2;
-  c.material.stretch[0] = c.material.stretch[1] = 100;
-  c.material.shear = 10;
-  c.material.bend[0] = c.material.bend[1] = 1e-6;
-  c.material.damping = -1;
-  c.n_pins = c.cols;
-  c.pins = malloc(sizeof *c.pins * (size_t)c.cols);
-  for (int k = 0; k < c.cols; k++) c.pins[k][0] = 0, c.pins[k][1] = k;
-  drape_scene_add_cloth(s, &c);
 }
 
 /* Object 0's residual and max strain after `frames` frames on backend be
