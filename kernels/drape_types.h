@@ -126,6 +126,18 @@ typedef struct dr_membrane {
                             "Multilevel"); 0 on the cloth's own         */
 } dr_membrane;          /* 48 bytes */
 
+/* A rope's bending at its interior node b (membrane.cl, "Rope bending"):
+ * the difference of the unit-rest tangents around b,
+ *   C = (x_c - x_b) / l1 - (x_b - x_a) / l0   (three components),
+ * with compliance (l0 + l1) / (2 EI) each, so that the energy is the rod's
+ * EI kappa^2 / 2 per length for a small turning angle |C|. */
+typedef struct dr_rod_bend {
+  dr_int a, b, c, pad;
+  dr_float il0, il1;    /* 1 / l0, 1 / l1: the links' rest lengths, 1/m   */
+  dr_float compliance;  /* 1 / (N m^2 / m): (l0 + l1) / (2 EI)            */
+  dr_float pad1;
+} dr_rod_bend;          /* 32 bytes */
+
 /* Multilevel material cloths (membrane.cl, "Multilevel"): particle i,
  * which a level drops, moves by wa, wb, wc times the displacements of a,
  * b, c, the corners of the coarse triangle nearest its rest place. */

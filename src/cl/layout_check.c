@@ -30,6 +30,8 @@ _Static_assert(offsetof(dr_membrane, comp_u) == 32, "dr_membrane.comp_u offset")
 _Static_assert(sizeof(dr_prolong) == 32, "dr_prolong layout");
 _Static_assert(offsetof(dr_prolong, wa) == 16, "dr_prolong.wa offset");
 _Static_assert(sizeof(dr_memb_up) == 8, "dr_memb_up layout");
+_Static_assert(sizeof(dr_rod_bend) == 32, "dr_rod_bend layout");
+_Static_assert(offsetof(dr_rod_bend, il0) == 16, "dr_rod_bend.il0 offset");
 
 #include "drape/limits.h"
 _Static_assert(DR_MAX_COORD == (float)DRAPE_MAX_COORD, "the finiteness check's range is the scene's");

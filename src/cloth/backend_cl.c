@@ -20,14 +20,14 @@ enum {
   K_WIND_TRI, K_WIND_GATHER, K_PREDICT, K_DRIVE, K_PROJECT, K_TETHERS, K_COLLIDE, K_UPDATE,
   K_FUSED, K_TEAR, K_TEAR_TRI, K_NORMALS, K_VERLET, K_SPRINGS_FORCES, K_SPRINGS_ADVANCE, K_BEND,
   K_MEMB, K_HINGE, K_WARM_BEND, K_WARM_HINGE, K_WARM_MEMB, K_WARM_DIST, K_ML_SNAP, K_ML_PROLONG,
-  K_ML_LAMBDA, K_COUNT
+  K_ML_LAMBDA, K_ROD_BEND, K_COUNT
 };
 static const char *const kernel_names[K_COUNT] = {
     "wind_triangles", "wind_gather", "predict", "drive_kinematic", "project_distance", "tethers",
     "collide", "update_velocities", "update_fused", "tear_constraints", "tear_triangles",
     "vertex_normals", "verlet_predict", "springs_forces", "springs_advance", "project_dihedral",
     "project_membrane_v", "project_hinge_v", "warm_dihedral", "warm_hinge", "warm_membrane",
-    "warm_distance", "ml_snapshot", "ml_prolong", "ml_lambda"};
+    "warm_distance", "ml_snapshot", "ml_prolong", "ml_lambda", "project_rod_bend"};
 /* The GPU form (docs/solver.md, "Two kernel forms"): one constraint or
  * particle per work item, same argument names (springs_forces_g: the
  * springs slot-major, adj_n and stride instead of adj_off); NULL keeps the
@@ -53,6 +53,7 @@ typedef struct cl_state {
   cl_mem bend, bend_lambda; /* mesh cloths' edge units and their hinges' lambda */
   cl_mem memb, mlambda, mhinge, hlambda; /* material cloths (membrane.cl) */
   cl_mem ml_snap, ml_prolong, ml_up;     /* their coarse levels             */
+  cl_mem rbend, rlambda;                 /* ropes' bending and its lambda   */
   /* the springs solver (springs_create): its lists (CSR in the vector
    * form; slot-major with sp_off = the count per particle in the GPU form),
    * the new velocities and the divergence flag (lowest diverged particle,
@@ -132,6 +133,7 @@ static int set_static_args(drape_sim *s, drape_err *e) {
     BIND(K_ML_PROLONG, 0, A("x", c->x), A("snap", c->ml_snap), A("pr", c->ml_prolong));
     BIND(K_ML_LAMBDA, 0, A("mlambda", c->mlambda), A("up", c->ml_up));
   }
+  if (c->rbend) BIND(K_ROD_BEND, 0, A("x", c->x), A("rb", c->rbend), A("rlambda", c->rlambda));
   if (c->mhinge) {
     BIND(K_HINGE, 0, A("x", c->x), A("hinge", c->mhinge), A("hlambda", c->hlambda));
     BIND(K_WARM_HINGE, 0, A("x", c->x), A("p", c->p), A("hinge", c->mhinge),
@@ -291,6 +293,7 @@ static int cl_begin(drape_sim *s, drape_err *e) {
   if (c->bend) BIND(K_BEND, 8, A("inv_h2", sp.inv_h2));
   if (c->memb) BIND(K_MEMB, 5, A("inv_h2", sp.inv_h2));
   if (c->mhinge) BIND(K_HINGE, 5, A("inv_h2", sp.inv_h2));
+  if (c->rbend) BIND(K_ROD_BEND, 5, A("inv_h2", sp.inv_h2));
   BIND(K_DRIVE, 2, A("n_kin", nk));
   BIND(K_VERLET, 4, A("sp", sp));
   if (c->sp_div) {
@@ -353,6 +356,15 @@ static int cl_project_membrane(drape_sim *s, int colour, int mode, drape_err *e)
 }
 static int cl_project_hinge(drape_sim *s, int colour, int mode, drape_err *e) {
   return cl_project_family(s, K_HINGE, s->m.mhinge_colour_off, colour, mode, e);
+}
+/* A colour of the ropes' bending: one node per work item in both forms
+ * (a rope has a few hundred). */
+static int cl_project_rod_bend(drape_sim *s, int colour, int mode, drape_err *e) {
+  cl_state *c = ST(s);
+  int first = s->m.rbend_colour_off[colour], count = s->m.rbend_colour_off[colour + 1] - first;
+  BIND(K_ROD_BEND, 3, A("first", first), A("count", count));
+  BIND(K_ROD_BEND, 6, A("lambda_mode", mode));
+  return launch(s, K_ROD_BEND, (size_t)count, e);
 }
 /* kernels/membrane.cl, "Warm start": one launch per colour of each family
  * (edge units, hinges, membranes, distance constraints), in the CPU
@@ -555,6 +567,7 @@ static cl_mem buf_of(cl_state *c, sim_buf b) {
     case SIM_BUF_BEND: return c->bend;
     case SIM_BUF_MEMB: return c->memb;
     case SIM_BUF_MHINGE: return c->mhinge;
+    case SIM_BUF_RBEND: return c->rbend;
     case SIM_BUF_LAMBDA: return c->lambda;
     case SIM_BUF_MLAMBDA: return c->mlambda;
   }
@@ -644,7 +657,7 @@ static void cl_destroy(drape_sim *s) {
                    &c->ccomp, &c->lambda, &c->sph,
                    &c->kin, &c->tris, &c->tri_edge, &c->vt_off, &c->vt_list, &c->tri_force,
                    &c->tpin, &c->trest, &c->cpat, &c->bad, &c->bend, &c->bend_lambda,
-                   &c->memb, &c->mlambda, &c->mhinge, &c->hlambda, &c->ml_snap, &c->ml_prolong, &c->ml_up,
+                   &c->memb, &c->mlambda, &c->mhinge, &c->hlambda, &c->ml_snap, &c->ml_prolong, &c->ml_up, &c->rbend, &c->rlambda,
                    &c->sp_off, &c->sp_j, &c->sp_prm, &c->sp_vn, &c->sp_div};
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) dr_cl_buffer_release(all[i]);
   free(c->group_off);
@@ -755,6 +768,10 @@ int dr_backend_cl_init(drape_sim *s, const drape_sim_opts *o, drape_err *e) {
                                    m->prolong, "multilevel prolongation", e))) ||
       (m->n_levels > 0 && (rc = mk(s, &c->ml_up, (size_t)m->n_memb * sizeof(dr_memb_up), m->memb_up,
                                    "multilevel parents", e))) ||
+      (m->n_rbend > 0 && (rc = mk(s, &c->rbend, (size_t)m->n_rbend * sizeof(dr_rod_bend), m->rbend,
+                                  "rope bending", e))) ||
+      (m->n_rbend > 0 && (rc = mk(s, &c->rlambda, (size_t)m->n_rbend * sizeof(dr_float4), NULL,
+                                  "rope bending lambda", e))) ||
       (m->n_mhinge > 0 && (rc = mk(s, &c->mhinge, (size_t)m->n_mhinge * sizeof(dr_dihedral),
                                    m->mhinge, "material hinges", e))) ||
       (m->n_mhinge > 0 && (rc = mk(s, &c->hlambda, (size_t)m->n_mhinge * sizeof(float), NULL,
@@ -840,6 +857,7 @@ const sim_backend dr_backend_cl = {
     .project_bend = cl_project_bend,
     .project_membrane = cl_project_membrane,
     .project_hinge = cl_project_hinge,
+    .project_rod_bend = cl_project_rod_bend,
     .warm_start = cl_warm_start,
     .ml_snapshot = cl_ml_snapshot,
     .ml_prolong = cl_ml_prolong,

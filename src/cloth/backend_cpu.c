@@ -16,6 +16,7 @@ typedef struct cpu_state {
   float *bend_lambda;   /* the edge units' hinges'                        */
   dr_float4 *mlambda;   /* material cloths: membranes' (3 each), hinges'  */
   dr_float4 *snap;      /* multilevel: positions at the cascade's start    */
+  dr_float4 *rlambda;   /* ropes' bending                                  */
   float *hlambda;
   dr_uint *tris;
   dr_object *mat;
@@ -51,6 +52,10 @@ static int cpu_ensure(drape_sim *s, drape_err *e) {
   if (!c->mlambda && s->m.n_memb > 0) {
     c->mlambda = calloc((size_t)s->m.n_memb, sizeof *c->mlambda);
     if (!c->mlambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
+  }
+  if (!c->rlambda && s->m.n_rbend > 0) {
+    c->rlambda = calloc((size_t)s->m.n_rbend, sizeof *c->rlambda);
+    if (!c->rlambda) return drape_fail(e, DRAPE_ENOMEM, "out of memory (lambda)");
   }
   if (!c->snap && s->m.n_levels > 0) {
     c->snap = calloc((size_t)s->m.n_particles, sizeof *c->snap);
@@ -134,6 +139,12 @@ static int cpu_project_hinge(drape_sim *s, int colour, int mode, drape_err *e) {
   cpu_state *c = ST(s);
   int first = s->m.mhinge_colour_off[colour], count = s->m.mhinge_colour_off[colour + 1] - first;
   project_hinge(c->x, s->m.mhinge, c->hlambda, first, count, s->sp.inv_h2, mode);
+  return DRAPE_OK;
+}
+static int cpu_project_rod_bend(drape_sim *s, int colour, int mode, drape_err *e) {
+  cpu_state *c = ST(s);
+  int first = s->m.rbend_colour_off[colour], count = s->m.rbend_colour_off[colour + 1] - first;
+  project_rod_bend(c->x, s->m.rbend, c->rlambda, first, count, s->sp.inv_h2, mode);
   return DRAPE_OK;
 }
 static int cpu_ml_snapshot(drape_sim *s, drape_err *e) {
@@ -282,7 +293,8 @@ static void *buf_ptr(cpu_state *c, sim_buf b) {
     case SIM_BUF_MLAMBDA: return c->mlambda;
     case SIM_BUF_BEND:
     case SIM_BUF_MEMB:
-    case SIM_BUF_MHINGE: return NULL; /* the model's own: see below */
+    case SIM_BUF_MHINGE:
+    case SIM_BUF_RBEND: return NULL; /* the model's own: see below */
   }
   return NULL;
 }
@@ -293,6 +305,7 @@ static void *buf_at(drape_sim *s, sim_buf b) {
   return b == SIM_BUF_BEND     ? (void *)s->m.bend
          : b == SIM_BUF_MEMB   ? (void *)s->m.memb
          : b == SIM_BUF_MHINGE ? (void *)s->m.mhinge
+         : b == SIM_BUF_RBEND  ? (void *)s->m.rbend
                                : buf_ptr(ST(s), b);
 }
 static int cpu_read(drape_sim *s, sim_buf b, size_t off, size_t bytes, void *dst, drape_err *e) {
@@ -309,7 +322,7 @@ static void cpu_destroy(drape_sim *s) {
   cpu_state *c = ST(s);
   if (!c) return;
   free(c->x); free(c->p); free(c->v); free(c->n); free(c->tri_force);
-  free(c->cons); free(c->lambda); free(c->bend_lambda); free(c->mlambda); free(c->snap); free(c->hlambda); free(c->tris); free(c->mat); free(c->sph); free(c->kin);
+  free(c->cons); free(c->lambda); free(c->bend_lambda); free(c->mlambda); free(c->snap); free(c->rlambda); free(c->hlambda); free(c->tris); free(c->mat); free(c->sph); free(c->kin);
   free(c->sp_off); free(c->sp_j); free(c->sp_prm); free(c->vn);
   if (c->has_sc) selfcol_cpu_destroy(&c->sc);
   free(c);
@@ -356,6 +369,7 @@ const sim_backend dr_backend_cpu = {
     .project_bend = cpu_project_bend,
     .project_membrane = cpu_project_membrane,
     .project_hinge = cpu_project_hinge,
+    .project_rod_bend = cpu_project_rod_bend,
     .warm_start = cpu_warm_start,
     .ml_snapshot = cpu_ml_snapshot,
     .ml_prolong = cpu_ml_prolong,

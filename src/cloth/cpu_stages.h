@@ -35,6 +35,8 @@ void warm_distance(dr_float4 *x, const dr_float4 *p, const int *ca, const int *c
                    const float *ccomp, const float *lambda, int first, int count);
 void warm_dihedral(dr_float4 *x, const dr_float4 *p, const dr_dihedral *bend, const float *ccomp,
                    const float *blambda, const float *dlambda, int first, int count);
+void project_rod_bend(dr_float4 *x, const dr_rod_bend *rb, dr_float4 *rlambda, int first, int count,
+                      float inv_h2, int lambda_mode);
 void project_hinge(dr_float4 *x, const dr_dihedral *hinge, float *hlambda, int first, int count,
                    float inv_h2, int lambda_mode);
 void warm_hinge(dr_float4 *x, const dr_float4 *p, const dr_dihedral *hinge, const float *hlambda,

@@ -531,7 +531,22 @@ int drape_sim_set_material(drape_sim *s, int object, const drape_material_def *m
     return drape_fail(e, DRAPE_EINVAL,
                       "\"%s\": material.bend must stay > 0 in both directions (its hinges were "
                       "built for a bending fabric)", m->info[object].name);
+  int has_rbend = 0;
+  for (int k = 0; k < m->n_rbend; k++) has_rbend |= m->rbend_obj[k] == object;
+  if (rope && has_rbend != (nm.bend[0] > 0))
+    return drape_fail(e, DRAPE_EINVAL,
+                      "\"%s\": material.bend = %s: the rope was built %s bending, so it must stay %s",
+                      m->info[object].name, dr_num(nm.bend[0]), has_rbend ? "with" : "without",
+                      has_rbend ? "> 0" : "0");
   if (rope) {
+    for (int k = 0; k < m->n_rbend; k++) {
+      dr_rod_bend *q = &s->m.rbend[k];
+      if (m->rbend_obj[k] == object)
+        q->compliance = (float)(0.5 * (1.0 / q->il0 + 1.0 / q->il1) / nm.bend[0]);
+    }
+    if (m->n_rbend && (rc = s->be->write(s, SIM_BUF_RBEND, 0, sizeof(dr_rod_bend) * (size_t)m->n_rbend,
+                                         s->m.rbend, e)))
+      return rc;
     size_t bytes = (size_t)m->n_cons * sizeof(dr_distance);
     if (!s->hcons && !(s->hcons = malloc(bytes ? bytes : 1)))
       return drape_fail(e, DRAPE_ENOMEM, "out of memory");

@@ -42,6 +42,7 @@ typedef enum {
   SIM_BUF_BEND,   /* dr_dihedral x n_bend (edge units; writes only) */
   SIM_BUF_MEMB,   /* dr_membrane x n_memb (writes only)            */
   SIM_BUF_MHINGE, /* dr_dihedral x n_mhinge (writes only)          */
+  SIM_BUF_RBEND,  /* dr_rod_bend x n_rbend (writes only)           */
   /* The multipliers as the last projection left them (reads only; the
    * residual of drape_sim_stats): the distance constraints' (float x
    * n_cons, the mesh cloths' edge links included) and the membranes'
@@ -82,6 +83,8 @@ typedef struct sim_backend {
    * multipliers (all colours, before a substep's iterations). */
   int (*project_membrane)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
   int (*project_hinge)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
+  /* a colour of the ropes' bending (kernels/membrane.cl, "Rope bending") */
+  int (*project_rod_bend)(drape_sim *s, int colour, int lambda_mode, drape_err *e);
   int (*warm_start)(drape_sim *s, drape_err *e);
   /* Multilevel material grids (kernels/membrane.cl, "Multilevel"): the
    * positions at the start of the cascade; level l's prolongation onto

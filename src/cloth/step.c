@@ -232,6 +232,10 @@ static int substep_xpbd(drape_sim *s, frame_plan *f, int k, drape_err *e) {
      * sweep ends with the links that carry the load */
     for (int c = 0; c < s->m.n_bend_colours; c++)
       STAGE(DRAPE_STAGE_PROJECT, be->project_bend(s, c, mode, e));
+    /* the ropes' bending, before their links; its multipliers are not
+     * warm-started (it projects as plain XPBD under warm_start) */
+    for (int c = 0; c < s->m.n_rbend_colours; c++)
+      STAGE(DRAPE_STAGE_PROJECT, be->project_rod_bend(s, c, I == 1 ? DR_LAMBDA_NONE : it == 0 ? DR_LAMBDA_FIRST : DR_LAMBDA_KEEP, e));
     for (int c = 0; c < s->m.n_colours; c++) {
       s->cur_colour = c; /* OpenCL: the launch's event carries it */
       STAGE(DRAPE_STAGE_PROJECT, be->project(s, c, mode, e));

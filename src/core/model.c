@@ -414,13 +414,6 @@ static double up5(double x) {
  * each particle's mass as it is stored. */
 static int check_supported(const drape_scene *s, drape_err *e) {
   for (int i = 0; i < s->n_rope; i++)
-    if (s->rope[i].material.set && s->rope[i].material.bend[0] > 0)
-      return drape_fail(e, DRAPE_EINVAL,
-                        "rope[%d].material.bend = %s: the cloth and rope solver has no rope "
-                        "bending yet (a rope's links are its stretch only); give 0, or use a "
-                        "\"string\" object, whose model bends (docs/strings.md)",
-                        i, dr_num(s->rope[i].material.bend[0]));
-  for (int i = 0; i < s->n_rope; i++)
     if (s->rope[i].solver == DRAPE_SOLVER_IMPLICIT)
       return drape_fail(e, DRAPE_EINVAL,
                         "rope[%d].solver = \"%s\": implicit ropes are the seed 003 cable, solved on "
@@ -449,6 +442,7 @@ void dr_model_free(dr_model *m) {
   free(m->memb); free(m->memb_obj); free(m->memb_colour_off); free(m->obj_material);
   free(m->obj_mat); free(m->memb_area); free(m->mhinge_kw); free(m->mhinge_kf);
   free(m->mhinge); free(m->mhinge_obj); free(m->mhinge_colour_off);
+  free(m->rbend); free(m->rbend_obj); free(m->rbend_colour_off);
   free(m->level_colour); free(m->prolong); free(m->prolong_off); free(m->memb_up);
   free(m->info); free(m->mat); free(m->damping_rate); free(m->strain_off); free(m->strain_idx);
   free(m->perm); free(m->iperm);
@@ -847,7 +841,8 @@ int dr_sort_by_colour(void *rec, int *obj, size_t size, int n, const int *col, i
   return DRAPE_OK;
 }
 
-/* The material cloths' membranes and hinges, each family coloured apart. */
+/* The material cloths' membranes and hinges and the ropes' bending, each
+ * family coloured apart. */
 static int colour_material(dr_model *m, drape_err *e) {
   const int n = m->n_memb > m->n_mhinge ? m->n_memb : m->n_mhinge;
   int *parts = malloc(sizeof *parts * 4 * (size_t)(n > 0 ? n : 1));
@@ -871,6 +866,21 @@ static int colour_material(dr_model *m, drape_err *e) {
       (rc = dr_sort_by_colour(m->mhinge, m->mhinge_obj, sizeof *m->mhinge, m->n_mhinge, col,
                            m->n_mhinge_colours, &m->mhinge_colour_off, e)))
     goto out;
+  if (m->n_rbend > 0) {
+    int *rp = realloc(parts, sizeof *rp * 3 * (size_t)m->n_rbend), *rcol = realloc(col, sizeof *rcol * (size_t)m->n_rbend);
+    if (rp) parts = rp;
+    if (rcol) col = rcol;
+    if (!rp || !rcol) {
+      rc = drape_fail(e, DRAPE_ENOMEM, "out of memory");
+      goto out;
+    }
+    for (int i = 0; i < m->n_rbend; i++)
+      parts[3 * i] = m->rbend[i].a, parts[3 * i + 1] = m->rbend[i].b, parts[3 * i + 2] = m->rbend[i].c;
+    if ((rc = dr_colour_items(parts, 3, m->n_rbend, m->n_particles, col, &m->n_rbend_colours, e)) ||
+        (rc = dr_sort_by_colour(m->rbend, m->rbend_obj, sizeof *m->rbend, m->n_rbend, col,
+                                m->n_rbend_colours, &m->rbend_colour_off, e)))
+      goto out;
+  }
 out:
   free(parts), free(col);
   return rc;
@@ -1513,10 +1523,12 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
     nt += 2LL * (c->rows - 1) * (c->cols - 1);
     npaths += c->n_pin_paths;
   }
+  long long nrb = 0;
   for (int i = 0; i < s->n_rope; i++) {
     np += s->rope[i].segments + 1;
     nc += s->rope[i].segments;
     nl += s->rope[i].segments;
+    if (s->rope[i].material.set && s->rope[i].material.bend[0] > 0) nrb += s->rope[i].segments - 1;
   }
   long long nst = 0;
   for (int i = 0; i < s->n_stitch; i++) nst += s->stitch[i].n;
@@ -1542,6 +1554,7 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
   ALLOC(m->bend, nbend); ALLOC(m->bend_obj, nbend);
   ALLOC(m->memb, nmemb); ALLOC(m->memb_obj, nmemb);
   ALLOC(m->mhinge, nmhinge); ALLOC(m->mhinge_obj, nmhinge);
+  ALLOC(m->rbend, nrb); ALLOC(m->rbend_obj, nrb);
   m->warm = s->warm_start;
   ALLOC(m->obj_material, m->n_objects);
   ALLOC(m->obj_mat, m->n_objects);
@@ -1718,6 +1731,17 @@ static int build(const drape_scene *s, int *const *rank, dr_model *m, drape_err 
     if (r->tension_only)
       for (int q = 0; q < made; q++) m->cons[ci + q].rest = -m->cons[ci + q].rest;
     ci += made;
+    /* its bending (kernels/membrane.cl, "Rope bending"): the node's length
+     * of rope over EI */
+    if (rm && rm->bend[0] > 0)
+      for (int j = 1; j < r->segments; j++) {
+        dr_rod_bend *q = &m->rbend[m->n_rbend];
+        memset(q, 0, sizeof *q);
+        q->a = pi + j - 1, q->b = pi + j, q->c = pi + j + 1;
+        q->il0 = q->il1 = (float)(1.0 / rest);
+        q->compliance = (float)(0.5 * (1.0 / q->il0 + 1.0 / q->il1) / rm->bend[0]); /* l / EI */
+        m->rbend_obj[m->n_rbend++] = oi;
+      }
     for (int j = 0; j < r->segments; j++) {
       m->lines[2 * li] = (dr_uint)(pi + j);
       m->lines[2 * li + 1] = (dr_uint)(pi + j + 1);

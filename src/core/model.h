@@ -65,6 +65,14 @@ typedef struct dr_model {
   int *mhinge_obj;
   int n_mhinge_colours;
   int *mhinge_colour_off;   /* n_mhinge_colours + 1                         */
+  /* Ropes with a material bend (kernels/membrane.cl, "Rope bending"):
+   * one item per interior node, coloured (no two of a colour share a
+   * node). */
+  int n_rbend;
+  dr_rod_bend *rbend;       /* sorted by colour                             */
+  int *rbend_obj;
+  int n_rbend_colours;
+  int *rbend_colour_off;    /* n_rbend_colours + 1                          */
   unsigned char *obj_material; /* per object: 1 when built from a material */
   drape_material_def *obj_mat;  /* per object: that material               */
   /* What an edit of the material needs (drape_sim_set_material), in build
