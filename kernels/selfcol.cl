@@ -826,7 +826,7 @@ __kernel void selfcol_vt_gather(__global float4 *x, __global const float *wsc,
     /* a corner moves at most the contact's whole correction (J s): the
      * projection would move a corner of small barycentric weight that
      * alone is free by depth / weight, without bound (a light boundary
-     * particle was thrown metres in one substep) */
+     * particle can be thrown metres in one substep without it) */
     D = sc_request(D, a.xyz * (-fmin(bk * w, b.w)));
   }
   if (total > cap && sobj[j] >= 0) sc_cap_hit(caps, sobj[j], 4, total);
